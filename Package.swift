@@ -1,0 +1,83 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "OpenPhotoKit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "OpenPhotos", targets: ["OpenPhotos"]),
+        .library(name: "OpenPhotosShim", targets: ["OpenPhotosShim"]),
+        .library(name: "PhotosTesting", targets: ["PhotosTesting"]),
+        .executable(name: "photos", targets: ["photos"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // C libraries behind tiny system-library modules with static-inline shims.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+
+        // Adapters: decoding and metadata.
+        .target(
+            name: "PhotoMedia",
+            dependencies: ["CVips", "CAVFormat"],
+            swiftSettings: strict
+        ),
+        // The library itself: bundle, store, queries, transactions, access policy.
+        .target(
+            name: "PhotoLibraryEngine",
+            dependencies: [
+                "PhotoMedia",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        // The PhotoKit mirror.
+        .target(
+            name: "OpenPhotos",
+            dependencies: ["PhotoLibraryEngine"],
+            swiftSettings: strict
+        ),
+        .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),
+        .target(
+            name: "PhotosTesting",
+            dependencies: ["OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "photos",
+            dependencies: [
+                "OpenPhotos",
+                "PhotosTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
+        .testTarget(
+            name: "OpenPhotosTests",
+            dependencies: ["OpenPhotos", "PhotosTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PhotoLibraryEngineTests",
+            dependencies: ["PhotoLibraryEngine", "PhotosTesting", "OpenPhotos"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PhotosCommandTests",
+            dependencies: ["PhotosTesting", "OpenPhotos"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

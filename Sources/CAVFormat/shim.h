@@ -1,0 +1,57 @@
+#ifndef CAVFORMAT_SHIM_H
+#define CAVFORMAT_SHIM_H
+#include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/log.h>
+#include <math.h>
+#include <string.h>
+
+/* What the photo library needs from a movie: the first video stream's coded size, its display rotation,
+   and the container's duration. Fixed-arity so Swift can call it. Returns 0 on success, an AVERROR otherwise. */
+typedef struct cav_video_info {
+    int has_video;
+    int has_audio;
+    int width;
+    int height;
+    int rotation;          /* degrees, clockwise, normalised to 0, 90, 180, 270 */
+    double duration;       /* seconds, or -1 when unknown */
+    double frame_rate;     /* average frame rate, or 0 */
+} cav_video_info;
+
+static inline void cav_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
+
+static inline int cav_probe_file(const char *path, cav_video_info *info) {
+    AVFormatContext *ctx = NULL;
+    memset(info, 0, sizeof(*info));
+    info->duration = -1;
+    int err = avformat_open_input(&ctx, path, NULL, NULL);
+    if (err < 0) return err;
+    err = avformat_find_stream_info(ctx, NULL);
+    if (err < 0) { avformat_close_input(&ctx); return err; }
+    if (ctx->duration != AV_NOPTS_VALUE && ctx->duration > 0) info->duration = (double)ctx->duration / AV_TIME_BASE;
+    for (unsigned i = 0; i < ctx->nb_streams; i++) {
+        AVStream *st = ctx->streams[i];
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) info->has_audio = 1;
+        if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO || info->has_video) continue;
+        if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
+        info->has_video = 1;
+        info->width = st->codecpar->width;
+        info->height = st->codecpar->height;
+        if (st->avg_frame_rate.den > 0) info->frame_rate = av_q2d(st->avg_frame_rate);
+        const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+        if (matrix) {
+            double theta = -av_display_rotation_get((const int32_t *)matrix);
+            if (!isnan(theta)) {
+                int deg = (int)lround(theta) % 360;
+                if (deg < 0) deg += 360;
+                info->rotation = ((deg + 45) / 90 * 90) % 360;
+            }
+        }
+    }
+    avformat_close_input(&ctx);
+    return 0;
+}
+
+static inline void cav_error_string(int err, char *buf, size_t len) { av_strerror(err, buf, len); }
+
+#endif

@@ -1,0 +1,77 @@
+#ifndef CVIPS_SHIM_H
+#define CVIPS_SHIM_H
+#include <vips/vips.h>
+
+/* libvips' convenience API is C-variadic and its init is a macro; Swift can call neither.
+   These fixed-arity wrappers are all OpenPhotoKit needs. */
+
+static inline int cvips_init(const char *argv0) { return VIPS_INIT(argv0); }
+
+/* Opens a file lazily: reads the header only, decodes no pixels. */
+static inline VipsImage *cvips_header_from_file(const char *path) {
+    return vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+}
+
+static inline VipsImage *cvips_header_from_buffer(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+static inline int cvips_orientation(VipsImage *image) {
+    int orientation = 1;
+    if (vips_image_get_typeof(image, VIPS_META_ORIENTATION)) {
+        if (vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation) != 0) orientation = 1;
+    }
+    return orientation;
+}
+
+static inline const char *cvips_loader(VipsImage *image) {
+    const char *loader = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_LOADER)) {
+        if (vips_image_get_string(image, VIPS_META_LOADER, &loader) != 0) loader = NULL;
+    }
+    return loader;
+}
+
+static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
+
+/* Writes a new image (used by test fixtures and the demo): a smooth gradient of the given size. */
+static inline int cvips_write_test_image(const char *path, int width, int height, int orientation, int quality) {
+    VipsImage *x = NULL, *y = NULL, *r = NULL, *g = NULL, *b = NULL, *rgb = NULL, *u8 = NULL;
+    int result = -1;
+    if (vips_xyz(&x, width, height, NULL)) goto done;
+    if (vips_extract_band(x, &y, 1, NULL)) goto done;
+    if (vips_extract_band(x, &r, 0, NULL)) goto done;
+    {
+        VipsImage *tmp = NULL;
+        if (vips_linear1(r, &tmp, 255.0 / (width > 1 ? width - 1 : 1), 0.0, NULL)) goto done;
+        g_object_unref(r); r = tmp;
+        if (vips_linear1(y, &g, 255.0 / (height > 1 ? height - 1 : 1), 0.0, NULL)) goto done;
+        if (vips_linear1(r, &tmp, -1.0, 255.0, NULL)) goto done;
+        b = tmp;
+    }
+    {
+        VipsImage *bands[3] = { r, g, b };
+        if (vips_bandjoin(bands, &rgb, 3, NULL)) goto done;
+    }
+    if (vips_cast_uchar(rgb, &u8, NULL)) goto done;
+    u8->Type = VIPS_INTERPRETATION_sRGB;
+    if (orientation > 1) {
+        VipsImage *copy = NULL;
+        if (vips_copy(u8, &copy, NULL)) goto done;
+        vips_image_set_int(copy, VIPS_META_ORIENTATION, orientation);
+        g_object_unref(u8); u8 = copy;
+    }
+    if (vips_foreign_find_save(path) == NULL) goto done;
+    result = vips_image_write_to_file(u8, path, "Q", quality, NULL);
+done:
+    if (x) g_object_unref(x);
+    if (y) g_object_unref(y);
+    if (r) g_object_unref(r);
+    if (g) g_object_unref(g);
+    if (b) g_object_unref(b);
+    if (rgb) g_object_unref(rgb);
+    if (u8) g_object_unref(u8);
+    return result;
+}
+
+#endif

@@ -1,0 +1,216 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotoMedia
+
+/// A shared object that manages access and changes to the user's photo library.
+///
+/// On Linux the library is a `.photoslibrary` folder: ``shared()`` opens the one named by `$PHOTOS_LIBRARY`,
+/// else `~/Pictures/Photos Library.photoslibrary` (created when missing). ``init(url:clientIdentifier:)``
+/// opens any other.
+///
+/// ```swift
+/// let library = try PHPhotoLibrary(url: URL(fileURLWithPath: "Trip.photoslibrary"))
+/// try library.performChangesAndWait {
+///     PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: photoURL)
+/// }
+/// ```
+open class PHPhotoLibrary: NSObject, @unchecked Sendable {
+    let state: Result<LibraryEngine, LibraryError>
+    /// OpenPhotoKit: the library folder.
+    public let libraryURL: URL
+    /// OpenPhotoKit: who this handle acts for; nil is the library's owner. Defaults to `$PHOTOS_CLIENT_ID`.
+    public let clientIdentifier: String?
+    /// Change blocks and their completion handlers run here (a serial queue, never the caller's).
+    let changeQueue: DispatchQueue
+
+    private static let sharedLibrary = PHPhotoLibrary(openingAt: defaultLibraryURL, clientIdentifier: defaultClientIdentifier)
+
+    /// The shared photo library object.
+    open class func shared() -> PHPhotoLibrary { sharedLibrary }
+
+    /// OpenPhotoKit: where ``shared()`` finds its library: `$PHOTOS_LIBRARY`, else `~/Pictures/Photos Library.photoslibrary`.
+    public static var defaultLibraryURL: URL {
+        if let path = ProcessInfo.processInfo.environment["PHOTOS_LIBRARY"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Pictures/Photos Library.photoslibrary")
+    }
+
+    /// OpenPhotoKit: the client identifier handles act for by default: `$PHOTOS_CLIENT_ID`, else nil (the owner).
+    public static var defaultClientIdentifier: String? {
+        ProcessInfo.processInfo.environment["PHOTOS_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// OpenPhotoKit: opens (or creates) the library at `url`.
+    /// - parameter clientIdentifier: the client this handle acts for (nil: the owner), see ``authorizationStatus(for:)``.
+    /// - throws: ``PHPhotosError`` when the library cannot be opened (for example written by a newer version).
+    public init(url: URL, clientIdentifier: String? = PHPhotoLibrary.defaultClientIdentifier, readOnly: Bool = false) throws {
+        var configuration = LibraryConfiguration()
+        configuration.readOnly = readOnly
+        do {
+            let engine = try LibraryEngine.open(at: url, configuration: configuration)
+            self.state = .success(engine)
+        } catch {
+            throw PHPhotosError(error)
+        }
+        self.libraryURL = url
+        self.clientIdentifier = clientIdentifier
+        self.changeQueue = DispatchQueue(label: "OpenPhotoKit.PHPhotoLibrary.changes")
+    }
+
+    init(openingAt url: URL, clientIdentifier: String?) {
+        do {
+            self.state = .success(try LibraryEngine.open(at: url))
+        } catch {
+            self.state = .failure(error)
+        }
+        self.libraryURL = url
+        self.clientIdentifier = clientIdentifier
+        self.changeQueue = DispatchQueue(label: "OpenPhotoKit.PHPhotoLibrary.changes")
+    }
+
+    /// Why the library is unavailable (it could not be opened), or nil.
+    open var unavailabilityReason: (any Error)? {
+        if case .failure(let error) = state { return PHPhotosError(error) }
+        return nil
+    }
+
+    func engine() throws(LibraryError) -> LibraryEngine {
+        try state.get()
+    }
+
+    var engineIfAvailable: LibraryEngine? { try? state.get() }
+
+    /// The access this handle has now (grants can change while it is open).
+    var access: AccessContext {
+        engineIfAvailable?.accessContext(clientID: clientIdentifier)
+            ?? AccessContext(clientID: clientIdentifier, grant: .restricted, libraryIsReadOnly: true)
+    }
+
+    // MARK: - Authorization (class methods live in the class body so subclasses can override them)
+
+    /// The app's authorization to access the shared library at an access level.
+    ///
+    /// On Linux the library's own policy decides: the owner (no `$PHOTOS_CLIENT_ID`) is authorized; other clients
+    /// have what the owner granted them with `photos grant` (`.notDetermined` until then).
+    open class func authorizationStatus(for accessLevel: PHAccessLevel) -> PHAuthorizationStatus {
+        shared().authorizationStatus(for: accessLevel)
+    }
+
+    /// Requests authorization; the handler runs on an arbitrary queue with the resulting status.
+    open class func requestAuthorization(
+        for accessLevel: PHAccessLevel, handler: @escaping @Sendable (PHAuthorizationStatus) -> Void
+    ) {
+        let library = shared()
+        DispatchQueue.global().async { handler(library.requestAuthorization(for: accessLevel)) }
+    }
+
+    /// Requests authorization and returns the resulting status.
+    open class func requestAuthorization(for accessLevel: PHAccessLevel) async -> PHAuthorizationStatus {
+        shared().requestAuthorization(for: accessLevel)
+    }
+
+    /// The app's authorization (deprecated: reports `.authorized` for limited access).
+    @available(*, deprecated, message: "Use authorizationStatus(for:)")
+    open class func authorizationStatus() -> PHAuthorizationStatus {
+        let status = authorizationStatus(for: .readWrite)
+        return status == .limited ? .authorized : status
+    }
+
+    /// Requests authorization (deprecated: reports `.authorized` for limited access).
+    @available(*, deprecated, message: "Use requestAuthorization(for:handler:)")
+    open class func requestAuthorization(_ handler: @escaping @Sendable (PHAuthorizationStatus) -> Void) {
+        requestAuthorization(for: .readWrite) { status in handler(status == .limited ? .authorized : status) }
+    }
+
+    // MARK: - Applying changes
+
+    /// Asynchronously runs a block that requests changes, applying them atomically.
+    ///
+    /// The block and the completion handler run on a serial queue of the library, never on the caller's.
+    /// All change requests made in the block are applied together, or none is.
+    open func performChanges(
+        _ changeBlock: @escaping @Sendable () -> Void, completionHandler: (@Sendable (Bool, (any Error)?) -> Void)? = nil
+    ) {
+        if ChangeBlockContext.current != nil {
+            photoKitMisuse("performChanges cannot be called from inside a change block (change blocks cannot be nested)")
+        }
+        changeQueue.async {
+            let result = Result { try self.runChangeBlock(changeBlock) }
+            switch result {
+            case .success: completionHandler?(true, nil)
+            case .failure(let error): completionHandler?(false, error)
+            }
+        }
+    }
+
+    /// Runs a block that requests changes and waits for them to be applied.
+    /// - throws: ``PHPhotosError`` when the changes cannot be applied (nothing of the block is applied then).
+    open func performChanges(_ changeBlock: @escaping @Sendable () -> Void) async throws {
+        if ChangeBlockContext.current != nil {
+            photoKitMisuse("performChanges cannot be called from inside a change block (change blocks cannot be nested)")
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            changeQueue.async {
+                continuation.resume(with: Result { try self.runChangeBlock(changeBlock) })
+            }
+        }
+    }
+
+    /// Synchronously runs a block that requests changes, applying them atomically.
+    /// - throws: ``PHPhotosError`` when the changes cannot be applied (nothing of the block is applied then).
+    open func performChangesAndWait(_ changeBlock: () -> Void) throws {
+        if ChangeBlockContext.current != nil {
+            photoKitMisuse("performChangesAndWait cannot be called from inside a change block (change blocks cannot be nested)")
+        }
+        try runChangeBlock(changeBlock)
+    }
+
+    private func runChangeBlock(_ changeBlock: () -> Void) throws {
+        let context = ChangeBlockContext(library: self)
+        ChangeBlockContext.current = context
+        changeBlock()
+        ChangeBlockContext.current = nil
+        let intents = context.requests.flatMap { $0.intents() }
+        if intents.isEmpty { return }
+        do {
+            let engine = try engine()
+            try engine.apply(intents, access: access)
+        } catch {
+            throw PHPhotosError(error)
+        }
+    }
+}
+
+/// The change block running on the current thread, and the requests it made.
+final class ChangeBlockContext {
+    let library: PHPhotoLibrary
+    var requests: [PHChangeRequest] = []
+
+    init(library: PHPhotoLibrary) {
+        self.library = library
+    }
+
+    private static let key = "OpenPhotoKit.ChangeBlockContext"
+
+    static var current: ChangeBlockContext? {
+        get { Thread.current.threadDictionary[key] as? ChangeBlockContext }
+        set {
+            if let newValue {
+                Thread.current.threadDictionary[key] = newValue
+            } else {
+                Thread.current.threadDictionary.removeObject(forKey: key)
+            }
+        }
+    }
+
+    /// The current context; traps with Apple's message outside a change block.
+    static func require() -> ChangeBlockContext {
+        guard let context = current else {
+            photoKitMisuse(
+                "This method can only be called from inside of -[PHPhotoLibrary performChanges:completionHandler:] or -[PHPhotoLibrary performChangesAndWait:error:]"
+            )
+        }
+        return context
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// An ordered list of assets or collections returned from a Photos fetch method.
+///
+/// Membership is fixed when the fetch runs: ``count`` and each slot's object identity never change. Objects are
+/// loaded lazily in batches around the index you access, and a bounded number of batches is kept; an object
+/// loaded again may show newer property values, as on Apple platforms. The result holds 8 bytes per asset plus
+/// the cached batches, so a million-asset result stays small.
+///
+/// Beyond Apple's API, a fetch result is a Swift `RandomAccessCollection`:
+/// ```swift
+/// for asset in PHAsset.fetchAssets(with: .image, options: nil) { print(asset.localIdentifier) }
+/// ```
+open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked Sendable {
+    enum Storage {
+        /// Asset row ids, loaded on demand from the engine.
+        case assets(LibraryEngine, ContiguousArray<Int64>)
+        /// Objects already loaded (collections, transient lists).
+        case objects([ObjectType])
+    }
+
+    struct BatchCache {
+        var batches: [Int: [ObjectType]] = [:]
+        var recent: [Int] = []
+    }
+
+    let storage: Storage
+    let library: PHPhotoLibrary?
+    /// The options the result was fetched with (for change details).
+    let fetchOptions: PHFetchOptions?
+    private let cacheLock = NSLock()
+    private var cacheStorage = BatchCache()
+
+    /// Objects loaded per batch.
+    static var batchSize: Int { 100 }
+    /// Batches kept in memory at most.
+    static var maximumCachedBatches: Int { 3 }
+
+    /// An empty fetch result.
+    public override init() {
+        self.storage = .objects([])
+        self.library = nil
+        self.fetchOptions = nil
+    }
+
+    init(storage: Storage, library: PHPhotoLibrary?, options: PHFetchOptions? = nil) {
+        self.storage = storage
+        self.library = library
+        self.fetchOptions = options?.copy() as? PHFetchOptions
+    }
+
+    convenience init(objects: [ObjectType], library: PHPhotoLibrary?, options: PHFetchOptions? = nil) {
+        self.init(storage: .objects(objects), library: library, options: options)
+    }
+
+    /// The number of objects in the result (constant for the result's lifetime).
+    public var count: Int {
+        switch storage {
+        case .assets(_, let ids): ids.count
+        case .objects(let objects): objects.count
+        }
+    }
+
+    /// The object at an index. Traps when the index is out of bounds, as Apple's raises.
+    open func object(at index: Int) -> ObjectType {
+        guard index >= 0, index < count else {
+            photoKitMisuse("-[PHFetchResult objectAtIndex:]: index \(index) beyond bounds [0 .. \(count - 1)]")
+        }
+        switch storage {
+        case .objects(let objects):
+            return objects[index]
+        case .assets(let engine, let ids):
+            let batch = index / Self.batchSize
+            let cached: ObjectType? = withCache { cache in
+                guard let objects = cache.batches[batch] else { return nil }
+                if cache.recent.last != batch {
+                    cache.recent.removeAll { $0 == batch }
+                    cache.recent.append(batch)
+                }
+                return objects[index - batch * Self.batchSize]
+            }
+            if let cached { return cached }
+            let start = batch * Self.batchSize
+            let end = Swift.min(start + Self.batchSize, ids.count)
+            let slice = ids[start..<end]
+            let records = (try? engine.loadAssets(slice)) ?? [:]
+            let objects: [ObjectType] = slice.map { id in
+                let record = records[id] ?? Self.missingRecord(id)
+                return PHAsset(record: record, library: library) as! ObjectType
+            }
+            withCache { cache in
+                cache.batches[batch] = objects
+                cache.recent.removeAll { $0 == batch }
+                cache.recent.append(batch)
+                while cache.recent.count > Self.maximumCachedBatches {
+                    cache.batches[cache.recent.removeFirst()] = nil
+                }
+            }
+            return objects[index - start]
+        }
+    }
+
+    private func withCache<T>(_ body: (inout BatchCache) -> T) -> T {
+        cacheLock.lock()
+        defer { cacheLock.unlock() }
+        return body(&cacheStorage)
+    }
+
+    /// An asset purged from the library after the fetch: its slot keeps an object that reports the deletion.
+    private static func missingRecord(_ id: Int64) -> AssetRecord {
+        AssetRecord.deletedPlaceholder(id: id)
+    }
+
+    /// The object at an index.
+    open subscript(index: Int) -> ObjectType { object(at: index) }
+
+    /// The first object, or nil when the result is empty.
+    open var firstObject: ObjectType? { count > 0 ? object(at: 0) : nil }
+    /// The last object, or nil when the result is empty.
+    open var lastObject: ObjectType? { count > 0 ? object(at: count - 1) : nil }
+
+    /// The objects at the given indexes, in index order.
+    open func objects(at indexes: IndexSet) -> [ObjectType] { indexes.map { object(at: $0) } }
+
+    /// Whether the result contains an object (compared by local identifier).
+    open func contains(_ anObject: ObjectType) -> Bool { index(of: anObject) != NSNotFound }
+
+    /// The lowest index of an object, or `NSNotFound`.
+    open func index(of anObject: ObjectType) -> Int {
+        index(of: anObject, in: NSRange(location: 0, length: count))
+    }
+
+    /// The lowest index of an object within a range, or `NSNotFound`.
+    open func index(of anObject: ObjectType, in range: NSRange) -> Int {
+        let lower = Swift.max(0, range.location)
+        let upper = Swift.min(count, range.location + range.length)
+        guard lower < upper else { return NSNotFound }
+        switch storage {
+        case .assets(_, let ids):
+            guard let asset = anObject as? PHAsset else { return NSNotFound }
+            // Objects of this result carry their row id; others are matched by identifier.
+            if asset.record.id > 0, let found = ids[lower..<upper].firstIndex(of: asset.record.id) { return found }
+            return NSNotFound
+        case .objects(let objects):
+            guard let target = anObject as? PHObject else {
+                return objects[lower..<upper].firstIndex { $0 === anObject } ?? NSNotFound
+            }
+            return objects[lower..<upper].firstIndex { ($0 as? PHObject)?.localIdentifier == target.localIdentifier } ?? NSNotFound
+        }
+    }
+
+    /// Calls a block for each object, in order, until the block sets `stop`.
+    open func enumerateObjects(_ block: (ObjectType, Int, UnsafeMutablePointer<ObjCBool>) -> Void) {
+        enumerateObjects(options: [], using: block)
+    }
+
+    /// Calls a block for each object (`.reverse` enumerates backwards; `.concurrent` is honoured as serial).
+    open func enumerateObjects(
+        options opts: NSEnumerationOptions = [], using block: (ObjectType, Int, UnsafeMutablePointer<ObjCBool>) -> Void
+    ) {
+        enumerateObjects(at: IndexSet(integersIn: 0..<count), options: opts, using: block)
+    }
+
+    /// Calls a block for the objects at the given indexes.
+    open func enumerateObjects(
+        at s: IndexSet, options opts: NSEnumerationOptions = [], using block: (ObjectType, Int, UnsafeMutablePointer<ObjCBool>) -> Void
+    ) {
+        var stop: ObjCBool = false
+        let indexes: [Int] = opts.contains(.reverse) ? s.reversed() : Array(s)
+        for index in indexes {
+            block(object(at: index), index, &stop)
+            if stop.boolValue { return }
+        }
+    }
+
+    /// How many assets of a media type the result holds.
+    open func countOfAssets(with mediaType: PHAssetMediaType) -> Int {
+        switch storage {
+        case .assets(let engine, let ids):
+            return (try? engine.countAssets(ids, mediaType: mediaType.rawValue)) ?? 0
+        case .objects(let objects):
+            return objects.reduce(0) { $0 + (($1 as? PHAsset)?.mediaType == mediaType ? 1 : 0) }
+        }
+    }
+
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    open override var description: String {
+        "<PHFetchResult: count=\(count)>"
+    }
+
+    // MARK: Internal views
+
+    /// Every object (loads them all: for small results only).
+    var allObjects: [ObjectType] { (0..<count).map(object(at:)) }
+
+    /// The row ids of an asset result.
+    var assetIDs: ContiguousArray<Int64>? {
+        if case .assets(_, let ids) = storage { return ids }
+        return nil
+    }
+
+    /// The local identifiers of the objects, in order.
+    var localIdentifiers: [String] {
+        switch storage {
+        case .objects(let objects): return objects.compactMap { ($0 as? PHObject)?.localIdentifier }
+        case .assets(let engine, let ids):
+            let records = (try? engine.loadAssets(ids)) ?? [:]
+            return ids.compactMap { records[$0]?.localIdentifier }
+        }
+    }
+
+    /// Bytes held by the result's membership (excluding cached objects): used by the benchmark.
+    public var membershipByteCount: Int {
+        switch storage {
+        case .assets(_, let ids): ids.capacity * MemoryLayout<Int64>.stride
+        case .objects(let objects): objects.count * MemoryLayout<ObjectType>.stride
+        }
+    }
+}
+
+extension PHFetchResult: RandomAccessCollection {
+    public typealias Element = ObjectType
+    public typealias Index = Int
+    public typealias Indices = Range<Int>
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+}
+
+extension PHFetchResult: NSFastEnumeration {
+    public var _fastEnumerationElements: [Any] { allObjects.map { $0 as Any } }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// Fetch plumbing shared by the class methods: options → engine scope → fetch result.
+///
+/// Unusable options trap with a message naming the key (as Apple raises); a library that could not be opened,
+/// or a client without read access, gets empty results — never an error with data.
+extension PHPhotoLibrary {
+    private func spec(_ options: PHFetchOptions?) -> FetchOptionsSpec {
+        do throws(FetchPredicateError) { return try PHFetchOptions.spec(from: options) } catch { photoKitMisuse(error.description) }
+    }
+
+    private func run<T>(_ body: () throws -> T, empty: T) -> T {
+        do { return try body() } catch let error as FetchPredicateError { photoKitMisuse(error.description) } catch { return empty }
+    }
+
+    func fetchAssets(scope: AssetScope, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        let spec = spec(options)
+        guard let engine = engineIfAvailable else { return PHFetchResult() }
+        let ids = run({ try engine.fetchAssetIDs(scope: scope, options: spec, access: access) }, empty: [])
+        return PHFetchResult(storage: .assets(engine, ids), library: self, options: options)
+    }
+
+    func fetchAssets(in collection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        fetchAssets(scope: assetScope(of: collection), options: options)
+    }
+
+    func assetScope(of collection: PHAssetCollection) -> AssetScope {
+        if let identifiers = collection.transientAssetIdentifiers { return .ordered(identifiers) }
+        let record = collection.record
+        if case .moment(let day, let place) = record.momentKey { return .moment(day: day, place: place) }
+        if record.isSmartAlbum { return .smartAlbum(subtype: record.subtype) }
+        if let id = record.id { return .album(id) }
+        return .ordered([])
+    }
+
+    func fetchKeyAssets(in collection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset>? {
+        if collection.isTransient { return nil }
+        let spec = spec(options)
+        guard let engine = engineIfAvailable else { return nil }
+        let ids = run({ try engine.keyAssetIDs(scope: assetScope(of: collection), options: spec, access: access) }, empty: [])
+        return PHFetchResult(storage: .assets(engine, ids), library: self, options: options)
+    }
+
+    func fetchStoredCollections<T: PHCollection>(_ scope: CollectionScope, table: KeyTable, options: PHFetchOptions?) -> PHFetchResult<T> {
+        let spec = spec(options)
+        guard let engine = engineIfAvailable else { return PHFetchResult() }
+        let records = run({ try engine.fetchCollections(scope: scope, table: table, options: spec, access: access) }, empty: [])
+        return PHFetchResult(objects: records.compactMap { makeCollection($0) as? T }, library: self, options: options)
+    }
+
+    func makeCollection(_ record: CollectionRecord) -> PHCollection {
+        record.kind == .assetCollection
+            ? PHAssetCollection(record: record, library: self) : PHCollectionList(record: record, library: self)
+    }
+
+    func fetchMomentRecords(filter: SQLFragment?, options: PHFetchOptions?) -> [CollectionRecord] {
+        let spec = spec(options)
+        guard let engine = engineIfAvailable else { return [] }
+        return run({ try engine.fetchMoments(filter: filter, options: spec, access: access) }, empty: [])
+    }
+
+    func fetchAssetCollections(type: Int, subtype: PHAssetCollectionSubtype, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
+        if type == 3 {
+            return PHFetchResult(
+                objects: fetchMomentRecords(filter: nil, options: options).map { PHAssetCollection(record: $0, library: self) },
+                library: self, options: options)
+        }
+        var subtypeFilter: Int? = subtype == .any ? nil : subtype.rawValue
+        // Ported code often asks for smart albums with an album subtype and still expects smart albums.
+        if type == 2, let value = subtypeFilter, value < 200 { subtypeFilter = nil }
+        return fetchStoredCollections(.assetCollections(type: type, subtype: subtypeFilter), table: .assetCollection, options: options)
+    }
+
+    func fetchAssetCollections(withLocalIdentifiers identifiers: [String], options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
+        let stored: PHFetchResult<PHAssetCollection> = fetchStoredCollections(
+            .localIdentifiers(identifiers, kind: .assetCollection), table: .assetCollection, options: options)
+        let momentIDs = identifiers.filter { $0.hasSuffix("/L0/060") }
+        if momentIDs.isEmpty { return stored }
+        let moments = fetchMomentRecords(filter: nil, options: options).filter { momentIDs.contains($0.localIdentifier) }
+        return PHFetchResult(
+            objects: stored.allObjects + moments.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
+    }
+
+    func fetchAssetCollections(containing asset: PHAsset, type: Int, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
+        switch type {
+        case 1:
+            return fetchStoredCollections(.albumsContaining(assetID: asset.record.id), table: .assetCollection, options: options)
+        case 3:
+            guard let engine = engineIfAvailable else { return PHFetchResult() }
+            let records = fetchMomentRecords(filter: engine.momentFilter(containingAssetID: asset.record.id), options: options)
+            return PHFetchResult(objects: records.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
+        default:
+            return PHFetchResult()
+        }
+    }
+
+    func fetchMoments(in momentList: PHCollectionList?, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
+        var filter: SQLFragment? = nil
+        switch momentList?.record.momentKey {
+        case .year(let year): filter = SQLFragment("substr(c.day, 1, 4) = ?", [.text(year)])
+        case .cluster(let month): filter = SQLFragment("substr(c.day, 1, 7) = ?", [.text(month)])
+        case .moment, .none:
+            if momentList != nil { return PHFetchResult() }
+        }
+        let records = fetchMomentRecords(filter: filter, options: options)
+        return PHFetchResult(objects: records.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
+    }
+
+    func momentLists(subtype: Int?) -> [PHCollectionList] {
+        guard let engine = engineIfAvailable else { return [] }
+        let records = run({ try engine.fetchMomentLists(subtype: subtype, access: access) }, empty: [])
+        return records.map { PHCollectionList(record: $0, library: self) }
+    }
+
+    func fetchCollectionLists(type: Int, subtype: Int, options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
+        if type == 1 {
+            let lists = momentLists(subtype: subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype)
+            return PHFetchResult(objects: lists, library: self, options: options)
+        }
+        let subtypeFilter = subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype
+        return fetchStoredCollections(.collectionLists(type: type, subtype: subtypeFilter), table: .collectionList, options: options)
+    }
+
+    func fetchCollectionLists(withLocalIdentifiers identifiers: [String], options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
+        let stored: PHFetchResult<PHCollectionList> = fetchStoredCollections(
+            .localIdentifiers(identifiers, kind: .collectionList), table: .collectionList, options: options)
+        guard identifiers.contains(where: { $0.hasSuffix("/L0/070") }) else { return stored }
+        let lists = momentLists(subtype: nil).filter { identifiers.contains($0.localIdentifier) }
+        return PHFetchResult(objects: stored.allObjects + lists, library: self, options: options)
+    }
+
+    func fetchCollectionLists(containing collection: PHCollection, options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
+        if case .moment(let day, _) = collection.record.momentKey {
+            let lists = momentLists(subtype: nil).filter { list in
+                switch list.record.momentKey {
+                case .year(let year): return day.hasPrefix(year)
+                case .cluster(let month): return day.hasPrefix(month)
+                default: return false
+                }
+            }
+            return PHFetchResult(objects: lists, library: self, options: options)
+        }
+        guard let id = collection.record.id else { return PHFetchResult() }
+        return fetchStoredCollections(.parent(ofCollectionID: id), table: .collectionList, options: options)
+    }
+
+    func fetchCollections(in list: PHCollectionList, options: PHFetchOptions?) -> PHFetchResult<PHCollection> {
+        if let collections = list.transientCollections {
+            return PHFetchResult(objects: collections, library: self, options: options)
+        }
+        if list.record.isMomentList {
+            let moments = fetchMoments(in: list, options: options)
+            return PHFetchResult(objects: moments.allObjects, library: self, options: options)
+        }
+        guard let id = list.record.id else { return PHFetchResult() }
+        return fetchStoredCollections(.children(of: id), table: .collection, options: options)
+    }
+}

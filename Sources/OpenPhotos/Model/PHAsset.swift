@@ -1,0 +1,131 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// A representation of an image, video or Live Photo in the photo library.
+///
+/// Assets hold metadata only; request image data from ``PHImageManager`` or the files from
+/// ``PHAssetResource``. Fetch assets with the class methods in `PHAsset+Fetching.swift`.
+open class PHAsset: PHObject, @unchecked Sendable {
+    let record: AssetRecord
+
+    init(record: AssetRecord, library: PHPhotoLibrary?) {
+        self.record = record
+        super.init(localIdentifier: record.localIdentifier, library: library)
+    }
+
+    /// The type of the asset: image, video or audio.
+    open var mediaType: PHAssetMediaType { PHAssetMediaType(rawValue: record.mediaType) ?? .unknown }
+    /// Subtypes such as panorama, HDR, screenshot or Live Photo.
+    open var mediaSubtypes: PHAssetMediaSubtype { PHAssetMediaSubtype(rawValue: record.mediaSubtypes) }
+    /// How to present the asset, whatever its underlying media.
+    open var playbackStyle: PlaybackStyle { PlaybackStyle(rawValue: record.playbackStyle) ?? .unsupported }
+    /// The Live Photo effect.
+    open var playbackVariation: PlaybackVariation { PlaybackVariation(rawValue: record.playbackVariation) ?? .none }
+    /// Width in pixels as displayed (orientation applied).
+    open var pixelWidth: Int { record.pixelWidth }
+    /// Height in pixels as displayed (orientation applied).
+    open var pixelHeight: Int { record.pixelHeight }
+    /// The date and time the asset was originally captured (user-editable).
+    open var creationDate: Date? { record.creationDate }
+    /// The date the asset or any of its properties last changed.
+    open var modificationDate: Date? { record.modificationDate }
+    /// The date the asset was added to the library.
+    open var addedDate: Date? { record.addedDate }
+    /// Where the asset was captured.
+    open var location: CLLocation? {
+        guard let l = record.location else { return nil }
+        return CLLocation(
+            coordinate: CLLocationCoordinate2D(latitude: l.latitude, longitude: l.longitude), altitude: l.altitude ?? 0,
+            horizontalAccuracy: 0, verticalAccuracy: l.altitude == nil ? -1 : 0, timestamp: record.creationDate ?? record.addedDate)
+    }
+    /// Duration in seconds (0 for photos).
+    open var duration: TimeInterval { record.duration }
+    /// Whether the user hid the asset.
+    open var isHidden: Bool { record.isHidden }
+    /// Whether the user marked the asset as a favorite.
+    open var isFavorite: Bool { record.isFavorite }
+    /// The identifier shared by the photos of a burst.
+    open var burstIdentifier: String? { record.burstIdentifier }
+    /// Whether the photo was picked automatically or by the user in its burst.
+    open var burstSelectionTypes: PHAssetBurstSelectionType { PHAssetBurstSelectionType(rawValue: record.burstSelectionTypes) }
+    /// Whether the asset is the representative photo of a burst.
+    open var representsBurst: Bool { record.representsBurst }
+    /// Where the asset comes from.
+    open var sourceType: PHAssetSourceType { PHAssetSourceType(rawValue: record.sourceType) }
+    /// Whether the asset carries adjustment data.
+    open var hasAdjustments: Bool { record.hasAdjustments }
+    /// The format identifier of the asset's adjustment data, when adjusted.
+    open var adjustmentFormatIdentifier: String? { record.adjustmentFormatIdentifier }
+    /// Whether and how the asset was adjusted.
+    open var adjustmentsState: AdjustmentsState { record.hasAdjustments ? .userAdjusted : .none }
+
+    /// Whether the asset supports an edit operation. iTunes-synced assets cannot be edited or deleted.
+    open func canPerform(_ editOperation: PHAssetEditOperation) -> Bool {
+        guard record.sourceType & PHAssetSourceType.typeiTunesSynced.rawValue == 0 else { return false }
+        switch editOperation {
+        case .delete, .properties: return true
+        case .content: return record.mediaType == 1 || record.mediaType == 2
+        }
+    }
+
+    // MARK: - Fetching (class methods live in the class body so subclasses can override them)
+
+    /// Assets matching the options; by default only the user's library, hidden assets excluded.
+    open class func fetchAssets(with options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        (options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(scope: .library, options: options)
+    }
+
+    /// Assets of a media type.
+    open class func fetchAssets(with mediaType: PHAssetMediaType, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        (options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(scope: .mediaType(mediaType.rawValue), options: options)
+    }
+
+    /// Assets by local identifier (hidden assets included by default).
+    open class func fetchAssets(withLocalIdentifiers identifiers: [String], options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        (options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(scope: .localIdentifiers(identifiers), options: options)
+    }
+
+    /// The assets of a collection (album order for albums).
+    open class func fetchAssets(in assetCollection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        (assetCollection.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(in: assetCollection, options: options)
+    }
+
+    /// The photos of a burst: by default the representative and user-picked ones; all with `includeAllBurstAssets`.
+    open class func fetchAssets(withBurstIdentifier burstIdentifier: String, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        (options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(scope: .burst(burstIdentifier), options: options)
+    }
+
+    /// The key assets of a collection; nil for transient collections.
+    open class func fetchKeyAssets(in assetCollection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset>? {
+        (assetCollection.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchKeyAssets(in: assetCollection, options: options)
+    }
+
+    /// OpenPhotoKit: when the asset was moved to Recently Deleted (nil when not deleted).
+    public var trashedDate: Date? { record.trashedDate }
+
+    /// OpenPhotoKit: the UTC offset of the wall-clock time the asset was captured at, when known.
+    public var creationTimeZone: TimeZone? { record.creationTimeZoneOffset.flatMap(TimeZone.init(secondsFromGMT:)) }
+
+    /// Private keys that ported code reads with `value(forKey:)` on Apple platforms (`filename`,
+    /// `uniformTypeIdentifier`); unknown keys return nil instead of raising.
+    public func value(forKey key: String) -> Any? {
+        switch key {
+        case "filename": return PHAssetResource.primaryResource(of: self)?.originalFilename
+        case "uniformTypeIdentifier": return PHAssetResource.primaryResource(of: self)?.uniformTypeIdentifier
+        case "localIdentifier": return localIdentifier
+        case "creationDate": return creationDate
+        case "modificationDate": return modificationDate
+        case "mediaType": return mediaType.rawValue
+        case "pixelWidth": return pixelWidth
+        case "pixelHeight": return pixelHeight
+        case "duration": return duration
+        case "favorite", "isFavorite": return isFavorite
+        case "hidden", "isHidden": return isHidden
+        default: return nil
+        }
+    }
+
+    open override var description: String {
+        "<PHAsset: \(localIdentifier) mediaType=\(mediaType) \(pixelWidth)x\(pixelHeight) creationDate=\(creationDate.map { "\($0)" } ?? "nil")>"
+    }
+}

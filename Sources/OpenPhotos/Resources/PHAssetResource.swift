@@ -1,0 +1,61 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// A file of an asset: the original photo or video, a Live Photo's paired video, …
+open class PHAssetResource: NSObject, @unchecked Sendable {
+    let record: ResourceRecord
+    let library: PHPhotoLibrary?
+
+    init(record: ResourceRecord, library: PHPhotoLibrary?) {
+        self.record = record
+        self.library = library
+    }
+
+    /// The resources of an asset.
+    open class func assetResources(for asset: PHAsset) -> [PHAssetResource] {
+        guard let library = asset.library, let engine = library.engineIfAvailable, library.access.canRead else { return [] }
+        let records = (try? engine.resources(assetID: asset.record.id)) ?? []
+        return records.map { PHAssetResource(record: $0, library: library) }
+    }
+
+    static func primaryResource(of asset: PHAsset) -> PHAssetResource? {
+        let resources = assetResources(for: asset)
+        return resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
+    }
+
+    /// The role of the resource.
+    open var type: PHAssetResourceType { PHAssetResourceType(rawValue: record.type) ?? .photo }
+    /// The identifier of the asset the resource belongs to.
+    open var assetLocalIdentifier: String { record.assetLocalIdentifier }
+    /// The uniform type identifier of the data.
+    open var uniformTypeIdentifier: String { record.uniformTypeIdentifier }
+    /// The file name the resource had when it was added.
+    open var originalFilename: String { record.originalFilename }
+    /// Width in pixels as displayed.
+    open var pixelWidth: Int { record.pixelWidth }
+    /// Height in pixels as displayed.
+    open var pixelHeight: Int { record.pixelHeight }
+
+    /// OpenPhotoKit: the stored file's size in bytes.
+    public var fileSize: Int64 { record.fileSize }
+    /// OpenPhotoKit: the SHA-256 of the stored bytes (hex).
+    public var sha256: String { record.sha256 }
+    /// OpenPhotoKit: where the bytes are stored.
+    public var fileURL: URL? { library.map { $0.libraryURL.appendingPathComponent(record.path) } }
+
+    /// Private keys read with `value(forKey:)` on Apple platforms (`fileSize`, `locallyAvailable`); unknown keys return nil.
+    public func value(forKey key: String) -> Any? {
+        switch key {
+        case "fileSize": return record.fileSize
+        case "locallyAvailable": return true
+        case "isCurrent": return true
+        case "originalFilename": return originalFilename
+        case "uniformTypeIdentifier": return uniformTypeIdentifier
+        default: return nil
+        }
+    }
+
+    open override var description: String {
+        "<PHAssetResource: type=\(type) \(originalFilename) \(uniformTypeIdentifier) \(pixelWidth)x\(pixelHeight)>"
+    }
+}

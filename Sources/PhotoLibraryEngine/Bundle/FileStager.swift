@@ -1,0 +1,128 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A file copied (or linked) into the staging folder, hashed on the way.
+package struct StagedFile: Sendable {
+    package var url: URL
+    package var size: Int64
+    package var sha256: String
+    /// The caller's file to remove once the transaction commits (`shouldMoveFile`).
+    package var sourceToRemove: URL?
+}
+
+/// Copies incoming resources into the staging folder in one pass that also hashes them (each byte read once).
+package struct FileStager: Sendable {
+    package let bundle: LibraryBundle
+    package static let chunkSize = 1 << 20
+
+    package init(bundle: LibraryBundle) {
+        self.bundle = bundle
+    }
+
+    package func stage(data: Data) throws(LibraryError) -> StagedFile {
+        let url = bundle.stagingURL.appendingPathComponent("file-\(UUID().uuidString)")
+        do { try LibraryBundle.writeDurably(data, to: url) } catch let error as LibraryError { throw error } catch {
+            throw .internalError("\(error)")
+        }
+        let digest = SHA256.hash(data: data)
+        return StagedFile(url: url, size: Int64(data.count), sha256: Self.hex(digest), sourceToRemove: nil)
+    }
+
+    package func stage(file source: URL, move: Bool) throws(LibraryError) -> StagedFile {
+        var info = stat()
+        guard stat(source.path, &info) == 0 else {
+            throw .missingResource("no file at \(source.path)")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .invalidResource("\(source.path) is not a regular file")
+        }
+        let staged = bundle.stagingURL.appendingPathComponent("file-\(UUID().uuidString)")
+        if move {
+            guard info.st_nlink <= 1 else {
+                throw .invalidResource("\(source.path) has other hard links; shouldMoveFile cannot move it")
+            }
+            if link(source.path, staged.path) == 0 {
+                let (size, hash) = try hashFile(staged)
+                return StagedFile(url: staged, size: size, sha256: hash, sourceToRemove: source)
+            }
+            // Another file system: copy, and remove the source after the commit.
+        }
+        let (size, hash) = try copyAndHash(from: source, to: staged)
+        return StagedFile(url: staged, size: size, sha256: hash, sourceToRemove: move ? source : nil)
+    }
+
+    private func copyAndHash(from source: URL, to destination: URL) throws(LibraryError) -> (Int64, String) {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw LibraryBundle.posixError("open \(source.path)") }
+        defer { close(input) }
+        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw LibraryBundle.posixError("create staging file") }
+        var ok = false
+        defer {
+            close(output)
+            if !ok { unlink(destination.path) }
+        }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(input, buffer.baseAddress, Self.chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryBundle.posixError("read \(source.path)")
+            }
+            if n == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            var offset = 0
+            while offset < n {
+                let w = write(output, buffer.baseAddress! + offset, n - offset)
+                if w < 0 {
+                    if errno == EINTR { continue }
+                    throw LibraryBundle.posixError("write staging file")
+                }
+                offset += w
+            }
+            total += Int64(n)
+        }
+        guard fsync(output) == 0 else { throw LibraryBundle.posixError("fsync staging file") }
+        ok = true
+        return (total, Self.hex(hasher.finalize()))
+    }
+
+    /// Hashes a file (used for moved files and by `verify`).
+    package func hashFile(_ url: URL) throws(LibraryError) -> (Int64, String) {
+        try Self.hashFile(url)
+    }
+
+    package static func hashFile(_ url: URL) throws(LibraryError) -> (Int64, String) {
+        let input = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw LibraryBundle.posixError("open \(url.path)") }
+        defer { close(input) }
+        var hasher = SHA256()
+        var total: Int64 = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(input, buffer.baseAddress, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryBundle.posixError("read \(url.path)")
+            }
+            if n == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            total += Int64(n)
+        }
+        return (total, hex(hasher.finalize()))
+    }
+
+    static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+
+extension LibraryEngine {
+    /// The access context of a client of this library.
+    package func accessContext(clientID: String?) -> AccessContext {
+        guard let clientID else { return AccessContext(clientID: nil, grant: nil, libraryIsReadOnly: isReadOnly) }
+        let grant = try? read { db in
+            try Int.fetchOne(db, sql: "SELECT grant_kind FROM client_grant WHERE client_id = ?", arguments: [clientID])
+        }
+        return AccessContext(clientID: clientID, grant: (grant ?? nil).flatMap(ClientGrant.init(rawValue:)), libraryIsReadOnly: isReadOnly)
+    }
+
+    /// Records what a client may do (the library owner's decision; Linux has no system prompt).
+    package func setGrant(_ grant: ClientGrant?, for clientID: String, selection: [String] = []) throws(LibraryError) {
+        try write("change access grants") { db in
+            guard let grant else {
+                try db.execute(sql: "DELETE FROM client_grant WHERE client_id = ?", arguments: [clientID])
+                return
+            }
+            try db.execute(
+                sql: "INSERT INTO client_grant (client_id, grant_kind) VALUES (?, ?) ON CONFLICT(client_id) DO UPDATE SET grant_kind = excluded.grant_kind",
+                arguments: [clientID, grant.rawValue])
+            if !selection.isEmpty {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO client_selection (client_id, asset_id) SELECT ?, id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
+                    arguments: [clientID, FetchPlanner.jsonArray(selection)])
+            }
+        }
+    }
+
+    // MARK: - Assets
+
+    /// The row ids of the assets a fetch matches, in order: the fetch result's fixed membership (8 bytes each).
+    package func fetchAssetIDs(scope: AssetScope, options: FetchOptionsSpec, access: AccessContext) throws -> ContiguousArray<Int64> {
+        guard access.canRead else { return [] }
+        let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
+        return try selectIDs(statement)
+    }
+
+    /// Runs a statement whose first column is a row id, collecting the ids.
+    package func selectIDs(_ statement: SQLFragment) throws -> ContiguousArray<Int64> {
+        try database.read { db in
+            var ids = ContiguousArray<Int64>()
+            let prepared = try db.cachedStatement(sql: statement.sql)
+            prepared.arguments = statement.statementArguments
+            let cursor = try Int64.fetchCursor(prepared)
+            while let id = try cursor.next() { ids.append(id) }
+            return ids
+        }
+    }
+
+    /// Loads asset records by row id; the result is keyed by id (ids with no row are absent).
+    package func loadAssets(_ ids: some Collection<Int64>) throws(LibraryError) -> [Int64: AssetRecord] {
+        if ids.isEmpty { return [:] }
+        return try read { db in
+            var records: [Int64: AssetRecord] = [:]
+            records.reserveCapacity(ids.count)
+            var remaining = ids[...]
+            while !remaining.isEmpty {
+                let chunk = remaining.prefix(500)
+                remaining = remaining.dropFirst(chunk.count)
+                let sql = "SELECT \(AssetRecord.selection) FROM asset a WHERE a.id IN (\(chunk.map(String.init).joined(separator: ",")))"
+                for row in try Row.fetchAll(db, sql: sql) {
+                    let record = AssetRecord(row: row)
+                    records[record.id] = record
+                }
+            }
+            return records
+        }
+    }
+
+    /// One asset by local identifier, whatever its state (hidden, trashed), or nil.
+    package func asset(localIdentifier: String) throws(LibraryError) -> AssetRecord? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(AssetRecord.selection) FROM asset a WHERE a.local_id = ?", arguments: [localIdentifier])
+                .map(AssetRecord.init(row:))
+        }
+    }
+
+    /// How many of the given assets have a media type.
+    package func countAssets(_ ids: ContiguousArray<Int64>, mediaType: Int) throws(LibraryError) -> Int {
+        try read { db in
+            var total = 0
+            var start = 0
+            while start < ids.count {
+                let end = min(start + 50_000, ids.count)
+                let json = "[" + ids[start..<end].map(String.init).joined(separator: ",") + "]"
+                total += try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM asset WHERE media_type = ? AND id IN (SELECT value FROM json_each(?))",
+                    arguments: [mediaType, json]) ?? 0
+                start = end
+            }
+            return total
+        }
+    }
+
+    /// The files of an asset.
+    package func resources(assetID: Int64) throws(LibraryError) -> [ResourceRecord] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, r.asset_id, a.local_id, r.type, r.path, r.original_filename, r.uniform_type_identifier,
+                           r.file_size, r.sha256, r.pixel_width, r.pixel_height
+                    FROM resource r JOIN asset a ON a.id = r.asset_id WHERE r.asset_id = ? ORDER BY r.type, r.id
+                    """, arguments: [assetID]
+            ).map(ResourceRecord.init(row:))
+        }
+    }
+
+    // MARK: - Collections
+
+    /// Stored collections (albums, smart albums, folders).
+    package func fetchCollections(
+        scope: CollectionScope, table: KeyTable, options: FetchOptionsSpec, access: AccessContext
+    ) throws -> [CollectionRecord] {
+        guard access.canRead else { return [] }
+        let statement = try FetchPlanner(access: access).collections(scope: scope, table: table, options: options)
+        return try database.read { db in
+            try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map(CollectionRecord.init(row:))
+        }
+    }
+
+    /// Computed moments, optionally restricted (by year, month, identifier or containing asset).
+    package func fetchMoments(filter: SQLFragment?, options: FetchOptionsSpec, access: AccessContext) throws -> [CollectionRecord] {
+        guard access.canRead else { return [] }
+        let statement = try FetchPlanner(access: access).moments(filter: filter, options: options)
+        return try database.read { db in
+            try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map { row in
+                let day: String = row[1]
+                let place: String = row[2]
+                let lat: Double? = row[6]
+                let lon: Double? = row[7]
+                return CollectionRecord(
+                    localIdentifier: row[0], kind: .assetCollection, type: 3, subtype: 2, title: nil,
+                    startDate: (row[4] as Double?).map(Date.init(timeIntervalSince1970:)),
+                    endDate: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)),
+                    assetCount: row[3], momentKey: .moment(day: day, place: place),
+                    approximateLocation: lat.flatMap { la in lon.map { LocationRecord(latitude: la, longitude: $0) } })
+            }
+        }
+    }
+
+    /// Moment lists: years (`momentListYear`, subtype 2) or months (`momentListCluster`, subtype 1), oldest first.
+    package func fetchMomentLists(subtype: Int?, access: AccessContext) throws -> [CollectionRecord] {
+        let moments = try fetchMoments(filter: nil, options: FetchOptionsSpec(), access: access)
+        var lists: [CollectionRecord] = []
+        for (listSubtype, length) in [(2, 4), (1, 7)] where subtype == nil || subtype == listSubtype {
+            var groups: [(key: String, start: Date?, end: Date?)] = []
+            for moment in moments {
+                guard case .moment(let day, _) = moment.momentKey else { continue }
+                let key = String(day.prefix(length))
+                if let last = groups.last, last.key == key {
+                    groups[groups.count - 1].end = max(last.end ?? .distantPast, moment.endDate ?? .distantPast)
+                } else {
+                    groups.append((key, moment.startDate, moment.endDate))
+                }
+            }
+            for group in groups {
+                let kind = listSubtype == 2 ? "year" : "cluster"
+                lists.append(
+                    CollectionRecord(
+                        localIdentifier: Moments.localIdentifier(kind: kind, key: group.key), kind: .collectionList, type: 1,
+                        subtype: listSubtype, title: group.key, startDate: group.start, endDate: group.end, assetCount: nil,
+                        momentKey: listSubtype == 2 ? .year(group.key) : .cluster(group.key)))
+            }
+        }
+        return lists
+    }
+
+    /// The moment an asset belongs to.
+    package func momentFilter(containingAssetID id: Int64) -> SQLFragment {
+        SQLFragment(
+            "(c.day, c.place) = (SELECT local_day, place_cell FROM asset WHERE id = ?)", [.integer(id)])
+    }
+
+    /// The row id of a stored collection.
+    package func collectionID(localIdentifier: String) throws(LibraryError) -> Int64? {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT id FROM collection WHERE local_id = ?", arguments: [localIdentifier]) }
+    }
+
+    package func collection(localIdentifier: String) throws(LibraryError) -> CollectionRecord? {
+        try read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(CollectionRecord.selection) FROM collection_info c WHERE c.local_id = ?",
+                arguments: [localIdentifier]
+            ).map(CollectionRecord.init(row:))
+        }
+    }
+
+    /// Key assets of a collection: its first asset (by the collection's order).
+    package func keyAssetIDs(scope: AssetScope, options: FetchOptionsSpec, access: AccessContext) throws -> ContiguousArray<Int64> {
+        var limited = options
+        limited.fetchLimit = options.fetchLimit > 0 ? options.fetchLimit : 1
+        return try fetchAssetIDs(scope: scope, options: limited, access: access)
+    }
+}
+
+extension ResourceRecord {
+    init(row: Row) {
+        self.init(
+            id: row[0], assetID: row[1], assetLocalIdentifier: row[2], type: row[3], path: row[4], originalFilename: row[5],
+            uniformTypeIdentifier: row[6], fileSize: row[7], sha256: row[8], pixelWidth: row[9], pixelHeight: row[10])
+    }
+}

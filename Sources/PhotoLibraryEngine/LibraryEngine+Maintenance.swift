@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+
+/// One problem `photos verify` found.
+package struct VerificationProblem: Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: String, Sendable {
+        case missingFile, sizeMismatch, hashMismatch, orphanFile, unreadable
+    }
+
+    package var kind: Kind
+    package var path: String
+    package var detail: String
+
+    package var description: String { "\(kind.rawValue): \(path)\(detail.isEmpty ? "" : " (\(detail))")" }
+}
+
+extension LibraryEngine {
+    /// Permanently removes assets that have been in Recently Deleted longer than the retention period.
+    @discardableResult
+    package func purgeExpiredTrash(now: Date = Date()) throws(LibraryError) -> Int {
+        try purgeTrash(trashedBefore: now.addingTimeInterval(-trashRetention))
+    }
+
+    /// Permanently removes every asset in Recently Deleted (`photos empty-trash`).
+    @discardableResult
+    package func emptyTrash() throws(LibraryError) -> Int {
+        try purgeTrash(trashedBefore: .distantFuture)
+    }
+
+    private func purgeTrash(trashedBefore cutoff: Date) throws(LibraryError) -> Int {
+        let ids = try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT local_id FROM asset WHERE trashed_date IS NOT NULL AND trashed_date < ?",
+                arguments: [cutoff.timeIntervalSince1970])
+        }
+        if ids.isEmpty { return 0 }
+        try apply([.deleteAssets(ids)], access: accessContext(clientID: nil))
+        return ids.count
+    }
+
+    /// Checks that every resource row's file is present with the recorded size and SHA-256, and that no file in
+    /// `originals/` lacks a row.
+    package func verify() throws(LibraryError) -> (checked: Int, problems: [VerificationProblem]) {
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: "SELECT path, file_size, sha256 FROM resource ORDER BY path").map {
+                (path: $0[0] as String, size: $0[1] as Int64, sha256: $0[2] as String)
+            }
+        }
+        var problems: [VerificationProblem] = []
+        var known = Set<String>()
+        for row in rows {
+            known.insert(row.path)
+            let url = bundle.url.appendingPathComponent(row.path)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                problems.append(.init(kind: .missingFile, path: row.path, detail: ""))
+                continue
+            }
+            do {
+                let (size, hash) = try FileStager.hashFile(url)
+                if size != row.size {
+                    problems.append(.init(kind: .sizeMismatch, path: row.path, detail: "expected \(row.size) bytes, found \(size)"))
+                } else if hash != row.sha256 {
+                    problems.append(.init(kind: .hashMismatch, path: row.path, detail: "SHA-256 differs from the recorded one"))
+                }
+            } catch {
+                problems.append(.init(kind: .unreadable, path: row.path, detail: error.description))
+            }
+        }
+        let fm = FileManager.default
+        if let enumerator = fm.enumerator(at: bundle.originalsURL, includingPropertiesForKeys: [.isRegularFileKey]) {
+            for case let url as URL in enumerator {
+                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+                let relative = "originals/" + url.standardizedFileURL.path.dropFirst(bundle.originalsURL.standardizedFileURL.path.count + 1)
+                if !known.contains(relative) {
+                    problems.append(.init(kind: .orphanFile, path: relative, detail: "no asset refers to it"))
+                }
+            }
+        }
+        return (rows.count, problems)
+    }
+}

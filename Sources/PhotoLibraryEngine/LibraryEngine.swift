@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+import PhotoMedia
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Options for opening a library.
+package struct LibraryConfiguration: Sendable {
+    /// Create the bundle when it does not exist.
+    package var createIfMissing = true
+    /// Open for reading only, whatever the file permissions say.
+    package var readOnly = false
+    /// How long deleted assets stay in Recently Deleted before they are purged (nil: the library's setting).
+    package var trashRetention: TimeInterval?
+    /// The media reader used for new files.
+    package var probe = MediaProbe()
+
+    package init() {}
+}
+
+/// The photo library engine: one per open `.photoslibrary` bundle. Thread-safe; writes are serialised by the
+/// database writer, reads run concurrently on WAL snapshots.
+package final class LibraryEngine: Sendable {
+    package let bundle: LibraryBundle
+    package let database: any DatabaseWriter
+    package let isReadOnly: Bool
+    package let configuration: LibraryConfiguration
+    package let trashRetention: TimeInterval
+    package let stager: FileStager
+
+    /// Opens (or creates) the library at `url`.
+    package static func open(at url: URL, configuration: LibraryConfiguration = .init()) throws(LibraryError) -> LibraryEngine {
+        let bundle = LibraryBundle(url: url)
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        let exists = fm.fileExists(atPath: bundle.url.path, isDirectory: &isDirectory)
+        if exists, !isDirectory.boolValue {
+            throw .invalidResource("\(bundle.url.path) is a file, not a photo library folder")
+        }
+        if !exists {
+            guard configuration.createIfMissing, !configuration.readOnly else {
+                throw .libraryVolumeOffline("no photo library at \(bundle.url.path)")
+            }
+            do { try bundle.createLayout() } catch { throw .accessRestricted("cannot create \(bundle.url.path): \(error)") }
+        }
+        let readOnly = configuration.readOnly || !Self.isWritable(bundle)
+        if !readOnly {
+            do { try bundle.createLayout() } catch { throw .accessRestricted("cannot write \(bundle.url.path): \(error)") }
+        } else if !fm.fileExists(atPath: bundle.databaseURL.path) {
+            throw .libraryVolumeOffline("\(bundle.url.path) has no database and is read-only")
+        }
+
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        config.label = "OpenPhotoKit"
+        config.prepareDatabase { db in
+            db.add(function: DatabaseFunction("ph_compare", argumentCount: 4, pure: true) { values in
+                StringComparison.evaluate(
+                    String.fromDatabaseValue(values[0]), String.fromDatabaseValue(values[1]),
+                    operation: Int.fromDatabaseValue(values[2]) ?? 0, options: Int.fromDatabaseValue(values[3]) ?? 0)
+            })
+            db.add(function: DatabaseFunction("ph_moment_id", argumentCount: 2, pure: true) { values in
+                Moments.localIdentifier(kind: String.fromDatabaseValue(values[0]) ?? "", key: String.fromDatabaseValue(values[1]) ?? "")
+            })
+            if !readOnly {
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+        }
+        let database: any DatabaseWriter
+        do {
+            if readOnly {
+                database = try DatabaseQueue(path: bundle.databaseURL.path, configuration: config)
+            } else {
+                database = try DatabasePool(path: bundle.databaseURL.path, configuration: config)
+            }
+        } catch {
+            throw .internalError("cannot open the library database \(bundle.databaseURL.path): \(error)")
+        }
+
+        let migrator = Schema.migrator
+        do {
+            let (superseded, complete) = try database.read { db in
+                (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db))
+            }
+            if superseded {
+                throw LibraryError.changeNotSupported(
+                    "\(bundle.url.path) was written by a newer version of OpenPhotoKit (schema \(try database.read { try migrator.appliedIdentifiers($0) }.sorted().last ?? "?")); upgrade OpenPhotoKit to open it")
+            }
+            if !complete {
+                guard !readOnly else { throw LibraryError.accessRestricted("the read-only library at \(bundle.url.path) needs a schema upgrade") }
+                try migrator.migrate(database)
+            }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .internalError("cannot migrate \(bundle.url.path): \(error)")
+        }
+
+        let retentionDays: Double = (try? database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")
+        }).flatMap { $0.flatMap(Double.init) } ?? 30
+        let engine = LibraryEngine(
+            bundle: bundle, database: database, readOnly: readOnly, configuration: configuration,
+            trashRetention: configuration.trashRetention ?? retentionDays * 86_400)
+        if !readOnly {
+            try engine.recoverInterruptedTransactions()
+            try engine.purgeExpiredTrash()
+        }
+        return engine
+    }
+
+    private init(
+        bundle: LibraryBundle, database: any DatabaseWriter, readOnly: Bool, configuration: LibraryConfiguration,
+        trashRetention: TimeInterval
+    ) {
+        self.bundle = bundle
+        self.database = database
+        self.isReadOnly = readOnly
+        self.configuration = configuration
+        self.trashRetention = trashRetention
+        self.stager = FileStager(bundle: bundle)
+    }
+
+    /// A library is read-only when its database or folder cannot be written, or has no write permission bits
+    /// at all (which also holds for root, who bypasses permission checks).
+    private static func isWritable(_ bundle: LibraryBundle) -> Bool {
+        for path in [bundle.url.path, bundle.databaseURL.path] {
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            if info.st_mode & 0o222 == 0 { return false }
+            if access(path, W_OK) != 0 { return false }
+        }
+        return true
+    }
+
+    /// Removes files that an interrupted transaction placed but never committed (see ``LibraryBundle``).
+    private func recoverInterruptedTransactions() throws(LibraryError) {
+        do {
+            _ = try bundle.sweep { path in
+                try self.database.read { db in
+                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
+                }
+            }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .internalError("cannot sweep the staging folder: \(error)")
+        }
+    }
+
+    /// A library-wide setting from `library_info`.
+    package func setting(_ key: String) -> String? {
+        try? database.read { db in try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = ?", arguments: [key]) }
+    }
+
+    package func setSetting(_ key: String, _ value: String) throws(LibraryError) {
+        try write("change settings") { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO library_info (key, value) VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+
+    // MARK: - Database access with typed errors
+
+    package func read<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
+        do { return try database.read(body) } catch let error as LibraryError { throw error } catch {
+            throw .internalError("database read failed: \(error)")
+        }
+    }
+
+    package func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(LibraryError) -> T {
+        if isReadOnly { throw .accessRestricted("the library is read-only: \(operation) is not allowed") }
+        do { return try database.write(body) } catch let error as LibraryError { throw error } catch {
+            throw .internalError("\(operation) failed: \(error)")
+        }
+    }
+}

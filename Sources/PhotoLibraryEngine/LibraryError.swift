@@ -1,0 +1,25 @@
+import Foundation
+
+/// An engine failure, carrying the PhotoKit error code (`PHPhotosError.Code` raw value) it surfaces as.
+package struct LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var code: Int
+    package var message: String
+
+    package init(code: Int, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    package var description: String { message }
+
+    package static func internalError(_ m: String) -> LibraryError { .init(code: -1, m) }
+    package static func changeNotSupported(_ m: String) -> LibraryError { .init(code: 3300, m) }
+    package static func invalidResource(_ m: String) -> LibraryError { .init(code: 3302, m) }
+    package static func missingResource(_ m: String) -> LibraryError { .init(code: 3303, m) }
+    package static func notEnoughSpace(_ m: String) -> LibraryError { .init(code: 3305, m) }
+    package static func requestNotSupportedForAsset(_ m: String) -> LibraryError { .init(code: 3306, m) }
+    package static func accessRestricted(_ m: String) -> LibraryError { .init(code: 3310, m) }
+    package static func accessUserDenied(_ m: String) -> LibraryError { .init(code: 3311, m) }
+    package static func identifierNotFound(_ m: String) -> LibraryError { .init(code: 3201, m) }
+    package static func libraryVolumeOffline(_ m: String) -> LibraryError { .init(code: 3114, m) }
+}

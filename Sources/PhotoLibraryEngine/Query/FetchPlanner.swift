@@ -1,0 +1,277 @@
+import Foundation
+
+/// `PHFetchOptions` in engine terms: Sendable, with the predicate already parsed.
+package struct FetchOptionsSpec: Sendable, Hashable {
+    package var predicate: FetchPredicate?
+    package var sortKeys: [SortKey] = []
+    package var includeHiddenAssets = false
+    package var includeAllBurstAssets = false
+    /// `PHAssetSourceType` bits; 0 means "inferred" (the user library).
+    package var includeAssetSourceTypes: UInt = 0
+    package var fetchLimit = 0
+
+    package init() {}
+}
+
+/// Which assets a fetch draws from, before options apply.
+package enum AssetScope: Sendable, Hashable {
+    /// `fetchAssets(with:)`.
+    case library
+    /// `fetchAssets(with: mediaType, options:)`.
+    case mediaType(Int)
+    /// `fetchAssets(withLocalIdentifiers:options:)`: hidden assets included by default.
+    case localIdentifiers([String])
+    /// `fetchAssets(withBurstIdentifier:options:)`.
+    case burst(String)
+    /// Members of a stored album (in album order).
+    case album(Int64)
+    /// Members of a smart album (a live query).
+    case smartAlbum(subtype: Int)
+    /// Members of a computed moment.
+    case moment(day: String, place: String)
+    /// Members of a transient collection, in the given order.
+    case ordered([String])
+}
+
+/// Which collections a fetch draws from.
+package enum CollectionScope: Sendable, Hashable {
+    /// `fetchAssetCollections(with:subtype:)` for albums and smart albums (`subtype` nil: any).
+    case assetCollections(type: Int, subtype: Int?)
+    /// `fetchCollectionLists(with:subtype:)` for folders (`subtype` nil: any).
+    case collectionLists(type: Int, subtype: Int?)
+    /// By identifier, of one kind.
+    case localIdentifiers([String], kind: CollectionKind?)
+    /// Children of a folder, or the top level of user collections (nil).
+    case children(of: Int64?)
+    /// Albums containing an asset.
+    case albumsContaining(assetID: Int64)
+    /// The folder holding a collection.
+    case parent(ofCollectionID: Int64)
+}
+
+/// A planned statement and the table it reads.
+package struct FetchPlan: Sendable, Hashable {
+    package var statement: SQLFragment
+}
+
+/// Turns a fetch (scope + options + access) into one parameterized SQL statement.
+package struct FetchPlanner: Sendable {
+    package var access: AccessContext
+    package var now: Date
+
+    package init(access: AccessContext, now: Date = Date()) {
+        self.access = access
+        self.now = now
+    }
+
+    // MARK: Assets
+
+    /// The statement that selects the row ids of the matching assets, in result order.
+    package func assetIDs(scope: AssetScope, options: FetchOptionsSpec) throws(FetchPredicateError) -> SQLFragment {
+        var from = "asset a"
+        var conditions: [SQLFragment] = []
+        var defaultOrder = ["a.creation_date ASC", "a.id ASC"]
+        var includeHidden = options.includeHiddenAssets
+        var includeAllBurst = options.includeAllBurstAssets
+        var trashed = false
+
+        switch scope {
+        case .library:
+            break
+        case .mediaType(let type):
+            conditions.append(SQLFragment("a.media_type = ?", [.integer(Int64(type))]))
+        case .localIdentifiers(let ids):
+            includeHidden = true
+            includeAllBurst = true
+            conditions.append(Self.membership("a.local_id", ids))
+        case .burst(let identifier):
+            conditions.append(SQLFragment("a.burst_identifier = ?", [.text(identifier)]))
+        case .album(let id):
+            from = "collection_asset ca JOIN asset a ON a.id = ca.asset_id"
+            conditions.append(SQLFragment("ca.collection_id = ?", [.integer(id)]))
+            defaultOrder = ["ca.position ASC"]
+            includeHidden = true
+            includeAllBurst = true
+        case .smartAlbum(let subtype):
+            if subtype == SmartAlbums.recentlyDeletedSubtype { trashed = true }
+            if subtype == 205 { includeHidden = true }
+            if let condition = smartAlbumCondition(subtype) { conditions.append(condition) }
+        case .moment(let day, let place):
+            conditions.append(SQLFragment("a.local_day = ? AND a.place_cell = ?", [.text(day), .text(place)]))
+        case .ordered(let ids):
+            includeHidden = true
+            includeAllBurst = true
+            from = "json_each(?) t JOIN asset a ON a.local_id = t.value"
+            conditions.insert(SQLFragment("1", []), at: 0)
+            defaultOrder = ["t.key ASC"]
+            return try finish(
+                from: from, fromArguments: [.text(Self.jsonArray(ids))], conditions: conditions, trashed: false,
+                includeHidden: includeHidden, includeAllBurst: includeAllBurst, options: options, defaultOrder: defaultOrder)
+        }
+        return try finish(
+            from: from, fromArguments: [], conditions: conditions, trashed: trashed, includeHidden: includeHidden,
+            includeAllBurst: includeAllBurst, options: options, defaultOrder: defaultOrder)
+    }
+
+    private func finish(
+        from: String, fromArguments: [SQLArgument], conditions scopeConditions: [SQLFragment], trashed: Bool,
+        includeHidden: Bool, includeAllBurst: Bool, options: FetchOptionsSpec, defaultOrder: [String]
+    ) throws(FetchPredicateError) -> SQLFragment {
+        var conditions: [SQLFragment] = [SQLFragment(trashed ? "a.trashed_date IS NOT NULL" : "a.trashed_date IS NULL")]
+        if !includeHidden { conditions.append(SQLFragment("a.is_hidden = 0")) }
+        if !includeAllBurst { conditions.append(SQLFragment("a.burst_hidden = 0")) }
+        let sources = options.includeAssetSourceTypes == 0 ? 1 : options.includeAssetSourceTypes
+        if sources & 7 != 7 { conditions.append(SQLFragment("(a.source_type & ?) != 0", [.integer(Int64(sources))])) }
+        conditions += scopeConditions.filter { $0.sql != "1" }
+        if let predicate = options.predicate {
+            let compiled = try PredicateCompiler(table: .asset).compile(predicate)
+            conditions.append(compiled)
+        }
+        if let access = accessCondition() { conditions.append(access) }
+        let compiler = PredicateCompiler(table: .asset)
+        var order = try compiler.orderBy(options.sortKeys)
+        if order.isEmpty {
+            order = defaultOrder
+        } else {
+            order.append("a.id \(options.sortKeys.last?.ascending == false ? "DESC" : "ASC")")
+        }
+        let whereClause = SQLFragment.joined(conditions, separator: " AND ")
+        var sql = "SELECT a.id FROM \(from) WHERE \(whereClause.sql) ORDER BY \(order.joined(separator: ", "))"
+        var arguments = fromArguments + whereClause.arguments
+        if options.fetchLimit > 0 {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(options.fetchLimit)))
+        }
+        return SQLFragment(sql, arguments)
+    }
+
+    /// Limited clients see only their selection (which includes what they added).
+    private func accessCondition() -> SQLFragment? {
+        guard access.isLimited, let client = access.clientID else { return nil }
+        return SQLFragment("a.id IN (SELECT asset_id FROM client_selection WHERE client_id = ?)", [.text(client)])
+    }
+
+    /// The live query of a smart album (spec §18 subtypes).
+    package func smartAlbumCondition(_ subtype: Int) -> SQLFragment? {
+        func subtypeBit(_ bit: Int64) -> SQLFragment { SQLFragment("(a.media_subtypes & ?) != 0", [.integer(bit)]) }
+        switch subtype {
+        case 209, SmartAlbums.recentlyDeletedSubtype: return nil
+        case 203: return SQLFragment("a.is_favorite = 1")
+        case 202: return SQLFragment("a.media_type = 2")
+        case 201: return subtypeBit(1)
+        case 211: return subtypeBit(4)
+        case 213: return subtypeBit(8)
+        case 212: return subtypeBit(16)
+        case 214: return SQLFragment("a.playback_style = 2")
+        case 219: return subtypeBit(1024)
+        case 208: return subtypeBit(131_072)
+        case 204: return subtypeBit(262_144)
+        case 220: return subtypeBit(524_288)
+        case 218: return subtypeBit(2_097_152)
+        case 210: return SQLFragment("a.is_selfie = 1")
+        case 207: return SQLFragment("a.burst_identifier IS NOT NULL AND a.represents_burst = 1")
+        case 215: return SQLFragment("a.playback_variation = 3")
+        case 217: return SQLFragment("a.is_raw = 1")
+        case 205: return SQLFragment("a.is_hidden = 1")
+        case 206:
+            return SQLFragment("a.added_date >= ?", [.real(now.timeIntervalSince1970 - 30 * 86_400)])
+        default: return SQLFragment("0")
+        }
+    }
+
+    // MARK: Collections
+
+    /// The statement that selects stored collections (albums, smart albums, folders) from `collection_info c`.
+    package func collections(scope: CollectionScope, table: KeyTable, options: FetchOptionsSpec) throws(FetchPredicateError) -> SQLFragment {
+        var conditions: [SQLFragment] = []
+        var order = ["c.position ASC", "c.id ASC"]
+        switch scope {
+        case .assetCollections(let type, let subtype):
+            conditions.append(SQLFragment("c.kind = 1 AND c.type = ?", [.integer(Int64(type))]))
+            if let subtype { conditions.append(SQLFragment("c.subtype = ?", [.integer(Int64(subtype))])) }
+        case .collectionLists(let type, let subtype):
+            conditions.append(SQLFragment("c.kind = 2 AND c.type = ?", [.integer(Int64(type))]))
+            if let subtype { conditions.append(SQLFragment("c.subtype = ?", [.integer(Int64(subtype))])) }
+        case .localIdentifiers(let ids, let kind):
+            if let kind { conditions.append(SQLFragment("c.kind = ?", [.integer(Int64(kind.rawValue))])) }
+            conditions.append(Self.membership("c.local_id", ids))
+        case .children(let parent):
+            if let parent {
+                conditions.append(SQLFragment("c.parent_id = ?", [.integer(parent)]))
+            } else {
+                // Top level: user albums (kind 1, type 1) and folders (kind 2, type 2).
+                conditions.append(
+                    SQLFragment("c.parent_id IS NULL AND ((c.kind = 1 AND c.type = 1) OR (c.kind = 2 AND c.type = 2))"))
+            }
+        case .albumsContaining(let assetID):
+            conditions.append(
+                SQLFragment("c.kind = 1 AND c.type = 1 AND c.id IN (SELECT collection_id FROM collection_asset WHERE asset_id = ?)",
+                    [.integer(assetID)]))
+            order = ["c.id ASC"]
+        case .parent(let childID):
+            conditions.append(SQLFragment("c.id = (SELECT parent_id FROM collection WHERE id = ?)", [.integer(childID)]))
+        }
+        if !access.canManageCollections {
+            // Limited clients cannot fetch user albums or folders; smart albums stay visible.
+            conditions.append(SQLFragment("c.kind = 1 AND c.type = 2"))
+        }
+        if let predicate = options.predicate {
+            conditions.append(try PredicateCompiler(table: table).compile(predicate))
+        }
+        let sorts = try PredicateCompiler(table: table).orderBy(options.sortKeys)
+        if !sorts.isEmpty { order = sorts + ["c.id ASC"] }
+        let whereClause = SQLFragment.joined(conditions, separator: " AND ")
+        var sql = "SELECT \(CollectionRecord.selection) FROM collection_info c WHERE \(whereClause.sql) ORDER BY \(order.joined(separator: ", "))"
+        var arguments = whereClause.arguments
+        if options.fetchLimit > 0 {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(options.fetchLimit)))
+        }
+        return SQLFragment(sql, arguments)
+    }
+
+    /// Moments computed from assets: one row per (local day, place cell), oldest first.
+    package func moments(filter: SQLFragment?, options: FetchOptionsSpec) throws(FetchPredicateError) -> SQLFragment {
+        var assetConditions = [SQLFragment("a.trashed_date IS NULL AND a.is_hidden = 0 AND a.local_day IS NOT NULL")]
+        if let access = accessCondition() { assetConditions.append(access) }
+        let assetWhere = SQLFragment.joined(assetConditions, separator: " AND ")
+        let inner = """
+            SELECT ph_moment_id('moment', a.local_day || '|' || a.place_cell) AS local_id, a.local_day AS day, \
+            a.place_cell AS place, count(*) AS asset_count, min(a.creation_date) AS start_date, \
+            max(a.creation_date) AS end_date, avg(a.latitude) AS latitude, avg(a.longitude) AS longitude, \
+            NULL AS title FROM asset a WHERE \(assetWhere.sql) GROUP BY a.local_day, a.place_cell
+            """
+        var conditions: [SQLFragment] = []
+        if let filter { conditions.append(filter) }
+        if let predicate = options.predicate {
+            conditions.append(try PredicateCompiler(table: .assetCollection).compile(predicate))
+        }
+        var order = try PredicateCompiler(table: .assetCollection).orderBy(options.sortKeys)
+        order += ["c.start_date ASC", "c.local_id ASC"]
+        let whereClause = SQLFragment.joined(conditions, separator: " AND ")
+        var sql = "SELECT c.local_id, c.day, c.place, c.asset_count, c.start_date, c.end_date, c.latitude, c.longitude FROM (\(inner)) c"
+        if !conditions.isEmpty { sql += " WHERE \(whereClause.sql)" }
+        sql += " ORDER BY \(order.joined(separator: ", "))"
+        var arguments = assetWhere.arguments + whereClause.arguments
+        if options.fetchLimit > 0 {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(options.fetchLimit)))
+        }
+        return SQLFragment(sql, arguments)
+    }
+
+    // MARK: Helpers
+
+    static func membership(_ column: String, _ ids: [String]) -> SQLFragment {
+        if ids.isEmpty { return SQLFragment("0") }
+        if ids.count <= 64 {
+            return SQLFragment("\(column) IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map { .text($0) })
+        }
+        return SQLFragment("\(column) IN (SELECT value FROM json_each(?))", [.text(jsonArray(ids))])
+    }
+
+    static func jsonArray(_ strings: [String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: strings)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import GRDB
+
+/// The library database's versioned schema. Migrations only ever append; a library written by a newer version
+/// (one that has migrations this build does not know) refuses to open.
+package enum Schema {
+    package static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE library_info (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL
+                    );
+                    CREATE TABLE asset (
+                        id INTEGER PRIMARY KEY,
+                        local_id TEXT NOT NULL UNIQUE,
+                        media_type INTEGER NOT NULL,
+                        media_subtypes INTEGER NOT NULL DEFAULT 0,
+                        playback_style INTEGER NOT NULL DEFAULT 0,
+                        playback_variation INTEGER NOT NULL DEFAULT 0,
+                        pixel_width INTEGER NOT NULL DEFAULT 0,
+                        pixel_height INTEGER NOT NULL DEFAULT 0,
+                        creation_date REAL,
+                        creation_tz_offset INTEGER,
+                        local_day TEXT,
+                        place_cell TEXT NOT NULL DEFAULT '',
+                        modification_date REAL NOT NULL,
+                        added_date REAL NOT NULL,
+                        latitude REAL,
+                        longitude REAL,
+                        altitude REAL,
+                        duration REAL NOT NULL DEFAULT 0,
+                        is_favorite INTEGER NOT NULL DEFAULT 0,
+                        is_hidden INTEGER NOT NULL DEFAULT 0,
+                        is_selfie INTEGER NOT NULL DEFAULT 0,
+                        is_raw INTEGER NOT NULL DEFAULT 0,
+                        burst_identifier TEXT,
+                        burst_selection_types INTEGER NOT NULL DEFAULT 0,
+                        represents_burst INTEGER NOT NULL DEFAULT 0,
+                        burst_hidden INTEGER NOT NULL DEFAULT 0,
+                        source_type INTEGER NOT NULL DEFAULT 1,
+                        has_adjustments INTEGER NOT NULL DEFAULT 0,
+                        adjustment_format_identifier TEXT,
+                        trashed_date REAL,
+                        content_version INTEGER NOT NULL DEFAULT 1,
+                        added_by_client TEXT
+                    );
+                    CREATE INDEX asset_timeline ON asset(
+                        creation_date, media_type, is_favorite, is_hidden, burst_hidden, source_type
+                    ) WHERE trashed_date IS NULL;
+                    CREATE INDEX asset_trash ON asset(trashed_date) WHERE trashed_date IS NOT NULL;
+                    CREATE INDEX asset_burst ON asset(burst_identifier) WHERE burst_identifier IS NOT NULL;
+                    CREATE INDEX asset_day ON asset(local_day) WHERE trashed_date IS NULL;
+
+                    CREATE TABLE resource (
+                        id INTEGER PRIMARY KEY,
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        type INTEGER NOT NULL,
+                        path TEXT NOT NULL UNIQUE,
+                        original_filename TEXT NOT NULL,
+                        uniform_type_identifier TEXT NOT NULL,
+                        file_size INTEGER NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        pixel_width INTEGER NOT NULL DEFAULT 0,
+                        pixel_height INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX resource_asset ON resource(asset_id);
+                    CREATE INDEX resource_sha256 ON resource(sha256);
+
+                    CREATE TABLE collection (
+                        id INTEGER PRIMARY KEY,
+                        local_id TEXT NOT NULL UNIQUE,
+                        kind INTEGER NOT NULL,
+                        type INTEGER NOT NULL,
+                        subtype INTEGER NOT NULL,
+                        title TEXT,
+                        parent_id INTEGER REFERENCES collection(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL DEFAULT 0,
+                        creation_date REAL NOT NULL,
+                        modification_date REAL NOT NULL,
+                        added_by_client TEXT
+                    );
+                    CREATE INDEX collection_parent ON collection(parent_id, position);
+                    CREATE INDEX collection_type ON collection(kind, type, subtype);
+
+                    CREATE TABLE collection_asset (
+                        collection_id INTEGER NOT NULL REFERENCES collection(id) ON DELETE CASCADE,
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (collection_id, asset_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX collection_asset_order ON collection_asset(collection_id, position);
+                    CREATE INDEX collection_asset_asset ON collection_asset(asset_id);
+
+                    CREATE TABLE client_grant (
+                        client_id TEXT PRIMARY KEY NOT NULL,
+                        grant_kind INTEGER NOT NULL
+                    );
+                    CREATE TABLE client_selection (
+                        client_id TEXT NOT NULL REFERENCES client_grant(client_id) ON DELETE CASCADE,
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        PRIMARY KEY (client_id, asset_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX client_selection_asset ON client_selection(asset_id);
+
+                    -- Album statistics that PhotoKit exposes on collections (startDate, endDate, estimatedAssetCount).
+                    CREATE VIEW collection_info AS
+                    SELECT c.*,
+                        CASE WHEN c.kind = 1 AND c.type = 1 THEN (
+                            SELECT count(*) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
+                            WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS asset_count,
+                        CASE WHEN c.kind = 1 THEN (
+                            SELECT min(m.creation_date) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
+                            WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS start_date,
+                        CASE WHEN c.kind = 1 THEN (
+                            SELECT max(m.creation_date) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
+                            WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS end_date
+                    FROM collection c;
+                    """)
+            try db.execute(
+                sql: "INSERT INTO library_info (key, value) VALUES ('uuid', ?), ('trash_retention_days', '30')",
+                arguments: [UUID().uuidString])
+            // Smart albums are rows whose membership is a live query (see FetchPlanner.smartAlbumCondition).
+            let now = Date().timeIntervalSince1970
+            for (index, smart) in SmartAlbums.all.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO collection (local_id, kind, type, subtype, title, position, creation_date, modification_date)
+                        VALUES (?, 1, 2, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [smart.localIdentifier, smart.subtype, smart.title, index, now, now])
+            }
+        }
+        return migrator
+    }
+}
+
+/// Collection kinds stored in `collection.kind`.
+package enum CollectionKind: Int, Sendable {
+    case assetCollection = 1
+    case collectionList = 2
+}
+
+/// The smart albums every library has, with fixed identifiers (the same in every library, as on Apple devices).
+package enum SmartAlbums {
+    package struct Definition: Sendable {
+        package var subtype: Int
+        package var title: String
+        package var localIdentifier: String
+    }
+
+    /// Apple's private raw value for Recently Deleted, which clients filter on.
+    package static let recentlyDeletedSubtype = 1_000_000_201
+
+    package static let all: [Definition] = [
+        (209, "Recents"), (203, "Favorites"), (202, "Videos"), (210, "Selfies"), (213, "Live Photos"),
+        (212, "Portrait"), (201, "Panoramas"), (204, "Time-lapse"), (208, "Slo-mo"), (207, "Bursts"),
+        (211, "Screenshots"), (220, "Screen Recordings"), (214, "Animated"), (215, "Long Exposure"),
+        (217, "RAW"), (218, "Cinematic"), (219, "Spatial"), (206, "Recently Added"), (205, "Hidden"),
+        (216, "Unable to Upload"), (200, "Generic"), (recentlyDeletedSubtype, "Recently Deleted"),
+    ].map { subtype, title in
+        // Deterministic identifiers: "smart album <subtype>" in a UUID-shaped string.
+        let hex = String(format: "%012X", subtype)
+        return Definition(subtype: subtype, title: title, localIdentifier: "5A4A7A1B-0000-4000-8000-\(hex)/L0/040")
+    }
+}

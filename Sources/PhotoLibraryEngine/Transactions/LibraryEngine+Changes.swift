@@ -1,0 +1,498 @@
+import Foundation
+import GRDB
+import PhotoMedia
+
+/// A new asset, ready to be written: files staged and probed, properties decided.
+private struct PreparedAsset {
+    var localIdentifier: String
+    var uuid: String
+    var mediaType: Int
+    var mediaSubtypes: UInt
+    var playbackStyle: Int
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var duration: Double
+    var creationDate: Date?
+    var creationTimeZoneOffset: Int?
+    var location: LocationRecord?
+    var isFavorite: Bool
+    var isHidden: Bool
+    var resources: [PreparedResource]
+}
+
+private struct PreparedResource {
+    var type: Int
+    var staged: StagedFile
+    var path: String
+    var originalFilename: String
+    var uniformTypeIdentifier: String
+    var info: MediaInfo
+}
+
+/// PhotoKit resource type raw values used here.
+private enum ResourceType {
+    static let photo = 1
+    static let video = 2
+    static let audio = 3
+    static let alternatePhoto = 4
+    static let pairedVideo = 9
+}
+
+extension LibraryEngine {
+    /// Applies the intents of one change block atomically: all of them, or none (rows and files).
+    @discardableResult
+    package func apply(_ intents: [ChangeIntent], access: AccessContext, now: Date = Date()) throws(LibraryError) -> CommitSummary {
+        if isReadOnly { throw access.denial("changing the library") }
+        try checkAccess(intents, access: access)
+
+        // 1. Stage and probe new files outside the write lock (slow I/O must not block other writers).
+        var prepared: [PreparedAsset] = []
+        var staged: [StagedFile] = []
+        do {
+            for intent in intents {
+                guard case .createAsset(let identifier, let resources, let properties) = intent else { continue }
+                let asset = try prepareAsset(identifier, resources, properties, now: now, staged: &staged)
+                prepared.append(asset)
+            }
+        } catch {
+            for file in staged { try? FileManager.default.removeItem(at: file.url) }
+            throw error
+        }
+
+        // 2. One write transaction: journal the paths, place the files, write the rows.
+        var placed: [String] = []
+        var journal: URL?
+        var purgedPaths: [String] = []
+        let summary: CommitSummary
+        do {
+            summary = try write("performing changes") { db -> CommitSummary in
+                var summary = CommitSummary()
+                purgedPaths = try self.pathsPurged(by: intents, db: db)
+                journal = try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths)
+                for asset in prepared {
+                    for resource in asset.resources {
+                        try self.bundle.place(staged: resource.staged.url, at: resource.path)
+                        placed.append(resource.path)
+                    }
+                }
+                for asset in prepared {
+                    try self.insert(asset, access: access, now: now, db: db)
+                    summary.insertedAssets.append(asset.localIdentifier)
+                }
+                // New albums and folders first, so requests in the block can refer to any of them.
+                for intent in intents where intent.isCollectionCreation {
+                    try self.apply(intent, access: access, now: now, db: db, summary: &summary)
+                }
+                for intent in intents where !intent.isCollectionCreation {
+                    try self.apply(intent, access: access, now: now, db: db, summary: &summary)
+                }
+                return summary
+            }
+        } catch {
+            for path in placed { try? FileManager.default.removeItem(at: bundle.url.appendingPathComponent(path)) }
+            for file in staged { try? FileManager.default.removeItem(at: file.url) }
+            if let journal { bundle.removeIntent(journal) }
+            throw error
+        }
+
+        // 3. Committed: remove purged files and moved sources, then the journal.
+        for path in purgedPaths { try? FileManager.default.removeItem(at: bundle.url.appendingPathComponent(path)) }
+        for file in staged {
+            if let source = file.sourceToRemove { try? FileManager.default.removeItem(at: source) }
+        }
+        if let journal { bundle.removeIntent(journal) }
+        return summary
+    }
+
+    private func checkAccess(_ intents: [ChangeIntent], access: AccessContext) throws(LibraryError) {
+        for intent in intents {
+            switch intent {
+            case .createAsset:
+                try access.checkWrite(access.canAddAssets, "adding assets")
+            case .updateAsset, .deleteAssets, .recoverAssets:
+                try access.checkWrite(access.canModify, "changing assets")
+            case .createCollection, .updateCollection, .deleteCollections:
+                try access.checkWrite(access.canManageCollections, "changing albums and folders")
+            }
+        }
+    }
+
+    // MARK: - Preparing new assets
+
+    private func prepareAsset(
+        _ localIdentifier: String, _ inputs: [ResourceInput], _ properties: AssetPropertyChanges, now: Date,
+        staged: inout [StagedFile]
+    ) throws(LibraryError) -> PreparedAsset {
+        guard !inputs.isEmpty else {
+            throw .invalidResource("a creation request needs at least one resource")
+        }
+        let types = inputs.map(\.type)
+        let hasPhoto = types.contains(ResourceType.photo)
+        let hasVideo = types.contains(ResourceType.video)
+        guard hasPhoto != hasVideo else {
+            throw .invalidResource(
+                hasPhoto ? "an asset cannot have both photo and video resources" : "an asset needs a photo or a video resource")
+        }
+        if types.contains(ResourceType.pairedVideo), !hasPhoto {
+            throw .invalidResource("a paired video needs a photo resource")
+        }
+        if Set(types).count != types.count {
+            throw .invalidResource("each resource type may appear once per asset")
+        }
+        let uuid = String(localIdentifier.prefix { $0 != "/" })
+        var resources: [PreparedResource] = []
+        for input in inputs {
+            let file: StagedFile
+            switch input.source {
+            case .data(let data):
+                if data.isEmpty { throw .invalidResource("resource data is empty") }
+                file = try stager.stage(data: data)
+            case .file(let url, let move):
+                file = try stager.stage(file: url, move: move)
+            }
+            staged.append(file)
+            let info: MediaInfo
+            do { info = try configuration.probe.probe(file.url) } catch {
+                let name = input.originalFilename ?? Self.sourceName(input.source)
+                throw .invalidResource("\(name): \(error.description.replacingOccurrences(of: file.url.path, with: "the file"))")
+            }
+            let wantsImage = [ResourceType.photo, ResourceType.alternatePhoto].contains(input.type)
+            let wantsMovie = [ResourceType.video, ResourceType.pairedVideo].contains(input.type)
+            if (wantsImage && !info.isImage) || (wantsMovie && info.isImage) {
+                throw .invalidResource(
+                    "\(input.originalFilename ?? Self.sourceName(input.source)) holds \(info.format.rawValue) data, which cannot be a resource of type \(input.type)")
+            }
+            let suffix: String
+            switch input.type {
+            case ResourceType.photo, ResourceType.video: suffix = ""
+            case ResourceType.pairedVideo: suffix = "_3"
+            default: suffix = "_r\(input.type)"
+            }
+            let path = bundle.originalPath(assetUUID: uuid, suffix: suffix, fileExtension: info.format.preferredFilenameExtension)
+            let filename = input.originalFilename ?? Self.defaultFilename(input.source, uuid: uuid, format: info.format)
+            resources.append(
+                PreparedResource(
+                    type: input.type, staged: file, path: path, originalFilename: filename,
+                    uniformTypeIdentifier: input.uniformTypeIdentifier ?? info.format.uniformTypeIdentifier, info: info))
+        }
+        let primary = resources.first { $0.type == ResourceType.photo || $0.type == ResourceType.video }!
+        let isLive = resources.contains { $0.type == ResourceType.pairedVideo }
+        let mediaType = primary.type == ResourceType.photo ? 1 : 2
+        var subtypes: UInt = 0
+        if isLive { subtypes |= 8 }
+        let playbackStyle = mediaType == 2 ? 4 : (isLive ? 3 : (primary.info.format == .gif ? 2 : 1))
+
+        var creationDate: Date? = nil
+        if case .some(let date) = properties.creationDate {
+            creationDate = date
+        } else if case .file(let url, _) = inputs.first(where: { $0.type == primary.type })?.source {
+            // The metadata pipeline (capture dates) extends this seam; until then, the file's modification time.
+            creationDate = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? now
+        } else {
+            creationDate = now
+        }
+        var location: LocationRecord? = nil
+        if case .some(let value) = properties.location { location = value }
+        return PreparedAsset(
+            localIdentifier: localIdentifier, uuid: uuid, mediaType: mediaType, mediaSubtypes: subtypes,
+            playbackStyle: playbackStyle, pixelWidth: primary.info.pixelWidth, pixelHeight: primary.info.pixelHeight,
+            duration: primary.info.duration, creationDate: creationDate, creationTimeZoneOffset: nil, location: location,
+            isFavorite: properties.isFavorite ?? false, isHidden: properties.isHidden ?? false, resources: resources)
+    }
+
+    private static func sourceName(_ source: ResourceSource) -> String {
+        switch source {
+        case .file(let url, _): url.lastPathComponent
+        case .data: "resource data"
+        }
+    }
+
+    private static func defaultFilename(_ source: ResourceSource, uuid: String, format: MediaFormat) -> String {
+        switch source {
+        case .file(let url, _): url.lastPathComponent
+        case .data: "\(uuid).\(format.preferredFilenameExtension.uppercased())"
+        }
+    }
+
+    // MARK: - Writing rows
+
+    private func insert(_ asset: PreparedAsset, access: AccessContext, now: Date, db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO asset (local_id, media_type, media_subtypes, playback_style, pixel_width, pixel_height,
+                    creation_date, creation_tz_offset, local_day, place_cell, modification_date, added_date, latitude,
+                    longitude, altitude, duration, is_favorite, is_hidden, added_by_client)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                asset.localIdentifier, asset.mediaType, Int64(asset.mediaSubtypes), asset.playbackStyle, asset.pixelWidth,
+                asset.pixelHeight, asset.creationDate?.timeIntervalSince1970, asset.creationTimeZoneOffset,
+                Moments.localDay(of: asset.creationDate, offsetSeconds: asset.creationTimeZoneOffset),
+                Moments.placeCell(asset.location), now.timeIntervalSince1970, now.timeIntervalSince1970,
+                asset.location?.latitude, asset.location?.longitude, asset.location?.altitude, asset.duration,
+                asset.isFavorite, asset.isHidden, access.clientID,
+            ])
+        let assetID = db.lastInsertedRowID
+        for resource in asset.resources {
+            try db.execute(
+                sql: """
+                    INSERT INTO resource (asset_id, type, path, original_filename, uniform_type_identifier, file_size,
+                        sha256, pixel_width, pixel_height) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    assetID, resource.type, resource.path, resource.originalFilename, resource.uniformTypeIdentifier,
+                    resource.staged.size, resource.staged.sha256, resource.info.pixelWidth, resource.info.pixelHeight,
+                ])
+        }
+        if access.isLimited, let client = access.clientID {
+            // Assets a limited client creates join its selection (as on iOS 14+).
+            try db.execute(sql: "INSERT OR IGNORE INTO client_selection (client_id, asset_id) VALUES (?, ?)", arguments: [client, assetID])
+        }
+    }
+
+    private func apply(_ intent: ChangeIntent, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
+        let timestamp = now.timeIntervalSince1970
+        switch intent {
+        case .createAsset:
+            break  // inserted above
+        case .updateAsset(let identifier, let changes):
+            let id = try visibleAssetID(identifier, access: access, db: db)
+            if changes.isEmpty { return }
+            if let isFavorite = changes.isFavorite {
+                try db.execute(sql: "UPDATE asset SET is_favorite = ? WHERE id = ?", arguments: [isFavorite, id])
+            }
+            if let isHidden = changes.isHidden {
+                try db.execute(sql: "UPDATE asset SET is_hidden = ? WHERE id = ?", arguments: [isHidden, id])
+            }
+            if let date = changes.creationDate {
+                let offset = try Int.fetchOne(db, sql: "SELECT creation_tz_offset FROM asset WHERE id = ?", arguments: [id])
+                try db.execute(
+                    sql: "UPDATE asset SET creation_date = ?, local_day = ? WHERE id = ?",
+                    arguments: [date?.timeIntervalSince1970, Moments.localDay(of: date, offsetSeconds: offset), id])
+            }
+            if let location = changes.location {
+                try db.execute(
+                    sql: "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, place_cell = ? WHERE id = ?",
+                    arguments: [location?.latitude, location?.longitude, location?.altitude, Moments.placeCell(location), id])
+            }
+            try db.execute(sql: "UPDATE asset SET modification_date = ? WHERE id = ?", arguments: [timestamp, id])
+            summary.updatedAssets.append(identifier)
+        case .deleteAssets(let identifiers):
+            for identifier in identifiers {
+                let id = try visibleAssetID(identifier, access: access, db: db)
+                let trashed = try Double.fetchOne(db, sql: "SELECT trashed_date FROM asset WHERE id = ?", arguments: [id])
+                if trashed == nil {
+                    try db.execute(
+                        sql: "UPDATE asset SET trashed_date = ?, modification_date = ? WHERE id = ?", arguments: [timestamp, timestamp, id])
+                } else {
+                    try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
+                }
+                summary.deletedAssets.append(identifier)
+            }
+        case .recoverAssets(let identifiers):
+            for identifier in identifiers {
+                let id = try visibleAssetID(identifier, access: access, db: db)
+                try db.execute(
+                    sql: "UPDATE asset SET trashed_date = NULL, modification_date = ? WHERE id = ? AND trashed_date IS NOT NULL",
+                    arguments: [timestamp, id])
+                summary.updatedAssets.append(identifier)
+            }
+        case .createCollection(let identifier, let kind, let title):
+            let position = (try Int.fetchOne(db, sql: "SELECT max(position) FROM collection WHERE parent_id IS NULL") ?? 0) + 1
+            try db.execute(
+                sql: """
+                    INSERT INTO collection (local_id, kind, type, subtype, title, parent_id, position, creation_date,
+                        modification_date, added_by_client) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    identifier, kind.rawValue, kind == .assetCollection ? 1 : 2, kind == .assetCollection ? 2 : 100, title,
+                    position, timestamp, timestamp, access.clientID,
+                ])
+            summary.insertedCollections.append(identifier)
+        case .updateCollection(let identifier, let kind, let title, let edits, let snapshot):
+            let collectionID: Int64?
+            if let identifier {
+                guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
+                else { throw LibraryError.identifierNotFound("no album or folder \(identifier)") }
+                let storedKind: Int = row[1]
+                let storedType: Int = row[2]
+                guard storedKind == kind.rawValue, (storedKind == 1 && storedType == 1) || (storedKind == 2 && storedType == 2) else {
+                    throw LibraryError.changeNotSupported("\(identifier) cannot be changed (only user albums and folders can)")
+                }
+                collectionID = row[0]
+            } else {
+                collectionID = nil
+            }
+            if let title, let collectionID {
+                try db.execute(
+                    sql: "UPDATE collection SET title = ?, modification_date = ? WHERE id = ?", arguments: [title, timestamp, collectionID])
+            }
+            if !edits.isEmpty {
+                if kind == .assetCollection, let collectionID {
+                    try applyAlbumEdits(edits, snapshot: snapshot, albumID: collectionID, access: access, db: db)
+                } else {
+                    try applyFolderEdits(edits, snapshot: snapshot, folderID: collectionID, db: db)
+                }
+                if let collectionID {
+                    try db.execute(sql: "UPDATE collection SET modification_date = ? WHERE id = ?", arguments: [timestamp, collectionID])
+                }
+            }
+            if let identifier { summary.updatedCollections.append(identifier) }
+        case .deleteCollections(let identifiers, let kind):
+            for identifier in identifiers {
+                guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
+                else { throw LibraryError.identifierNotFound("no album or folder \(identifier)") }
+                let storedKind: Int = row[1]
+                let storedType: Int = row[2]
+                guard storedKind == kind.rawValue, (storedKind == 1 && storedType == 1) || (storedKind == 2 && storedType == 2) else {
+                    throw LibraryError.changeNotSupported("\(identifier) cannot be deleted (only user albums and folders can)")
+                }
+                // Child collections go with their folder (ON DELETE CASCADE), their assets stay.
+                try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [row[0] as Int64])
+                summary.deletedCollections.append(identifier)
+            }
+        }
+    }
+
+    /// The row id of an asset the client may change (limited clients: only their selection).
+    private func visibleAssetID(_ identifier: String, access: AccessContext, db: Database) throws -> Int64 {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_id = ?", arguments: [identifier]) else {
+            throw LibraryError.identifierNotFound("no asset \(identifier)")
+        }
+        if access.isLimited, let client = access.clientID {
+            let selected = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM client_selection WHERE client_id = ? AND asset_id = ?)", arguments: [client, id])
+            if selected != true { throw access.denial("changing assets outside the limited selection") }
+        }
+        return id
+    }
+
+    /// Files that a transaction removes for good (assets deleted from Recently Deleted).
+    private func pathsPurged(by intents: [ChangeIntent], db: Database) throws -> [String] {
+        var identifiers: [String] = []
+        for intent in intents {
+            if case .deleteAssets(let ids) = intent { identifiers += ids }
+        }
+        if identifiers.isEmpty { return [] }
+        return try String.fetchAll(
+            db,
+            sql: """
+                SELECT r.path FROM resource r JOIN asset a ON a.id = r.asset_id
+                WHERE a.trashed_date IS NOT NULL AND a.local_id IN (SELECT value FROM json_each(?))
+                """, arguments: [FetchPlanner.jsonArray(identifiers)])
+    }
+
+    // MARK: - Ordered membership
+
+    private func applyAlbumEdits(
+        _ edits: [MembershipEdit], snapshot: [String]?, albumID: Int64, access: AccessContext, db: Database
+    ) throws {
+        let current = try String.fetchAll(
+            db,
+            sql: "SELECT a.local_id FROM collection_asset ca JOIN asset a ON a.id = ca.asset_id WHERE ca.collection_id = ? ORDER BY ca.position",
+            arguments: [albumID])
+        let members = try Self.applyEdits(edits, to: current, snapshot: snapshot, what: "album")
+        try db.execute(sql: "DELETE FROM collection_asset WHERE collection_id = ?", arguments: [albumID])
+        let insert = try db.makeStatement(
+            sql: "INSERT INTO collection_asset (collection_id, asset_id, position) SELECT ?, id, ? FROM asset WHERE local_id = ?")
+        for (position, identifier) in members.enumerated() {
+            try insert.execute(arguments: [albumID, position, identifier])
+            if db.changesCount == 0 { throw LibraryError.identifierNotFound("no asset \(identifier) to add to the album") }
+        }
+    }
+
+    private func applyFolderEdits(_ edits: [MembershipEdit], snapshot: [String]?, folderID: Int64?, db: Database) throws {
+        let current: [String]
+        if let folderID {
+            current = try String.fetchAll(db, sql: "SELECT local_id FROM collection WHERE parent_id = ? ORDER BY position, id", arguments: [folderID])
+        } else {
+            current = try String.fetchAll(
+                db,
+                sql: "SELECT local_id FROM collection WHERE parent_id IS NULL AND ((kind = 1 AND type = 1) OR (kind = 2 AND type = 2)) ORDER BY position, id")
+        }
+        let children = try Self.applyEdits(edits, to: current, snapshot: snapshot, what: "folder")
+        let removed = Set(current).subtracting(children)
+        for identifier in removed {
+            // A child removed from a folder moves to the top level (a collection always has one parent).
+            let top = (try Int.fetchOne(db, sql: "SELECT max(position) FROM collection WHERE parent_id IS NULL") ?? 0) + 1
+            try db.execute(sql: "UPDATE collection SET parent_id = NULL, position = ? WHERE local_id = ?", arguments: [top, identifier])
+        }
+        for (position, identifier) in children.enumerated() {
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier]) else {
+                throw LibraryError.identifierNotFound("no album or folder \(identifier)")
+            }
+            let childID: Int64 = row[0]
+            let kind: Int = row[1]
+            let type: Int = row[2]
+            guard (kind == 1 && type == 1) || (kind == 2 && type == 2) else {
+                throw LibraryError.changeNotSupported("\(identifier) cannot be placed in a folder")
+            }
+            if let folderID {
+                // Refuse cycles: the folder may not go inside itself or its descendants.
+                let cycle = try Bool.fetchOne(
+                    db,
+                    sql: """
+                        WITH RECURSIVE up(id) AS (SELECT ? UNION SELECT c.parent_id FROM collection c JOIN up ON c.id = up.id WHERE c.parent_id IS NOT NULL)
+                        SELECT EXISTS (SELECT 1 FROM up WHERE id = ?)
+                        """, arguments: [folderID, childID]) ?? false
+                if cycle { throw LibraryError.changeNotSupported("a folder cannot contain itself") }
+            }
+            try db.execute(sql: "UPDATE collection SET parent_id = ?, position = ? WHERE id = ?", arguments: [folderID, position, childID])
+        }
+    }
+
+    /// Applies PhotoKit's ordered-membership edits (NSMutableArray semantics) to a list of identifiers.
+    ///
+    /// With a snapshot (the membership the caller fetched), index-based edits address the snapshot; members added
+    /// since by someone else are kept (at the end) and members removed since stay removed.
+    package static func applyEdits(_ edits: [MembershipEdit], to current: [String], snapshot: [String]?, what: String) throws(LibraryError)
+        -> [String]
+    {
+        var list = snapshot ?? current
+        func checkIndexes(_ indexes: IndexSet, count: Int) throws(LibraryError) {
+            if let last = indexes.last, last >= count {
+                throw .changeNotSupported("index \(last) is beyond the end of the \(what) (\(count) items)")
+            }
+        }
+        for edit in edits {
+            switch edit {
+            case .add(let ids):
+                for id in ids where !list.contains(id) { list.append(id) }
+            case .insert(let ids, let indexes):
+                guard ids.count == indexes.count else {
+                    throw .changeNotSupported("insert needs as many indexes (\(indexes.count)) as items (\(ids.count))")
+                }
+                list.removeAll { ids.contains($0) }
+                try checkIndexes(indexes, count: list.count + ids.count)
+                for (id, index) in zip(ids, indexes) { list.insert(id, at: index) }
+            case .remove(let ids):
+                list.removeAll { ids.contains($0) }
+            case .removeAt(let indexes):
+                try checkIndexes(indexes, count: list.count)
+                for index in indexes.reversed() { list.remove(at: index) }
+            case .replace(let indexes, let ids):
+                guard ids.count == indexes.count else {
+                    throw .changeNotSupported("replace needs as many indexes (\(indexes.count)) as items (\(ids.count))")
+                }
+                try checkIndexes(indexes, count: list.count)
+                for (index, id) in zip(indexes, ids) { list[index] = id }
+            case .move(let indexes, let destination):
+                try checkIndexes(indexes, count: list.count)
+                let moving = indexes.map { list[$0] }
+                for index in indexes.reversed() { list.remove(at: index) }
+                guard destination <= list.count else {
+                    throw .changeNotSupported("move destination \(destination) is beyond the end of the \(what)")
+                }
+                list.insert(contentsOf: moving, at: destination)
+            }
+        }
+        if let snapshot {
+            let currentSet = Set(current)
+            let snapshotSet = Set(snapshot)
+            list.removeAll { snapshotSet.contains($0) && !currentSet.contains($0) }
+            list += current.filter { !snapshotSet.contains($0) && !list.contains($0) }
+        }
+        var seen = Set<String>()
+        return list.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,164 @@
+import CAVFormat
+import CVips
+import Foundation
+import Synchronization
+
+/// What the photo library's object model needs from a new file: its kind, its displayed pixel size and its
+/// duration. The full metadata pipeline (dates, GPS, Live Photo and burst keys) reads more; this is the seam
+/// it extends.
+package struct MediaInfo: Sendable, Equatable {
+    /// The format recognised from the content.
+    package var format: MediaFormat
+    /// Pixel size as displayed: EXIF orientations 5–8 and video rotations of 90° and 270° swap the stored size.
+    package var pixelWidth: Int
+    package var pixelHeight: Int
+    /// Pixel size as stored in the file.
+    package var storedPixelWidth: Int
+    package var storedPixelHeight: Int
+    /// EXIF orientation (1–8) for images; 1 for videos.
+    package var orientation: Int
+    /// Clockwise display rotation of a video in degrees.
+    package var rotation: Int
+    /// Duration in seconds (0 for still images).
+    package var duration: Double
+    /// Average video frame rate, or 0.
+    package var frameRate: Double
+
+    package var isImage: Bool { format.isImage }
+}
+
+/// Why a file could not be read.
+package enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case empty(path: String)
+    case unrecognizedFormat(path: String)
+    case corrupt(path: String, reason: String)
+    case tooManyPixels(path: String, width: Int, height: Int, limit: Int)
+
+    package var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .empty(let path): "\(path) is empty"
+        case .unrecognizedFormat(let path): "\(path) is not an image or video in a supported format"
+        case .corrupt(let path, let reason): "\(path) is damaged: \(reason)"
+        case .tooManyPixels(let path, let width, let height, let limit):
+            "\(path) declares \(width)×\(height) pixels, over the limit of \(limit) pixels"
+        }
+    }
+}
+
+/// Reads ``MediaInfo`` from files: libvips for images (header only, no pixels decoded) and libavformat for
+/// movies (container and stream headers only).
+package struct MediaProbe: Sendable {
+    /// The largest image accepted, in pixels (width × height). Decompression bombs are rejected from their header.
+    package var pixelLimit: Int
+
+    package init(pixelLimit: Int = 256 * 1024 * 1024) {
+        self.pixelLimit = pixelLimit
+    }
+
+    /// Initialises libvips and libavformat once per process.
+    package static func initializeLibraries() {
+        _ = libraryInitialization
+    }
+
+    private static let libraryInitialization: Bool = {
+        if cvips_init("OpenPhotoKit") != 0 { return false }
+        vips_cache_set_max(0)
+        cav_quiet()
+        return true
+    }()
+
+    /// Reads the first bytes of a file and recognises its format.
+    package func sniff(_ url: URL) throws(MediaError) -> MediaFormat {
+        let path = url.path
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .unreadable(path: path, reason: "no such file or no permission")
+        }
+        defer { try? handle.close() }
+        let header: Data
+        do { header = try handle.read(upToCount: 32) ?? Data() } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+        if header.isEmpty { throw .empty(path: path) }
+        guard let format = MediaFormat.sniff(header) else { throw .unrecognizedFormat(path: path) }
+        return format
+    }
+
+    /// Reads what the object model needs from a file.
+    package func probe(_ url: URL) throws(MediaError) -> MediaInfo {
+        Self.initializeLibraries()
+        let format = try sniff(url)
+        return format.isImage ? try probeImage(url, format: format) : try probeMovie(url, format: format)
+    }
+
+    private func probeImage(_ url: URL, format: MediaFormat) throws(MediaError) -> MediaInfo {
+        let path = url.path
+        guard let image = cvips_header_from_file(path) else {
+            throw .corrupt(path: path, reason: Self.takeVipsError())
+        }
+        defer { cvips_unref(image) }
+        let width = Int(vips_image_get_width(image))
+        let height = Int(vips_image_get_height(image))
+        guard width > 0, height > 0 else { throw .corrupt(path: path, reason: "no pixel size in the header") }
+        if width.multipliedReportingOverflow(by: height).overflow || width * height > pixelLimit {
+            throw .tooManyPixels(path: path, width: width, height: height, limit: pixelLimit)
+        }
+        let orientation = Int(cvips_orientation(image))
+        let swaps = (5...8).contains(orientation)
+        return MediaInfo(
+            format: format,
+            pixelWidth: swaps ? height : width,
+            pixelHeight: swaps ? width : height,
+            storedPixelWidth: width,
+            storedPixelHeight: height,
+            orientation: (1...8).contains(orientation) ? orientation : 1,
+            rotation: 0,
+            duration: 0,
+            frameRate: 0
+        )
+    }
+
+    private func probeMovie(_ url: URL, format: MediaFormat) throws(MediaError) -> MediaInfo {
+        let path = url.path
+        var info = cav_video_info()
+        let err = cav_probe_file(path, &info)
+        if err < 0 {
+            var buffer = [CChar](repeating: 0, count: 256)
+            cav_error_string(err, &buffer, buffer.count)
+            throw .corrupt(path: path, reason: String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        guard info.has_video != 0, info.width > 0, info.height > 0 else {
+            throw .corrupt(path: path, reason: "no video stream")
+        }
+        let width = Int(info.width)
+        let height = Int(info.height)
+        if width * height > pixelLimit {
+            throw .tooManyPixels(path: path, width: width, height: height, limit: pixelLimit)
+        }
+        let rotation = Int(info.rotation)
+        let swaps = rotation == 90 || rotation == 270
+        return MediaInfo(
+            format: format,
+            pixelWidth: swaps ? height : width,
+            pixelHeight: swaps ? width : height,
+            storedPixelWidth: width,
+            storedPixelHeight: height,
+            orientation: 1,
+            rotation: rotation,
+            duration: info.duration > 0 ? info.duration : 0,
+            frameRate: info.frame_rate
+        )
+    }
+
+    private static let vipsErrorLock = Mutex(())
+
+    /// libvips keeps one process-wide error buffer; read and clear it under a lock.
+    static func takeVipsError() -> String {
+        vipsErrorLock.withLock { _ in
+            let message = String(cString: vips_error_buffer()).trimmingCharacters(in: .whitespacesAndNewlines)
+            vips_error_clear()
+            return message.isEmpty ? "libvips could not read the header" : message
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OpenPhotos
+import PhotoLibraryEngine
+
+/// A photo library in a temporary folder, for tests: removed when ``remove()`` is called.
+public final class TestLibrary: @unchecked Sendable {
+    /// The library handle (the owner's).
+    public let library: PHPhotoLibrary
+    /// The library folder.
+    public let url: URL
+    /// A scratch folder beside it for generated media.
+    public let scratch: URL
+
+    public init(name: String = "Test") throws {
+        let root = try TestMedia.temporaryDirectory("OpenPhotoKit-\(name)")
+        url = root.appendingPathComponent("\(name).photoslibrary")
+        scratch = root.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        library = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+    }
+
+    /// Options that fetch from this library.
+    public func options(_ configure: (PHFetchOptions) -> Void = { _ in }) -> PHFetchOptions {
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        configure(options)
+        return options
+    }
+
+    /// Writes a generated JPEG into the scratch folder.
+    public func makeImage(_ name: String = "image-\(UUID().uuidString).jpg", width: Int = 64, height: Int = 48, orientation: Int = 1) throws -> URL {
+        let file = scratch.appendingPathComponent(name)
+        try TestMedia.writeImage(to: file, width: width, height: height, orientation: orientation)
+        return file
+    }
+
+    /// Adds generated images with the given creation dates; returns their local identifiers in order.
+    @discardableResult
+    public func addImages(_ count: Int, startingAt start: Date = Date(timeIntervalSince1970: 1_700_000_000), step: TimeInterval = 60,
+        configure: (Int, PHAssetChangeRequest) -> Void = { _, _ in }
+    ) throws -> [String] {
+        var files: [URL] = []
+        for _ in 0..<count { files.append(try makeImage()) }
+        var identifiers: [String] = []
+        try library.performChangesAndWait {
+            for (i, file) in files.enumerated() {
+                let request = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)!
+                request.creationDate = start.addingTimeInterval(Double(i) * step)
+                configure(i, request)
+                identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+        }
+        return identifiers
+    }
+
+    /// Deletes the folders.
+    public func remove() {
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
+}

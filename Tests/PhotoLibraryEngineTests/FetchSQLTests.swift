@@ -1,0 +1,122 @@
+import Foundation
+import PhotoLibraryEngine
+import Testing
+
+/// The SQL the fetch planner emits, asserted exactly: predicate text never becomes SQL text.
+@Suite("Fetch planning SQL")
+struct FetchSQLTests {
+    let owner = AccessContext(clientID: nil, grant: nil, libraryIsReadOnly: false)
+
+    func plan(_ scope: AssetScope = .library, _ format: String? = nil, _ args: [PredicateValue] = [], sort: [SortKey] = [],
+        configure: (inout FetchOptionsSpec) -> Void = { _ in }
+    ) throws -> SQLFragment {
+        var options = FetchOptionsSpec()
+        if let format { options.predicate = try PredicateParser.parse(format, arguments: args) }
+        options.sortKeys = sort
+        configure(&options)
+        return try FetchPlanner(access: owner, now: Date(timeIntervalSince1970: 1_000_000)).assetIDs(scope: scope, options: options)
+    }
+
+    @Test func defaultLibraryFetch() throws {
+        let sql = try plan()
+        #expect(
+            sql.sql
+                == "SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.is_hidden = 0 AND a.burst_hidden = 0 AND (a.source_type & ?) != 0 ORDER BY a.creation_date ASC, a.id ASC"
+        )
+        #expect(sql.arguments == [.integer(1)])
+    }
+
+    @Test func benchmarkQuery() throws {
+        let sql = try plan(.library, "mediaType == %d AND favorite == NO", [.int(1)], sort: [SortKey(key: "creationDate", ascending: false)])
+        #expect(
+            sql.sql
+                == "SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.is_hidden = 0 AND a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND (a.media_type = ? AND a.is_favorite = ?) ORDER BY a.creation_date DESC, a.id DESC"
+        )
+        #expect(sql.arguments == [.integer(1), .integer(1), .integer(0)])
+    }
+
+    @Test func optionsChangeTheFilters() throws {
+        let sql = try plan(.mediaType(2)) {
+            $0.includeHiddenAssets = true
+            $0.includeAllBurstAssets = true
+            $0.includeAssetSourceTypes = 7
+            $0.fetchLimit = 10
+        }
+        #expect(sql.sql == "SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.media_type = ? ORDER BY a.creation_date ASC, a.id ASC LIMIT ?")
+        #expect(sql.arguments == [.integer(2), .integer(10)])
+    }
+
+    @Test func bitwiseStringAndInPredicates() throws {
+        let subtypes = try plan(.library, "(mediaSubtypes & %d) != 0", [.int(8)])
+        #expect(subtypes.sql.hasSuffix("AND (a.media_subtypes & ?) != ? ORDER BY a.creation_date ASC, a.id ASC"))
+        #expect(subtypes.arguments.suffix(2) == [.integer(8), .integer(0)])
+
+        let ids = try plan(.library, "localIdentifier IN %@", [.array([.string("A/L0/001"), .string("B/L0/001")])])
+        #expect(ids.sql.contains("AND a.local_id IN (?, ?) ORDER BY"))
+
+        let burst = try plan(.library, "burstIdentifier BEGINSWITH[c] %@", [.string("ab'; DROP TABLE asset; --")])
+        #expect(burst.sql.contains("AND ph_compare(a.burst_identifier, ?, 2, 1) ORDER BY"))
+        #expect(burst.arguments.last == .text("ab'; DROP TABLE asset; --"))
+
+        let date = try plan(.library, "creationDate > %@ AND burstIdentifier == nil", [.date(Date(timeIntervalSince1970: 5))])
+        #expect(date.sql.contains("AND (a.creation_date > ? AND a.burst_identifier IS NULL) ORDER BY"))
+        #expect(date.arguments.last == .real(5))
+    }
+
+    @Test func largeInListsBindOneJSONArray() throws {
+        let many = (0..<100).map { PredicateValue.string("\($0)/L0/001") }
+        let sql = try plan(.library, "localIdentifier IN %@", [.array(many)])
+        #expect(sql.sql.contains("a.local_id IN (SELECT value FROM json_each(?))"))
+        #expect(sql.arguments.count == 2)
+    }
+
+    @Test func scopes() throws {
+        #expect(try plan(.album(7)).sql == "SELECT a.id FROM collection_asset ca JOIN asset a ON a.id = ca.asset_id WHERE a.trashed_date IS NULL AND (a.source_type & ?) != 0 AND ca.collection_id = ? ORDER BY ca.position ASC")
+        #expect(try plan(.smartAlbum(subtype: 203)).sql.contains("AND a.is_favorite = 1 ORDER BY"))
+        #expect(try plan(.smartAlbum(subtype: 205)).sql.contains("a.trashed_date IS NULL AND a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND a.is_hidden = 1"))
+        #expect(try plan(.smartAlbum(subtype: 1_000_000_201)).sql.hasPrefix("SELECT a.id FROM asset a WHERE a.trashed_date IS NOT NULL"))
+        #expect(try plan(.burst("B")).sql.contains("a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND a.burst_identifier = ?"))
+        #expect(try plan(.ordered(["X"])).sql == "SELECT a.id FROM json_each(?) t JOIN asset a ON a.local_id = t.value WHERE a.trashed_date IS NULL AND (a.source_type & ?) != 0 ORDER BY t.key ASC")
+    }
+
+    @Test func limitedClientsSeeTheirSelectionOnly() throws {
+        let limited = AccessContext(clientID: "app", grant: .limited, libraryIsReadOnly: false)
+        let sql = try FetchPlanner(access: limited).assetIDs(scope: .library, options: FetchOptionsSpec())
+        #expect(sql.sql.contains("AND a.id IN (SELECT asset_id FROM client_selection WHERE client_id = ?) ORDER BY"))
+        #expect(sql.arguments.last == .text("app"))
+    }
+
+    @Test func unsupportedKeysNameTheKeyAndListTheSupportedOnes() throws {
+        do {
+            _ = try plan(.library, "filename == 'IMG_1.JPG'")
+            Issue.record("filename accepted")
+        } catch let error as FetchPredicateError {
+            #expect(
+                error.description
+                    == "Unsupported predicate key 'filename' in a fetch of PHAsset. Supported keys: SELF, localIdentifier, creationDate, modificationDate, mediaType, mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, isFavorite, hidden, isHidden, burstIdentifier"
+            )
+        }
+        #expect(throws: FetchPredicateError.self) { try plan(sort: [SortKey(key: "location", ascending: true)]) }
+        #expect(throws: FetchPredicateError.self) { try plan(.library, "favorite > 0") }
+        #expect(throws: FetchPredicateError.self) { try plan(.library, "mediaType CONTAINS 'x'") }
+        #expect(throws: FetchPredicateError.self) { try plan(.library, "creationDate > 5") }
+        #expect(throws: FetchPredicateError.self) { try plan(.library, "mediaType IN 3") }
+        #expect(throws: FetchPredicateError.self) { try plan(.library, "duration BETWEEN {1}") }
+    }
+
+    @Test func collectionFetches() throws {
+        let planner = FetchPlanner(access: owner)
+        var options = FetchOptionsSpec()
+        options.predicate = try PredicateParser.parse("title == %@", arguments: [.string("Trip")])
+        let sql = try planner.collections(scope: .assetCollections(type: 1, subtype: nil), table: .assetCollection, options: options)
+        #expect(
+            sql.sql
+                == "SELECT c.id, c.local_id, c.kind, c.type, c.subtype, c.title, c.parent_id, c.start_date, c.end_date, c.asset_count FROM collection_info c WHERE c.kind = 1 AND c.type = ? AND c.title = ? ORDER BY c.position ASC, c.id ASC"
+        )
+        #expect(sql.arguments == [.integer(1), .text("Trip")])
+        options.predicate = try PredicateParser.parse("mediaType == 1", arguments: [])
+        #expect(throws: FetchPredicateError.self) {
+            try planner.collections(scope: .children(of: nil), table: .collection, options: options)
+        }
+    }
+}

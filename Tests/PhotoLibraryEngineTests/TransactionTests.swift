@@ -1,0 +1,148 @@
+import Foundation
+import GRDB
+import OpenPhotos
+import PhotoLibraryEngine
+import PhotosTesting
+import Testing
+
+/// All-or-nothing changes and crash recovery: rows and files.
+@Suite("Transactions and the library bundle")
+struct TransactionTests {
+    func originals(_ library: TestLibrary) throws -> [String] {
+        let root = library.url.appendingPathComponent("originals")
+        let enumerator = FileManager.default.enumerator(atPath: root.path)
+        var files: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDir), !isDir.boolValue {
+                files.append(path)
+            }
+        }
+        return files.sorted()
+    }
+
+    func count(_ library: TestLibrary, _ sql: String) throws -> Int {
+        let engine = try LibraryEngine.open(at: library.url)
+        return try engine.database.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+    }
+
+    @Test func aFailingBlockLeavesNoRowAndNoFile() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let good = try library.makeImage()
+        let bad = library.scratch.appendingPathComponent("notes.jpg")
+        try Data("this is not a picture".utf8).write(to: bad)
+
+        #expect(throws: PHPhotosError.self) {
+            try library.library.performChangesAndWait {
+                _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: good)
+                _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: bad)
+                _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Never")
+            }
+        }
+        #expect(try count(library, "SELECT count(*) FROM asset") == 0)
+        #expect(try count(library, "SELECT count(*) FROM resource") == 0)
+        #expect(try count(library, "SELECT count(*) FROM collection WHERE type = 1") == 0)
+        #expect(try originals(library) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.url.appendingPathComponent("private/staging").path) == [])
+        #expect(FileManager.default.fileExists(atPath: good.path))
+    }
+
+    @Test func aDatabaseFailureAfterPlacingFilesRemovesThem() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let ids = try library.addImages(1)
+        let stale = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options()).firstObject!
+        // Delete it for good (to Recently Deleted, then from there).
+        try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([stale] as NSArray) }
+        try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([stale] as NSArray) }
+        #expect(try originals(library) == [])
+        let image = try library.makeImage()
+        // The change to the purged asset fails inside the transaction, after the new file was placed.
+        #expect(throws: PHPhotosError.self) {
+            try library.library.performChangesAndWait {
+                _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: image)
+                PHAssetChangeRequest(for: stale).isFavorite = true
+            }
+        }
+        #expect(try count(library, "SELECT count(*) FROM asset") == 0)
+        #expect(try originals(library) == [])
+    }
+
+    @Test func interruptedTransactionsAreSweptWhenTheLibraryOpens() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let ids = try library.addImages(1)
+        let engine = try LibraryEngine.open(at: library.url)
+        let kept = try engine.database.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
+        // A crash after the rename and before the commit: the journal lists a placed file no row references.
+        let orphan = "originals/Z/ZZZ.jpeg"
+        try FileManager.default.createDirectory(at: library.url.appendingPathComponent("originals/Z"), withIntermediateDirectories: true)
+        try Data([1, 2, 3]).write(to: library.url.appendingPathComponent(orphan))
+        _ = try engine.bundle.writeIntent([orphan, kept])
+        try Data([9]).write(to: engine.bundle.stagingURL.appendingPathComponent("file-leftover"))
+
+        _ = try LibraryEngine.open(at: library.url)
+        #expect(!FileManager.default.fileExists(atPath: library.url.appendingPathComponent(orphan).path))
+        #expect(FileManager.default.fileExists(atPath: library.url.appendingPathComponent(kept).path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: engine.bundle.stagingURL.path) == [])
+        #expect(ids.count == 1)
+        #expect(try engine.verify().problems == [])
+    }
+
+    @Test func aLibraryFromANewerSchemaRefusesToOpen() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let engine = try LibraryEngine.open(at: library.url)
+        try engine.database.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-the-future')")
+        }
+        do {
+            _ = try LibraryEngine.open(at: library.url)
+            Issue.record("opened a newer library")
+        } catch {
+            #expect(error.code == 3300)
+            #expect(error.message.contains("newer version of OpenPhotoKit"))
+        }
+    }
+
+    @Test func pathsThatLeaveTheLibraryAreRefused() throws {
+        let bundle = LibraryBundle(url: URL(fileURLWithPath: "/tmp/x.photoslibrary"))
+        #expect(throws: LibraryError.self) { try bundle.resolve("../etc/passwd") }
+        #expect(throws: LibraryError.self) { try bundle.resolve("/etc/passwd") }
+        #expect(throws: LibraryError.self) { try bundle.resolve("originals/../../x") }
+        #expect(try bundle.resolve("originals/A/A.jpeg").path == "/tmp/x.photoslibrary/originals/A/A.jpeg")
+    }
+
+    @Test func verifyReportsMissingChangedAndOrphanFiles() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        try library.addImages(2)
+        let engine = try LibraryEngine.open(at: library.url)
+        let paths = try engine.database.read { try String.fetchAll($0, sql: "SELECT path FROM resource ORDER BY path") }
+        try FileManager.default.removeItem(at: library.url.appendingPathComponent(paths[0]))
+        let handle = try FileHandle(forWritingTo: library.url.appendingPathComponent(paths[1]))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0]))
+        try handle.close()
+        try Data([1]).write(to: library.url.appendingPathComponent("originals/stray.jpg"))
+        let report = try engine.verify()
+        #expect(report.checked == 2)
+        #expect(report.problems.map(\.kind) == [.missingFile, .sizeMismatch, .orphanFile])
+        #expect(report.problems.map(\.path) == [paths[0], paths[1], "originals/stray.jpg"])
+    }
+
+    @Test func membershipEditsFollowNSMutableArraySemantics() throws {
+        let start = ["a", "b", "c", "d"]
+        #expect(try LibraryEngine.applyEdits([.move(at: [0, 2], to: 1)], to: start, snapshot: nil, what: "album") == ["b", "a", "c", "d"])
+        #expect(try LibraryEngine.applyEdits([.insert(["x", "y"], at: [1, 3])], to: start, snapshot: nil, what: "album") == ["a", "x", "b", "y", "c", "d"])
+        #expect(try LibraryEngine.applyEdits([.removeAt([1, 3])], to: start, snapshot: nil, what: "album") == ["a", "c"])
+        #expect(try LibraryEngine.applyEdits([.replace(at: [0], with: ["z"])], to: start, snapshot: nil, what: "album") == ["z", "b", "c", "d"])
+        #expect(try LibraryEngine.applyEdits([.add(["b", "e"])], to: start, snapshot: nil, what: "album") == ["a", "b", "c", "d", "e"])
+        #expect(throws: LibraryError.self) { try LibraryEngine.applyEdits([.removeAt([4])], to: start, snapshot: nil, what: "album") }
+        // With a snapshot: indexes address the snapshot; members added since are kept, removed ones stay removed.
+        #expect(
+            try LibraryEngine.applyEdits([.removeAt([0])], to: ["b", "c", "n"], snapshot: ["a", "b", "c"], what: "album") == ["b", "c", "n"])
+    }
+}
+
