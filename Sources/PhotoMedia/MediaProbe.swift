@@ -156,7 +156,8 @@ package struct MediaProbe: Sendable {
     /// libvips keeps one process-wide error buffer; read and clear it under a lock.
     static func takeVipsError() -> String {
         vipsErrorLock.withLock { _ in
-            let message = String(cString: vips_error_buffer()).trimmingCharacters(in: .whitespacesAndNewlines)
+            let message = String(cString: vips_error_buffer())
+                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
             vips_error_clear()
             return message.isEmpty ? "libvips could not read the header" : message
         }

@@ -1,0 +1,74 @@
+// Not compiled. The parts of PhotoKit (../shared/spec/PHOTOKIT-API.md) that OpenPhotos does not implement yet.
+// Delete lines as they land (the OpenCombine practice).
+
+// MARK: §2 PHAsset
+//   playbackVariation / burst properties are stored but only written by the metadata pipeline (issue 4):
+//   burstIdentifier, burstSelectionTypes, representsBurst, mediaSubtypes from file metadata, selfies, RAW.
+//   creationDate from EXIF/QuickTime (today: the value set by the change request, else the file's mtime).
+extension PHAsset {
+    var contentType: UTType { get }                                   // iOS 26
+    var adjustmentTimestamp: Date? { get }                            // iOS 18
+    func requestContentEditingInput(with options: PHContentEditingInputRequestOptions?,
+        completionHandler: @escaping (PHContentEditingInput?, [AnyHashable: Any]) -> Void) -> PHContentEditingInputRequestID
+    func cancelContentEditingInputRequest(_ requestID: PHContentEditingInputRequestID)
+    class func fetchAssets(withALAssetURLs assetURLs: [URL], options: PHFetchOptions?) -> PHFetchResult<PHAsset>   // deprecated
+}
+
+// MARK: §6 PHFetchOptions
+//   #Predicate<PHAsset> compiled to the same SQL (NSPredicate(_ predicate: Predicate<PHAsset>)).
+
+// MARK: §8 PHPhotoLibrary
+extension PHPhotoLibrary {
+    func register(_ observer: PHPhotoLibraryChangeObserver)                       // issue 3
+    func unregisterChangeObserver(_ observer: PHPhotoLibraryChangeObserver)        // issue 3
+    func register(_ observer: PHPhotoLibraryAvailabilityObserver)
+    func unregisterAvailabilityObserver(_ observer: PHPhotoLibraryAvailabilityObserver)
+    var currentChangeToken: PHPersistentChangeToken { get }                       // issue 3
+    func fetchPersistentChanges(since token: PHPersistentChangeToken) throws -> PHPersistentChangeFetchResult
+    func cloudIdentifierMappings(forLocalIdentifiers: [String]) -> [String: Result<PHCloudIdentifier, Error>]
+    func localIdentifierMappings(for: [PHCloudIdentifier]) -> [PHCloudIdentifier: Result<String, Error>]
+}
+
+// MARK: §9 Change notifications (issue 3)
+class PHChange {}
+class PHObjectChangeDetails<ObjectType> {}
+class PHFetchResultChangeDetails<ObjectType> {}
+
+// MARK: §10 Change requests
+extension PHAssetChangeRequest {
+    class func creationRequestForAsset(from image: UIImage) -> Self                  // needs the UIImage stand-in (issue 5)
+    var contentEditingOutput: PHContentEditingOutput? { get set }
+    func revertAssetContentToOriginal()
+}
+
+// MARK: §11 Image manager (issue 5)
+class PHImageManager {}
+class PHCachingImageManager {}
+class PHImageRequestOptions {}
+class PHVideoRequestOptions {}
+class PHLivePhotoRequestOptions {}
+
+// MARK: §12 Resources (issue 4)
+class PHAssetResourceManager {}
+class PHAssetResourceRequestOptions {}
+extension PHAssetResource {
+    class func assetResources(for livePhoto: PHLivePhoto) -> [PHAssetResource]
+}
+
+// MARK: §13 Content editing
+class PHContentEditingInputRequestOptions {}
+class PHContentEditingInput {}
+class PHContentEditingOutput {}
+class PHAdjustmentData {}
+protocol PHContentEditingController {}
+
+// MARK: §14 Live Photos (issue 5)
+class PHLivePhoto {}
+class PHLivePhotoEditingContext {}
+
+// MARK: §15 Persistent history and cloud identifiers (issue 3)
+class PHPersistentChangeToken {}
+class PHPersistentChangeFetchResult {}
+class PHPersistentChange {}
+class PHPersistentObjectChangeDetails {}
+class PHCloudIdentifier {}

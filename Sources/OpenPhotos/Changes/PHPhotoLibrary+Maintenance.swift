@@ -1,0 +1,70 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// OpenPhotoKit: what ``PHPhotoLibrary/verify()`` found.
+public struct PHLibraryVerificationReport: Sendable, Equatable {
+    /// One problem with the stored files.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile` or `unreadable`.
+        public let kind: String
+        /// The file, relative to the library folder.
+        public let path: String
+        public let detail: String
+        public var description: String { "\(kind): \(path)\(detail.isEmpty ? "" : " (\(detail))")" }
+    }
+
+    /// How many stored files were checked.
+    public let checkedFiles: Int
+    public let problems: [Problem]
+    public var isHealthy: Bool { problems.isEmpty }
+}
+
+extension PHPhotoLibrary {
+    /// OpenPhotoKit: checks that every stored file is present with its recorded size and SHA-256, and that no
+    /// file in `originals/` lacks an asset.
+    public func verify() throws -> PHLibraryVerificationReport {
+        do {
+            let (checked, problems) = try engine().verify()
+            return PHLibraryVerificationReport(
+                checkedFiles: checked,
+                problems: problems.map { .init(kind: $0.kind.rawValue, path: $0.path, detail: $0.detail) })
+        } catch {
+            throw PHPhotosError(error)
+        }
+    }
+
+    /// OpenPhotoKit: permanently removes every asset in Recently Deleted; returns how many.
+    @discardableResult
+    public func emptyTrash() throws -> Int {
+        try access.checkWriteOrThrow(access.canModify, "emptying Recently Deleted")
+        do { return try engine().emptyTrash() } catch { throw PHPhotosError(error) }
+    }
+
+    /// OpenPhotoKit: how long deleted assets stay in Recently Deleted (30 days unless changed).
+    public var recentlyDeletedRetention: TimeInterval {
+        engineIfAvailable?.trashRetention ?? 30 * 86_400
+    }
+
+    /// OpenPhotoKit: sets how many days deleted assets stay in Recently Deleted (applies when libraries open).
+    public func setRecentlyDeletedRetention(days: Double) throws {
+        do { try engine().setSetting("trash_retention_days", String(days)) } catch { throw PHPhotosError(error) }
+    }
+
+    /// OpenPhotoKit: the access new clients get when they request authorization (default `denied`).
+    public func setDefaultAuthorization(_ status: PHAuthorizationStatus, accessLevel: PHAccessLevel = .readWrite) throws {
+        let name: String
+        switch status {
+        case .authorized: name = accessLevel == .addOnly ? "addOnly" : "readWrite"
+        case .limited: name = "limited"
+        case .restricted: name = "restricted"
+        case .denied, .notDetermined: name = "denied"
+        }
+        do { try engine().setSetting("default_client_grant", name) } catch { throw PHPhotosError(error) }
+    }
+}
+
+extension AccessContext {
+    func checkWriteOrThrow(_ allowed: Bool, _ operation: String) throws {
+        do { try checkWrite(allowed, operation) } catch { throw PHPhotosError(error) }
+    }
+}

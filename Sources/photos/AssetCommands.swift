@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import OpenPhotos
+
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Add photos and videos (one asset per file, all or nothing).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Image or video files.") var files: [String]
+
+    func run() throws {
+        let library = try global.open()
+        var identifiers: [String] = []
+        try perform(library) {
+            for path in files {
+                let url = URL(fileURLWithPath: path)
+                let request = PHAssetCreationRequest.forAsset()
+                let type: PHAssetResourceType = ["mov", "mp4", "m4v"].contains(url.pathExtension.lowercased()) ? .video : .photo
+                request.addResource(with: type, fileURL: url, options: nil)
+                identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
+            }
+        }
+        let assets = PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: global.options(library))
+        if global.json {
+            Output.printJSON(assets.map { Output.asset($0) })
+        } else {
+            for asset in assets { print(Output.assetLine(asset)) }
+        }
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ls", abstract: "List assets (PHAsset.fetchAssets) with PhotoKit's predicates and sort keys.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "An NSPredicate format string, e.g. \"mediaType == 1 AND favorite == NO\".") var predicate: String?
+    @Option(help: "A sort key with an optional direction, e.g. creationDate:desc (repeatable).") var sort: [String] = []
+    @Option(help: "At most this many assets.") var limit: Int?
+    @Flag(help: "Include hidden assets.") var includeHidden = false
+    @Flag(help: "Include every photo of bursts.") var includeAllBurstAssets = false
+    @Option(help: "Only the assets of this album (identifier or title).") var album: String?
+    @Option(help: "Only the assets of this smart album (e.g. favorites, videos, recently-deleted).") var smartAlbum: String?
+
+    func run() throws {
+        let library = try global.open()
+        var parsedPredicate: NSPredicate?
+        if let predicate {
+            do { parsedPredicate = try NSPredicate(validatingFormat: predicate) } catch { throw CLIError("\(error)") }
+        }
+        let options = global.options(library) { options in
+            options.predicate = parsedPredicate
+            options.sortDescriptors = sort.map { spec in
+                let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+                return NSSortDescriptor(key: parts[0], ascending: parts.count < 2 || parts[1].lowercased().hasPrefix("asc"))
+            }
+            options.fetchLimit = limit ?? 0
+            options.includeHiddenAssets = includeHidden
+            options.includeAllBurstAssets = includeAllBurstAssets
+        }
+        do { try options.validate(for: PHAsset.self) } catch { throw CLIError("\(error)") }
+        let assets: PHFetchResult<PHAsset>
+        if let album {
+            guard let collection = try resolveCollection(album, in: library, global: global) as? PHAssetCollection else {
+                throw CLIError("'\(album)' is a folder, not an album")
+            }
+            assets = PHAsset.fetchAssets(in: collection, options: options)
+        } else if let smartAlbum {
+            let wanted = smartAlbum.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: " ", with: "")
+            let all = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, options: global.options(library))
+            guard
+                let collection = all.first(where: {
+                    let subtype = "\($0.assetCollectionSubtype)".lowercased()
+                    let title = ($0.localizedTitle ?? "").lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "-", with: "")
+                    return subtype == wanted || subtype == "smartalbum" + wanted || title == wanted
+                })
+            else {
+                throw CLIError("no smart album '\(smartAlbum)'; try: " + all.compactMap(\.localizedTitle).joined(separator: ", "))
+            }
+            assets = PHAsset.fetchAssets(in: collection, options: options)
+        } else {
+            assets = PHAsset.fetchAssets(with: options)
+        }
+        if global.json {
+            Output.printJSON(assets.map { Output.asset($0) })
+        } else {
+            for asset in assets { print(Output.assetLine(asset)) }
+        }
+    }
+}
+
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one asset with its resources.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Local identifier (or a unique prefix).") var id: String
+
+    func run() throws {
+        let library = try global.open()
+        let asset = try resolveAsset(id, in: library, global: global)
+        if global.json {
+            Output.printJSON(Output.asset(asset, resources: true))
+            return
+        }
+        print(Output.assetLine(asset))
+        for resource in PHAssetResource.assetResources(for: asset) {
+            print("  \(resource.type)  \(resource.originalFilename)  \(resource.uniformTypeIdentifier)  \(resource.fileSize) bytes  sha256:\(resource.sha256)")
+        }
+        let albums = PHAssetCollection.fetchAssetCollectionsContaining(asset, with: .album, options: nil)
+        for album in albums { print("  in album: \(album.localizedTitle ?? album.localIdentifier)") }
+    }
+}
+
+/// Sets a Boolean property of assets.
+private func setFlag(_ ids: [String], _ global: GlobalOptions, _ apply: @escaping (PHAssetChangeRequest) -> Void) throws {
+    let library = try global.open()
+    let assets = try ids.map { try resolveAsset($0, in: library, global: global) }
+    try perform(library) { for asset in assets { apply(PHAssetChangeRequest(for: asset)) } }
+    let updated = PHAsset.fetchAssets(withLocalIdentifiers: assets.map(\.localIdentifier), options: global.options(library))
+    if global.json {
+        Output.printJSON(updated.map { Output.asset($0) })
+    } else {
+        for asset in updated { print(Output.assetLine(asset)) }
+    }
+}
+
+struct Favorite: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Mark assets as favorites (or not, with --off).")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Remove the mark.") var off = false
+    @Argument var ids: [String]
+    func run() throws { try setFlag(ids, global) { [off] in $0.isFavorite = !off } }
+}
+
+struct Hide: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Hide assets (or show them again, with --off).")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Show the assets again.") var off = false
+    @Argument var ids: [String]
+    func run() throws { try setFlag(ids, global) { [off] in $0.isHidden = !off } }
+}
+
+struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Move assets to Recently Deleted (assets already there are removed for good).")
+    @OptionGroup var global: GlobalOptions
+    @Argument var ids: [String]
+
+    func run() throws {
+        let library = try global.open()
+        let assets = try ids.map { try resolveAsset($0, in: library, global: global) }
+        try perform(library) { PHAssetChangeRequest.deleteAssets(assets) }
+        if global.json {
+            Output.printJSON(["deleted": assets.map(\.localIdentifier)])
+        } else {
+            for asset in assets { print("deleted \(asset.localIdentifier)") }
+        }
+    }
+}
+
+struct Recover: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Put assets back from Recently Deleted.")
+    @OptionGroup var global: GlobalOptions
+    @Argument var ids: [String]
+
+    func run() throws {
+        let library = try global.open()
+        let assets = try ids.map { try resolveAsset($0, in: library, global: global) }
+        try perform(library) { PHAssetChangeRequest.recoverAssets(assets) }
+        if global.json {
+            Output.printJSON(["recovered": assets.map(\.localIdentifier)])
+        } else {
+            for asset in assets { print("recovered \(asset.localIdentifier)") }
+        }
+    }
+}
+
+struct EmptyTrash: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Remove everything in Recently Deleted for good.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let library = try global.open()
+        let count: Int
+        do { count = try library.emptyTrash() } catch { throw CLIError(describe(error)) }
+        if global.json { Output.printJSON(["purged": count]) } else { print("purged \(count) assets") }
+    }
+}
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check every stored file (present, size, SHA-256) and look for orphans; exits 1 on problems.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let library = try global.open()
+        let report: PHLibraryVerificationReport
+        do { report = try library.verify() } catch { throw CLIError(describe(error)) }
+        if global.json {
+            Output.printJSON([
+                "checkedFiles": report.checkedFiles,
+                "problems": report.problems.map { ["kind": $0.kind, "path": $0.path, "detail": $0.detail] },
+            ])
+        } else {
+            for problem in report.problems { print(problem) }
+            print("\(report.checkedFiles) files checked, \(report.problems.count) problems")
+        }
+        if !report.isHealthy { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import OpenPhotos
+import PhotosTesting
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the core library: insert rate, open time, a 1M-asset fetch against raw SQLite, bytes per asset.",
+        discussion: "Build with -c release: swift run -c release photos bench --assets 1000000")
+    @Option(help: "Synthetic assets in the benchmark library.") var assets = 1_000_000
+    @Option(help: "Where to build the benchmark library (reused when it already has the assets).") var library = "/tmp/openphotokit-bench.photoslibrary"
+    @Option(help: "Timed repetitions of each query.") var repetitions = 9
+    @Option(help: "Real image files created through performChanges for the change-block rate.") var files = 500
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        let url = URL(fileURLWithPath: library)
+        var results: [String: Any] = ["assets": assets]
+
+        // 1. Insert rate (synthetic rows in 20k-row transactions: the store's own write path).
+        let existing = (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { lib -> Int in
+            let o = PHFetchOptions()
+            o.photoLibrary = lib
+            o.includeHiddenAssets = true
+            return PHAsset.fetchAssets(with: o).count
+        } ?? 0
+        if existing != assets {
+            try? FileManager.default.removeItem(at: url)
+            let seconds = try SyntheticLibrary.insertAssets(into: url, count: assets)
+            results["insertRowsPerSecond"] = Int(Double(assets) / seconds)
+            log("inserted \(assets) synthetic assets in \(String(format: "%.1f", seconds)) s (\(Int(Double(assets) / seconds)) rows/s)")
+        } else {
+            log("reusing \(url.path) (\(existing) assets); delete it to measure the insert rate again")
+        }
+
+        // 2. Time to open the library (a new handle each time: database, migrations check, sweep, trash purge).
+        var opens: [Double] = []
+        for _ in 0..<21 {
+            let start = DispatchTime.now()
+            let lib = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+            opens.append(ms(since: start))
+            _ = lib
+        }
+        results["openMilliseconds"] = ["median": median(opens), "max": opens.max() ?? 0]
+        log(String(format: "open: median %.2f ms, max %.2f ms", median(opens), opens.max() ?? 0))
+
+        // 3. count + first object of `mediaType == image AND favorite == NO` sorted by creationDate descending,
+        //    against the same SQL (asserted in FetchSQLTests.benchmarkQuery) through the SQLite C API.
+        let handle = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        let options = PHFetchOptions()
+        options.photoLibrary = handle
+        options.predicate = NSPredicate(format: "mediaType == %d AND favorite == NO", PHAssetMediaType.image.rawValue)
+        options.sortDescriptors = [NSSortDescriptor(key: "creationDate", ascending: false)]
+        let sql = """
+            SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.is_hidden = 0 AND a.burst_hidden = 0 AND \
+            (a.source_type & ?) != 0 AND (a.media_type = ? AND a.is_favorite = ?) ORDER BY a.creation_date DESC, a.id DESC
+            """
+        let rowSQL = "SELECT * FROM asset WHERE id = ?"
+        let databasePath = url.appendingPathComponent("database/Photos.sqlite").path
+        var ours: [Double] = []
+        var raw: [Double] = []
+        var count = 0
+        var rawCount = 0
+        for _ in 0..<repetitions {
+            var start = DispatchTime.now()
+            let result = PHAsset.fetchAssets(with: options)
+            count = result.count
+            let first = result.firstObject
+            ours.append(ms(since: start))
+            precondition(first != nil)
+            start = DispatchTime.now()
+            rawCount = RawSQLiteBaseline.countAndFirst(databasePath: databasePath, sql: sql, arguments: [1, 1, 0], rowSQL: rowSQL).count
+            raw.append(ms(since: start))
+        }
+        precondition(count == rawCount, "the fetch and the baseline disagree: \(count) vs \(rawCount)")
+        let ratio = median(ours) / median(raw)
+        results["query"] = [
+            "matching": count, "fetchCountFirstMilliseconds": median(ours), "rawSQLiteMilliseconds": median(raw), "ratio": ratio,
+        ]
+        log(String(format: "query (%d matching): fetch+count+first %.1f ms, raw SQLite %.1f ms, ratio %.2f×", count, median(ours), median(raw), ratio))
+
+        // 4. Bytes held per asset by a fetch result (resident memory growth while it is alive, object batch included).
+        let before = heapInUse()
+        let held = PHAsset.fetchAssets(with: options)
+        _ = held.firstObject
+        let after = heapInUse()
+        let perAsset = Double(after - before) / Double(max(held.count, 1))
+        results["fetchResultBytesPerAsset"] = perAsset
+        log(String(format: "fetch result: %.2f bytes per asset (%d assets, membership %d bytes)", perAsset, held.count, held.membershipByteCount))
+
+        // 5. Change blocks with real files: creations per second in one performChanges block.
+        if files > 0 {
+            let scratch = try TestMedia.temporaryDirectory("OpenPhotoKit-bench")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let target = try PHPhotoLibrary(url: scratch.appendingPathComponent("Files.photoslibrary"), clientIdentifier: nil)
+            var urls: [URL] = []
+            for i in 0..<files {
+                let file = scratch.appendingPathComponent("img-\(i).jpg")
+                try TestMedia.writeImage(to: file, width: 640, height: 480)
+                urls.append(file)
+            }
+            let start = DispatchTime.now()
+            try target.performChangesAndWait {
+                for file in urls { _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
+            }
+            let seconds = ms(since: start) / 1000
+            results["performChangesAssetsPerSecond"] = Double(files) / seconds
+            log(String(format: "performChanges: %d image files (probe, hash, copy, commit) in %.2f s = %.0f assets/s", files, seconds, Double(files) / seconds))
+        }
+        if json { printJSON(results) }
+    }
+
+    private func log(_ line: String) {
+        if !json { print(line) }
+    }
+
+    private func printJSON(_ value: Any) {
+        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+        print(String(decoding: data, as: UTF8.self))
+    }
+}
+
+private func ms(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
+}
+
+private func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+/// Resident memory of the process now (from /proc/self/statm), in bytes.
+private func heapInUse() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
