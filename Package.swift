@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosCommandTests",
-            dependencies: ["PhotosTesting", "OpenPhotos"],
+            dependencies: ["PhotosTesting", "OpenPhotos", "photos"],
             swiftSettings: strict
         ),
     ],

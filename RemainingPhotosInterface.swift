@@ -36,7 +36,6 @@ class PHFetchResultChangeDetails<ObjectType> {}
 
 // MARK: §10 Change requests
 extension PHAssetChangeRequest {
-    class func creationRequestForAsset(from image: UIImage) -> Self                  // needs the UIImage stand-in (issue 5)
     var contentEditingOutput: PHContentEditingOutput? { get set }
     func revertAssetContentToOriginal()
 }

@@ -16,6 +16,11 @@ static inline VipsImage *cvips_header_from_buffer(const void *buf, size_t len) {
     return vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }
 
+/* Opens an image in memory for random access (for re-encoding). The buffer must outlive the image. */
+static inline VipsImage *cvips_load_buffer(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "", NULL);
+}
+
 static inline int cvips_orientation(VipsImage *image) {
     int orientation = 1;
     if (vips_image_get_typeof(image, VIPS_META_ORIENTATION)) {
@@ -33,6 +38,24 @@ static inline const char *cvips_loader(VipsImage *image) {
 }
 
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
+
+/* Encoding from an image in memory. The caller frees *buf with g_free. */
+static inline int cvips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, NULL);
+}
+
+static inline int cvips_pngsave_buffer(VipsImage *in, void **buf, size_t *len) {
+    return vips_pngsave_buffer(in, buf, len, NULL);
+}
+
+/* Applies the EXIF orientation to the pixels (the result is upright, orientation 1). */
+static inline VipsImage *cvips_autorot(VipsImage *in) {
+    VipsImage *out = NULL;
+    if (vips_autorot(in, &out, NULL)) return NULL;
+    return out;
+}
+
+static inline void cvips_free(void *p) { g_free(p); }
 
 /* Writes a new image (used by test fixtures and the demo): a smooth gradient of the given size. */
 static inline int cvips_write_test_image(const char *path, int width, int height, int orientation, int quality) {

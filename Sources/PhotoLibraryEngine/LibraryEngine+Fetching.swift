@@ -19,11 +19,13 @@ extension LibraryEngine {
                 return
             }
             try db.execute(
-                sql: "INSERT INTO client_grant (client_id, grant_kind) VALUES (?, ?) ON CONFLICT(client_id) DO UPDATE SET grant_kind = excluded.grant_kind",
+                sql:
+                    "INSERT INTO client_grant (client_id, grant_kind) VALUES (?, ?) ON CONFLICT(client_id) DO UPDATE SET grant_kind = excluded.grant_kind",
                 arguments: [clientID, grant.rawValue])
             if !selection.isEmpty {
                 try db.execute(
-                    sql: "INSERT OR IGNORE INTO client_selection (client_id, asset_id) SELECT ?, id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
+                    sql:
+                        "INSERT OR IGNORE INTO client_selection (client_id, asset_id) SELECT ?, id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
                     arguments: [clientID, FetchPlanner.jsonArray(selection)])
             }
         }
@@ -86,9 +88,10 @@ extension LibraryEngine {
             while start < ids.count {
                 let end = min(start + 50_000, ids.count)
                 let json = "[" + ids[start..<end].map(String.init).joined(separator: ",") + "]"
-                total += try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM asset WHERE media_type = ? AND id IN (SELECT value FROM json_each(?))",
-                    arguments: [mediaType, json]) ?? 0
+                total +=
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM asset WHERE media_type = ? AND id IN (SELECT value FROM json_each(?))",
+                        arguments: [mediaType, json]) ?? 0
                 start = end
             }
             return total

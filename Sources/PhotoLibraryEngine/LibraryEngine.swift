@@ -60,14 +60,16 @@ package final class LibraryEngine: Sendable {
         config.busyMode = .timeout(10)
         config.label = "OpenPhotoKit"
         config.prepareDatabase { db in
-            db.add(function: DatabaseFunction("ph_compare", argumentCount: 4, pure: true) { values in
-                StringComparison.evaluate(
-                    String.fromDatabaseValue(values[0]), String.fromDatabaseValue(values[1]),
-                    operation: Int.fromDatabaseValue(values[2]) ?? 0, options: Int.fromDatabaseValue(values[3]) ?? 0)
-            })
-            db.add(function: DatabaseFunction("ph_moment_id", argumentCount: 2, pure: true) { values in
-                Moments.localIdentifier(kind: String.fromDatabaseValue(values[0]) ?? "", key: String.fromDatabaseValue(values[1]) ?? "")
-            })
+            db.add(
+                function: DatabaseFunction("ph_compare", argumentCount: 4, pure: true) { values in
+                    StringComparison.evaluate(
+                        String.fromDatabaseValue(values[0]), String.fromDatabaseValue(values[1]),
+                        operation: Int.fromDatabaseValue(values[2]) ?? 0, options: Int.fromDatabaseValue(values[3]) ?? 0)
+                })
+            db.add(
+                function: DatabaseFunction("ph_moment_id", argumentCount: 2, pure: true) { values in
+                    Moments.localIdentifier(kind: String.fromDatabaseValue(values[0]) ?? "", key: String.fromDatabaseValue(values[1]) ?? "")
+                })
             if !readOnly {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
@@ -90,7 +92,8 @@ package final class LibraryEngine: Sendable {
             }
             if superseded {
                 throw LibraryError.changeNotSupported(
-                    "\(bundle.url.path) was written by a newer version of OpenPhotoKit (schema \(try database.read { try migrator.appliedIdentifiers($0) }.sorted().last ?? "?")); upgrade OpenPhotoKit to open it")
+                    "\(bundle.url.path) was written by a newer version of OpenPhotoKit (schema \(try database.read { try migrator.appliedIdentifiers($0) }.sorted().last ?? "?")); upgrade OpenPhotoKit to open it"
+                )
             }
             if !complete {
                 guard !readOnly else { throw LibraryError.accessRestricted("the read-only library at \(bundle.url.path) needs a schema upgrade") }
@@ -102,9 +105,10 @@ package final class LibraryEngine: Sendable {
             throw .internalError("cannot migrate \(bundle.url.path): \(error)")
         }
 
-        let retentionDays: Double = (try? database.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")
-        }).flatMap { $0.flatMap(Double.init) } ?? 30
+        let retentionDays: Double =
+            (try? database.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")
+            }).flatMap { $0.flatMap(Double.init) } ?? 30
         let engine = LibraryEngine(
             bundle: bundle, database: database, readOnly: readOnly, configuration: configuration,
             trashRetention: configuration.trashRetention ?? retentionDays * 86_400)

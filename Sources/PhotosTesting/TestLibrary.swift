@@ -36,7 +36,8 @@ public final class TestLibrary: @unchecked Sendable {
 
     /// Adds generated images with the given creation dates; returns their local identifiers in order.
     @discardableResult
-    public func addImages(_ count: Int, startingAt start: Date = Date(timeIntervalSince1970: 1_700_000_000), step: TimeInterval = 60,
+    public func addImages(
+        _ count: Int, startingAt start: Date = Date(timeIntervalSince1970: 1_700_000_000), step: TimeInterval = 60,
         configure: (Int, PHAssetChangeRequest) -> Void = { _, _ in }
     ) throws -> [String] {
         var files: [URL] = []

@@ -143,7 +143,9 @@ struct Album: ParsableCommand {
                 return album
             }
             try perform(library) { PHAssetCollectionChangeRequest.deleteAssetCollections(albums) }
-            if global.json { Output.printJSON(["deleted": albums.map(\.localIdentifier)]) } else {
+            if global.json {
+                Output.printJSON(["deleted": albums.map(\.localIdentifier)])
+            } else {
                 for album in albums { print("deleted \(album.localIdentifier)") }
             }
         }
@@ -164,7 +166,8 @@ struct Folder: ParsableCommand {
             let library = try global.open()
             var identifier = ""
             try perform(library) {
-                identifier = PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle: title)
+                identifier =
+                    PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle: title)
                     .placeholderForCreatedCollectionList.localIdentifier
             }
             let folder = try resolveCollection(identifier, in: library, global: global)
@@ -186,7 +189,9 @@ struct Folder: ParsableCommand {
             let items = try children.map { try resolveCollection($0, in: library, global: global) }
             try perform(library) { PHCollectionListChangeRequest(for: list)?.addChildCollections(items) }
             let contents = PHCollection.fetchCollections(in: list, options: nil)
-            if global.json { Output.printJSON(contents.map { Output.collection($0) }) } else {
+            if global.json {
+                Output.printJSON(contents.map { Output.collection($0) })
+            } else {
                 print(Output.collectionLine(list))
                 for child in contents { print(Output.collectionLine(child, depth: 1)) }
             }
@@ -208,7 +213,9 @@ struct Folder: ParsableCommand {
                 return folder
             }
             try perform(library) { PHCollectionListChangeRequest.deleteCollectionLists(folders) }
-            if global.json { Output.printJSON(["deleted": folders.map(\.localIdentifier)]) } else {
+            if global.json {
+                Output.printJSON(["deleted": folders.map(\.localIdentifier)])
+            } else {
                 for folder in folders { print("deleted \(folder.localIdentifier)") }
             }
         }
@@ -235,4 +242,3 @@ struct MomentsCommand: ParsableCommand {
         }
     }
 }
-

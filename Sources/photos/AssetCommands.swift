@@ -101,7 +101,9 @@ struct Show: ParsableCommand {
         }
         print(Output.assetLine(asset))
         for resource in PHAssetResource.assetResources(for: asset) {
-            print("  \(resource.type)  \(resource.originalFilename)  \(resource.uniformTypeIdentifier)  \(resource.fileSize) bytes  sha256:\(resource.sha256)")
+            print(
+                "  \(resource.type)  \(resource.originalFilename)  \(resource.uniformTypeIdentifier)  \(resource.fileSize) bytes  sha256:\(resource.sha256)"
+            )
         }
         let albums = PHAssetCollection.fetchAssetCollectionsContaining(asset, with: .album, options: nil)
         for album in albums { print("  in album: \(album.localizedTitle ?? album.localIdentifier)") }

@@ -12,7 +12,8 @@ struct Bench: ParsableCommand {
         abstract: "Measure the core library: insert rate, open time, a 1M-asset fetch against raw SQLite, bytes per asset.",
         discussion: "Build with -c release: swift run -c release photos bench --assets 1000000")
     @Option(help: "Synthetic assets in the benchmark library.") var assets = 1_000_000
-    @Option(help: "Where to build the benchmark library (reused when it already has the assets).") var library = "/tmp/openphotokit-bench.photoslibrary"
+    @Option(help: "Where to build the benchmark library (reused when it already has the assets).") var library =
+        "/tmp/openphotokit-bench.photoslibrary"
     @Option(help: "Timed repetitions of each query.") var repetitions = 9
     @Option(help: "Real image files created through performChanges for the change-block rate.") var files = 500
     @Flag(help: "Print JSON.") var json = false
@@ -22,12 +23,13 @@ struct Bench: ParsableCommand {
         var results: [String: Any] = ["assets": assets]
 
         // 1. Insert rate (synthetic rows in 20k-row transactions: the store's own write path).
-        let existing = (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { lib -> Int in
-            let o = PHFetchOptions()
-            o.photoLibrary = lib
-            o.includeHiddenAssets = true
-            return PHAsset.fetchAssets(with: o).count
-        } ?? 0
+        let existing =
+            (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { lib -> Int in
+                let o = PHFetchOptions()
+                o.photoLibrary = lib
+                o.includeHiddenAssets = true
+                return PHAsset.fetchAssets(with: o).count
+            } ?? 0
         if existing != assets {
             try? FileManager.default.removeItem(at: url)
             let seconds = try SyntheticLibrary.insertAssets(into: url, count: assets)
@@ -81,7 +83,9 @@ struct Bench: ParsableCommand {
         results["query"] = [
             "matching": count, "fetchCountFirstMilliseconds": median(ours), "rawSQLiteMilliseconds": median(raw), "ratio": ratio,
         ]
-        log(String(format: "query (%d matching): fetch+count+first %.1f ms, raw SQLite %.1f ms, ratio %.2f×", count, median(ours), median(raw), ratio))
+        log(
+            String(format: "query (%d matching): fetch+count+first %.1f ms, raw SQLite %.1f ms, ratio %.2f×", count, median(ours), median(raw), ratio)
+        )
 
         // 4. Bytes held per asset by a fetch result (resident memory growth while it is alive, object batch included).
         let before = heapInUse()
@@ -109,7 +113,10 @@ struct Bench: ParsableCommand {
             }
             let seconds = ms(since: start) / 1000
             results["performChangesAssetsPerSecond"] = Double(files) / seconds
-            log(String(format: "performChanges: %d image files (probe, hash, copy, commit) in %.2f s = %.0f assets/s", files, seconds, Double(files) / seconds))
+            log(
+                String(
+                    format: "performChanges: %d image files (probe, hash, copy, commit) in %.2f s = %.0f assets/s", files, seconds,
+                    Double(files) / seconds))
         }
         if json { printJSON(results) }
     }

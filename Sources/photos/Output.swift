@@ -86,7 +86,8 @@ enum Output {
     }
 
     static func printJSON(_ value: Any) {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
             ?? Data("null".utf8)
         print(String(decoding: data, as: UTF8.self))
     }
@@ -108,7 +109,8 @@ enum Output {
     static func collectionLine(_ collection: PHCollection, depth: Int = 0) -> String {
         let indent = String(repeating: "  ", count: depth)
         if let album = collection as? PHAssetCollection {
-            let count = album.estimatedAssetCount == NSNotFound
+            let count =
+                album.estimatedAssetCount == NSNotFound
                 ? PHAsset.fetchAssets(in: album, options: nil).count : album.estimatedAssetCount
             return "\(indent)\(album.localIdentifier)  \(album.localizedTitle ?? "(untitled)")  \(count) assets"
         }

@@ -64,7 +64,9 @@ struct AccessTests {
         #expect(fetchAll(library.library) == 3)
         let asset = PHAsset.fetchAssets(withLocalIdentifiers: [added], options: library.options())[0]
         #expect(code { try uploader.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = true } } == 3311)
-        #expect(code { try uploader.performChangesAndWait { _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") } } == 3311)
+        #expect(
+            code { try uploader.performChangesAndWait { _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "x") } }
+                == 3311)
     }
 
     @Test func limitedClientsSeeTheirSelectionAndWhatTheyAdded() throws {

@@ -79,6 +79,33 @@ struct AssetCreationTests {
         #expect(PHAssetResource.assetResources(for: asset).map(\.uniformTypeIdentifier) == ["public.mpeg-4"])
     }
 
+    @Test func creationFromAnImage() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let file = try library.makeImage(width: 60, height: 40, orientation: 6)
+        let image = try #require(UIImage(contentsOfFile: file.path))
+        #expect(image.size == CGSize(width: 40, height: 60))
+        #expect(image.imageOrientation == .right)
+        #expect(image.scale == 1)
+        let png = try #require(image.pngData())
+        #expect(UIImage(data: png)?.size == CGSize(width: 40, height: 60))
+        #expect(UIImage(data: png)?.imageOrientation == .up)
+        #expect(UIImage(data: try #require(image.jpegData(compressionQuality: 0.8)))?.imageOrientation == .right)
+        #expect(UIImage(data: Data("text".utf8)) == nil)
+
+        var identifier: String?
+        try library.library.performChangesAndWait {
+            identifier = PHAssetChangeRequest.creationRequestForAsset(from: image).placeholderForCreatedAsset?.localIdentifier
+        }
+        let created = try #require(identifier)
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [created], options: library.options()).firstObject)
+        #expect(asset.pixelWidth == 40)
+        #expect(asset.pixelHeight == 60)
+        let resource = try #require(PHAssetResource.assetResources(for: asset).first)
+        #expect(resource.uniformTypeIdentifier == "public.jpeg")
+        #expect(resource.fileSize == Int64(try Data(contentsOf: file).count))
+    }
+
     @Test func creationRequestWithResourcesAndOptions() throws {
         let library = try TestLibrary()
         defer { library.remove() }

@@ -14,11 +14,13 @@ struct ChangeBlockTests {
         defer { library.remove() }
         let file = try library.makeImage()
         let outcome: (Bool, String?) = await withCheckedContinuation { continuation in
-            library.library.performChanges({
-                _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
-            }, completionHandler: { success, error in
-                continuation.resume(returning: (success, error.map { "\($0)" }))
-            })
+            library.library.performChanges(
+                {
+                    _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)
+                },
+                completionHandler: { success, error in
+                    continuation.resume(returning: (success, error.map { "\($0)" }))
+                })
         }
         #expect(outcome.0)
         #expect(outcome.1 == nil)

@@ -7,7 +7,8 @@ import Testing
 struct FetchSQLTests {
     let owner = AccessContext(clientID: nil, grant: nil, libraryIsReadOnly: false)
 
-    func plan(_ scope: AssetScope = .library, _ format: String? = nil, _ args: [PredicateValue] = [], sort: [SortKey] = [],
+    func plan(
+        _ scope: AssetScope = .library, _ format: String? = nil, _ args: [PredicateValue] = [], sort: [SortKey] = [],
         configure: (inout FetchOptionsSpec) -> Void = { _ in }
     ) throws -> SQLFragment {
         var options = FetchOptionsSpec()
@@ -42,7 +43,8 @@ struct FetchSQLTests {
             $0.includeAssetSourceTypes = 7
             $0.fetchLimit = 10
         }
-        #expect(sql.sql == "SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.media_type = ? ORDER BY a.creation_date ASC, a.id ASC LIMIT ?")
+        #expect(
+            sql.sql == "SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.media_type = ? ORDER BY a.creation_date ASC, a.id ASC LIMIT ?")
         #expect(sql.arguments == [.integer(2), .integer(10)])
     }
 
@@ -71,12 +73,20 @@ struct FetchSQLTests {
     }
 
     @Test func scopes() throws {
-        #expect(try plan(.album(7)).sql == "SELECT a.id FROM collection_asset ca JOIN asset a ON a.id = ca.asset_id WHERE a.trashed_date IS NULL AND (a.source_type & ?) != 0 AND ca.collection_id = ? ORDER BY ca.position ASC")
+        #expect(
+            try plan(.album(7)).sql
+                == "SELECT a.id FROM collection_asset ca JOIN asset a ON a.id = ca.asset_id WHERE a.trashed_date IS NULL AND (a.source_type & ?) != 0 AND ca.collection_id = ? ORDER BY ca.position ASC"
+        )
         #expect(try plan(.smartAlbum(subtype: 203)).sql.contains("AND a.is_favorite = 1 ORDER BY"))
-        #expect(try plan(.smartAlbum(subtype: 205)).sql.contains("a.trashed_date IS NULL AND a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND a.is_hidden = 1"))
+        #expect(
+            try plan(.smartAlbum(subtype: 205)).sql.contains(
+                "a.trashed_date IS NULL AND a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND a.is_hidden = 1"))
         #expect(try plan(.smartAlbum(subtype: 1_000_000_201)).sql.hasPrefix("SELECT a.id FROM asset a WHERE a.trashed_date IS NOT NULL"))
         #expect(try plan(.burst("B")).sql.contains("a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND a.burst_identifier = ?"))
-        #expect(try plan(.ordered(["X"])).sql == "SELECT a.id FROM json_each(?) t JOIN asset a ON a.local_id = t.value WHERE a.trashed_date IS NULL AND (a.source_type & ?) != 0 ORDER BY t.key ASC")
+        #expect(
+            try plan(.ordered(["X"])).sql
+                == "SELECT a.id FROM json_each(?) t JOIN asset a ON a.local_id = t.value WHERE a.trashed_date IS NULL AND (a.source_type & ?) != 0 ORDER BY t.key ASC"
+        )
     }
 
     @Test func limitedClientsSeeTheirSelectionOnly() throws {

@@ -95,7 +95,10 @@ struct PredicateParserTests {
     }
 
     @Test func unsupportedOperators() {
-        #expect(throws: FetchPredicateError.unsupportedOperator(operator: "MATCHES", key: "title", message: "regular expressions are not supported in fetches")) {
+        #expect(
+            throws: FetchPredicateError.unsupportedOperator(
+                operator: "MATCHES", key: "title", message: "regular expressions are not supported in fetches")
+        ) {
             try parse("title MATCHES '.*'")
         }
         #expect(throws: FetchPredicateError.self) { try parse("ANY title == 'x'") }

@@ -106,6 +106,26 @@ struct TransactionTests {
         }
     }
 
+    @Test func recentlyDeletedIsPurgedAfterTheRetentionPeriod() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let ids = try library.addImages(2)
+        let asset = PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: library.options())[0]
+        try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([asset] as NSArray) }
+        #expect(try originals(library).count == 2)
+        // Within the period (30 days by default) reopening keeps it; with a retention of 0 it is purged on open.
+        _ = try LibraryEngine.open(at: library.url)
+        #expect(try count(library, "SELECT count(*) FROM asset WHERE trashed_date IS NOT NULL") == 1)
+        var configuration = LibraryConfiguration()
+        configuration.trashRetention = 0
+        _ = try LibraryEngine.open(at: library.url, configuration: configuration)
+        #expect(try count(library, "SELECT count(*) FROM asset") == 1)
+        #expect(try originals(library).count == 1)
+        // The retention is a library setting.
+        try library.library.setRecentlyDeletedRetention(days: 7)
+        #expect(try PHPhotoLibrary(url: library.url, clientIdentifier: nil).recentlyDeletedRetention == 7 * 86_400)
+    }
+
     @Test func pathsThatLeaveTheLibraryAreRefused() throws {
         let bundle = LibraryBundle(url: URL(fileURLWithPath: "/tmp/x.photoslibrary"))
         #expect(throws: LibraryError.self) { try bundle.resolve("../etc/passwd") }
@@ -135,7 +155,10 @@ struct TransactionTests {
     @Test func membershipEditsFollowNSMutableArraySemantics() throws {
         let start = ["a", "b", "c", "d"]
         #expect(try LibraryEngine.applyEdits([.move(at: [0, 2], to: 1)], to: start, snapshot: nil, what: "album") == ["b", "a", "c", "d"])
-        #expect(try LibraryEngine.applyEdits([.insert(["x", "y"], at: [1, 3])], to: start, snapshot: nil, what: "album") == ["a", "x", "b", "y", "c", "d"])
+        #expect(
+            try LibraryEngine.applyEdits([.insert(["x", "y"], at: [1, 3])], to: start, snapshot: nil, what: "album") == [
+                "a", "x", "b", "y", "c", "d",
+            ])
         #expect(try LibraryEngine.applyEdits([.removeAt([1, 3])], to: start, snapshot: nil, what: "album") == ["a", "c"])
         #expect(try LibraryEngine.applyEdits([.replace(at: [0], with: ["z"])], to: start, snapshot: nil, what: "album") == ["z", "b", "c", "d"])
         #expect(try LibraryEngine.applyEdits([.add(["b", "e"])], to: start, snapshot: nil, what: "album") == ["a", "b", "c", "d", "e"])
@@ -145,4 +168,3 @@ struct TransactionTests {
             try LibraryEngine.applyEdits([.removeAt([0])], to: ["b", "c", "n"], snapshot: ["a", "b", "c"], what: "album") == ["b", "c", "n"])
     }
 }
-

@@ -36,12 +36,26 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
 
     // MARK: Creating assets
 
+    /// A request to add an image to the library. The image's original bytes are stored (an image made in
+    /// memory lacks a file's full metadata: prefer ``creationRequestForAssetFromImage(atFileURL:)``).
+    open class func creationRequestForAsset(from image: UIImage) -> Self {
+        let request = self.init(_creatingAssetWithIdentifier: LocalIdentifier.newAsset())
+        let original = image.originalRepresentation
+        request.resources = [
+            ResourceInput(
+                type: PHAssetResourceType.photo.rawValue, source: .data(original.data), originalFilename: nil,
+                uniformTypeIdentifier: original.uniformTypeIdentifier)
+        ]
+        return request
+    }
+
     /// A request to add an image file to the library. The file is imported and validated when the block runs;
     /// an unreadable or non-image file makes the change block fail with ``PHPhotosError/Code/invalidResource``.
     open class func creationRequestForAssetFromImage(atFileURL fileURL: URL) -> Self? {
         let request = self.init(_creatingAssetWithIdentifier: LocalIdentifier.newAsset())
         request.resources = [
-            ResourceInput(type: PHAssetResourceType.photo.rawValue, source: .file(fileURL, move: false), originalFilename: nil, uniformTypeIdentifier: nil)
+            ResourceInput(
+                type: PHAssetResourceType.photo.rawValue, source: .file(fileURL, move: false), originalFilename: nil, uniformTypeIdentifier: nil)
         ]
         return request
     }
@@ -50,7 +64,8 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
     open class func creationRequestForAssetFromVideo(atFileURL fileURL: URL) -> Self? {
         let request = self.init(_creatingAssetWithIdentifier: LocalIdentifier.newAsset())
         request.resources = [
-            ResourceInput(type: PHAssetResourceType.video.rawValue, source: .file(fileURL, move: false), originalFilename: nil, uniformTypeIdentifier: nil)
+            ResourceInput(
+                type: PHAssetResourceType.video.rawValue, source: .file(fileURL, move: false), originalFilename: nil, uniformTypeIdentifier: nil)
         ]
         return request
     }

@@ -75,7 +75,6 @@ public struct PHPhotosError: Error, CustomNSError, Hashable, CustomStringConvert
     public static func == (lhs: PHPhotosError, rhs: PHPhotosError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-
     public static var internalError: Code { .internalError }
     public static var userCancelled: Code { .userCancelled }
     public static var libraryVolumeOffline: Code { .libraryVolumeOffline }

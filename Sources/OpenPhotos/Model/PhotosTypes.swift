@@ -3,7 +3,7 @@ import Foundation
 // The enumerations of Apple's PhotosTypes.h, with Apple's raw values (spec §18).
 
 /// The type of an asset.
-public enum PHAssetMediaType: Int, Sendable, CaseIterable {
+public enum PHAssetMediaType: Int, Sendable, CaseIterable, Codable {
     case unknown = 0
     case image = 1
     case video = 2
@@ -11,7 +11,7 @@ public enum PHAssetMediaType: Int, Sendable, CaseIterable {
 }
 
 /// Subtypes of an asset: panorama, HDR, screenshot, Live Photo …
-public struct PHAssetMediaSubtype: OptionSet, Sendable, Hashable {
+public struct PHAssetMediaSubtype: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
@@ -30,7 +30,7 @@ public struct PHAssetMediaSubtype: OptionSet, Sendable, Hashable {
 }
 
 /// Which burst photos were selected, automatically or by the user.
-public struct PHAssetBurstSelectionType: OptionSet, Sendable, Hashable {
+public struct PHAssetBurstSelectionType: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }
     public static let autoPick = PHAssetBurstSelectionType(rawValue: 1)
@@ -38,7 +38,7 @@ public struct PHAssetBurstSelectionType: OptionSet, Sendable, Hashable {
 }
 
 /// Where an asset comes from.
-public struct PHAssetSourceType: OptionSet, Sendable, Hashable {
+public struct PHAssetSourceType: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }
     public static let typeUserLibrary = PHAssetSourceType(rawValue: 1)
@@ -47,14 +47,14 @@ public struct PHAssetSourceType: OptionSet, Sendable, Hashable {
 }
 
 /// Kinds of edits an asset may support.
-public enum PHAssetEditOperation: Int, Sendable, CaseIterable {
+public enum PHAssetEditOperation: Int, Sendable, CaseIterable, Codable {
     case delete = 1
     case content = 2
     case properties = 3
 }
 
 /// Kinds of edits a collection may support.
-public enum PHCollectionEditOperation: Int, Sendable, CaseIterable {
+public enum PHCollectionEditOperation: Int, Sendable, CaseIterable, Codable {
     case deleteContent = 1
     case removeContent = 2
     case addContent = 3
@@ -65,7 +65,7 @@ public enum PHCollectionEditOperation: Int, Sendable, CaseIterable {
 }
 
 /// Major types of asset collections.
-public enum PHAssetCollectionType: Int, Sendable {
+public enum PHAssetCollectionType: Int, Sendable, Codable {
     case album = 1
     case smartAlbum = 2
     @available(*, deprecated, message: "Will be removed in a future release")
@@ -73,7 +73,7 @@ public enum PHAssetCollectionType: Int, Sendable {
 }
 
 /// Minor types of asset collections.
-public enum PHAssetCollectionSubtype: Int, Sendable, CaseIterable {
+public enum PHAssetCollectionSubtype: Int, Sendable, CaseIterable, Codable {
     case albumRegular = 2
     case albumSyncedEvent = 3
     case albumSyncedFaces = 4
@@ -109,7 +109,7 @@ public enum PHAssetCollectionSubtype: Int, Sendable, CaseIterable {
 }
 
 /// Major types of collection lists.
-public enum PHCollectionListType: Int, Sendable {
+public enum PHCollectionListType: Int, Sendable, Codable {
     @available(*, deprecated, message: "Will be removed in a future release")
     case momentList = 1
     case folder = 2
@@ -117,7 +117,7 @@ public enum PHCollectionListType: Int, Sendable {
 }
 
 /// Minor types of collection lists.
-public enum PHCollectionListSubtype: Int, Sendable {
+public enum PHCollectionListSubtype: Int, Sendable, Codable {
     @available(*, deprecated, message: "Will be removed in a future release")
     case momentListCluster = 1
     @available(*, deprecated, message: "Will be removed in a future release")
@@ -129,7 +129,7 @@ public enum PHCollectionListSubtype: Int, Sendable {
 }
 
 /// The kinds of files an asset holds.
-public enum PHAssetResourceType: Int, Sendable, CaseIterable {
+public enum PHAssetResourceType: Int, Sendable, CaseIterable, Codable {
     case photo = 1
     case video = 2
     case audio = 3
@@ -146,7 +146,7 @@ public enum PHAssetResourceType: Int, Sendable, CaseIterable {
 }
 
 /// Whether the user allowed the app to access the library.
-public enum PHAuthorizationStatus: Int, Sendable, CaseIterable {
+public enum PHAuthorizationStatus: Int, Sendable, CaseIterable, Codable {
     case notDetermined = 0
     case restricted = 1
     case denied = 2
@@ -155,13 +155,13 @@ public enum PHAuthorizationStatus: Int, Sendable, CaseIterable {
 }
 
 /// The access an app asks for.
-public enum PHAccessLevel: Int, Sendable, CaseIterable {
+public enum PHAccessLevel: Int, Sendable, CaseIterable, Codable {
     case addOnly = 1
     case readWrite = 2
 }
 
 /// Kinds of objects in persistent change history.
-public enum PHObjectType: Int, Sendable, CaseIterable {
+public enum PHObjectType: Int, Sendable, CaseIterable, Codable {
     case asset = 1
     case assetCollection = 2
     case collectionList = 3
@@ -169,7 +169,7 @@ public enum PHObjectType: Int, Sendable, CaseIterable {
 
 extension PHAsset {
     /// How to present an asset.
-    public enum PlaybackStyle: Int, Sendable, CaseIterable {
+    public enum PlaybackStyle: Int, Sendable, CaseIterable, Codable {
         case unsupported = 0
         case image = 1
         case imageAnimated = 2
@@ -179,7 +179,7 @@ extension PHAsset {
     }
 
     /// The Live Photo effect applied to an asset.
-    public enum PlaybackVariation: Int, Sendable, CaseIterable {
+    public enum PlaybackVariation: Int, Sendable, CaseIterable, Codable {
         case none = 0
         case autoloop = 1
         case mirror = 2
@@ -187,7 +187,7 @@ extension PHAsset {
     }
 
     /// Whether and how an asset's content was adjusted.
-    public enum AdjustmentsState: Int, Sendable, CaseIterable {
+    public enum AdjustmentsState: Int, Sendable, CaseIterable, Codable {
         case none = 0
         case userAdjusted = 2
         case cameraAutoAdjusted = 3

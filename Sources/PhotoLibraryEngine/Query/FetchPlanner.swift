@@ -205,7 +205,8 @@ package struct FetchPlanner: Sendable {
             }
         case .albumsContaining(let assetID):
             conditions.append(
-                SQLFragment("c.kind = 1 AND c.type = 1 AND c.id IN (SELECT collection_id FROM collection_asset WHERE asset_id = ?)",
+                SQLFragment(
+                    "c.kind = 1 AND c.type = 1 AND c.id IN (SELECT collection_id FROM collection_asset WHERE asset_id = ?)",
                     [.integer(assetID)]))
             order = ["c.id ASC"]
         case .parent(let childID):

@@ -74,7 +74,8 @@ package struct PredicateCompiler: Sendable {
                 if values.isEmpty { return SQLFragment("0") }
                 let bound = try values.map { v throws(FetchPredicateError) in try bind(v, kind: kind, key: keyName) }
                 if bound.count <= inlineListLimit {
-                    return SQLFragment("\(left.sql) IN (\(Array(repeating: "?", count: bound.count).joined(separator: ", ")))",
+                    return SQLFragment(
+                        "\(left.sql) IN (\(Array(repeating: "?", count: bound.count).joined(separator: ", ")))",
                         left.arguments + bound)
                 }
                 return SQLFragment("\(left.sql) IN (SELECT value FROM json_each(?))", left.arguments + [.text(Self.json(bound))])

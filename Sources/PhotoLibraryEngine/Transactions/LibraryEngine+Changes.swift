@@ -160,7 +160,8 @@ extension LibraryEngine {
             let wantsMovie = [ResourceType.video, ResourceType.pairedVideo].contains(input.type)
             if (wantsImage && !info.isImage) || (wantsMovie && info.isImage) {
                 throw .invalidResource(
-                    "\(input.originalFilename ?? Self.sourceName(input.source)) holds \(info.format.rawValue) data, which cannot be a resource of type \(input.type)")
+                    "\(input.originalFilename ?? Self.sourceName(input.source)) holds \(info.format.rawValue) data, which cannot be a resource of type \(input.type)"
+                )
             }
             let suffix: String
             switch input.type {
@@ -408,7 +409,9 @@ extension LibraryEngine {
         } else {
             current = try String.fetchAll(
                 db,
-                sql: "SELECT local_id FROM collection WHERE parent_id IS NULL AND ((kind = 1 AND type = 1) OR (kind = 2 AND type = 2)) ORDER BY position, id")
+                sql:
+                    "SELECT local_id FROM collection WHERE parent_id IS NULL AND ((kind = 1 AND type = 1) OR (kind = 2 AND type = 2)) ORDER BY position, id"
+            )
         }
         let children = try Self.applyEdits(edits, to: current, snapshot: snapshot, what: "folder")
         let removed = Set(current).subtracting(children)
@@ -429,12 +432,13 @@ extension LibraryEngine {
             }
             if let folderID {
                 // Refuse cycles: the folder may not go inside itself or its descendants.
-                let cycle = try Bool.fetchOne(
-                    db,
-                    sql: """
-                        WITH RECURSIVE up(id) AS (SELECT ? UNION SELECT c.parent_id FROM collection c JOIN up ON c.id = up.id WHERE c.parent_id IS NOT NULL)
-                        SELECT EXISTS (SELECT 1 FROM up WHERE id = ?)
-                        """, arguments: [folderID, childID]) ?? false
+                let cycle =
+                    try Bool.fetchOne(
+                        db,
+                        sql: """
+                            WITH RECURSIVE up(id) AS (SELECT ? UNION SELECT c.parent_id FROM collection c JOIN up ON c.id = up.id WHERE c.parent_id IS NOT NULL)
+                            SELECT EXISTS (SELECT 1 FROM up WHERE id = ?)
+                            """, arguments: [folderID, childID]) ?? false
                 if cycle { throw LibraryError.changeNotSupported("a folder cannot contain itself") }
             }
             try db.execute(sql: "UPDATE collection SET parent_id = ?, position = ? WHERE id = ?", arguments: [folderID, position, childID])
