@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension LibraryEngine {
     /// The access context of a client of this library.
@@ -41,14 +42,26 @@ extension LibraryEngine {
     }
 
     /// Runs a statement whose first column is a row id, collecting the ids.
+    ///
+    /// This is the hot loop of every fetch (a million rows for a large library), so it steps the SQLite
+    /// statement directly: no per-row decoding layer between SQLite and the id array.
     package func selectIDs(_ statement: SQLFragment) throws -> ContiguousArray<Int64> {
         try database.read { db in
-            var ids = ContiguousArray<Int64>()
             let prepared = try db.cachedStatement(sql: statement.sql)
-            prepared.arguments = statement.statementArguments
-            let cursor = try Int64.fetchCursor(prepared)
-            while let id = try cursor.next() { ids.append(id) }
-            return ids
+            try prepared.setArguments(statement.statementArguments)
+            let handle = prepared.sqliteStatement
+            var ids = ContiguousArray<Int64>()
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_ROW {
+                    ids.append(sqlite3_column_int64(handle, 0))
+                } else if code == SQLITE_DONE {
+                    return ids
+                } else {
+                    sqlite3_reset(handle)
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+                }
+            }
         }
     }
 
