@@ -56,10 +56,12 @@ extension LibraryEngine {
                 if code == SQLITE_ROW {
                     ids.append(sqlite3_column_int64(handle, 0))
                 } else if code == SQLITE_DONE {
-                    return ids
+                    // Give back the growth slack: a fetch result holds exactly 8 bytes per asset.
+                    return ids.capacity > ids.count + ids.count / 16 ? ContiguousArray(ids) : ids
                 } else {
                     sqlite3_reset(handle)
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
                 }
             }
         }

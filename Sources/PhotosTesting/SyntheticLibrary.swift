@@ -28,7 +28,7 @@ public enum SyntheticLibrary {
                     let created = base + Double((r >> 8) % 300_000_000)
                     let day = Moments.localDay(of: Date(timeIntervalSince1970: created), offsetSeconds: 0)
                     try statement.execute(arguments: [
-                        String(format: "%08X-0000-4000-8000-%012X/L0/001", UInt32(truncatingIfNeeded: r >> 32), inserted + i),
+                        syntheticIdentifier(r, inserted + i),
                         isVideo ? 2 : 1, 4032, 3024, created, day, created, created, isVideo ? 12.5 : 0,
                         (r >> 4) % 7 == 0, (r >> 5) % 50 == 0,
                     ])
@@ -38,6 +38,14 @@ public enum SyntheticLibrary {
         }
         return Date().timeIntervalSince(start)
     }
+}
+
+/// A UUID-shaped local identifier from a random value and a sequence number.
+private func syntheticIdentifier(_ random: UInt64, _ sequence: Int) -> String {
+    let hex = String(random >> 32, radix: 16, uppercase: true)
+    let serial = String(sequence, radix: 16, uppercase: true)
+    return String(repeating: "0", count: 8 - hex.count) + hex + "-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - serial.count)) + serial
+        + "/L0/001"
 }
 
 /// A small deterministic random generator.

@@ -130,3 +130,26 @@ struct FetchSQLTests {
         }
     }
 }
+
+@Suite("Moments keys")
+struct MomentKeyTests {
+    @Test(arguments: [
+        (0.0, 0, "1970-01-01"), (1_700_000_000, 0, "2023-11-14"), (1_700_000_000, 7_200, "2023-11-15"),
+        (1_700_000_000, -86_400, "2023-11-13"), (-1, 0, "1969-12-31"), (951_782_400, 0, "2000-02-29"), (4_107_542_400, 0, "2100-03-01"),
+    ])
+    func localDayUsesTheOriginalOffset(seconds: Double, offset: Int, day: String) {
+        #expect(Moments.localDay(of: Date(timeIntervalSince1970: seconds), offsetSeconds: offset) == day)
+    }
+
+    @Test func localDayAgreesWithCalendar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let seconds = Double(Int64.random(in: -5_000_000_000...5_000_000_000, using: &generator))
+            let c = calendar.dateComponents([.year, .month, .day], from: Date(timeIntervalSince1970: seconds))
+            let expected = String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
+            #expect(Moments.localDay(of: Date(timeIntervalSince1970: seconds), offsetSeconds: 0) == expected)
+        }
+    }
+}

@@ -47,8 +47,10 @@ package enum Schema {
                         content_version INTEGER NOT NULL DEFAULT 1,
                         added_by_client TEXT
                     );
+                    -- The timeline: ordered by (creation_date, id) as fetches sort, and covering the default
+                    -- filters, so a date-sorted fetch is one index scan with no sort and no table lookups.
                     CREATE INDEX asset_timeline ON asset(
-                        creation_date, media_type, is_favorite, is_hidden, burst_hidden, source_type
+                        creation_date, id, media_type, is_favorite, is_hidden, burst_hidden, source_type
                     ) WHERE trashed_date IS NULL;
                     CREATE INDEX asset_trash ON asset(trashed_date) WHERE trashed_date IS NOT NULL;
                     CREATE INDEX asset_burst ON asset(burst_identifier) WHERE burst_identifier IS NOT NULL;
