@@ -24,6 +24,8 @@ let package = Package(
         // C libraries behind tiny system-library modules with static-inline shims.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+        // Heap statistics for the benchmarks (glibc mallinfo2 returns a struct, which Swift cannot declare).
+        .target(name: "CHeapStats"),
 
         // Adapters: decoding and metadata.
         .target(
@@ -58,6 +60,7 @@ let package = Package(
             dependencies: [
                 "OpenPhotos",
                 "PhotosTesting",
+                "CHeapStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

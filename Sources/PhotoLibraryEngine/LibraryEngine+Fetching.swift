@@ -56,8 +56,12 @@ extension LibraryEngine {
                 if code == SQLITE_ROW {
                     ids.append(sqlite3_column_int64(handle, 0))
                 } else if code == SQLITE_DONE {
-                    // Give back the growth slack: a fetch result holds exactly 8 bytes per asset.
-                    return ids.capacity > ids.count + ids.count / 16 ? ContiguousArray(ids) : ids
+                    // Give back the growth slack (up to half the buffer): a fetch result holds 8 bytes per asset.
+                    guard ids.capacity > ids.count + ids.count / 16 else { return ids }
+                    return ContiguousArray(unsafeUninitializedCapacity: ids.count) { buffer, count in
+                        _ = ids.withUnsafeBufferPointer { buffer.initialize(from: $0) }
+                        count = ids.count
+                    }
                 } else {
                     sqlite3_reset(handle)
                     throw DatabaseError(

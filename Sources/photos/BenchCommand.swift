@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
+import CHeapStats
 import PhotosTesting
 
 #if canImport(Glibc)
@@ -33,8 +34,18 @@ struct Bench: ParsableCommand {
         if existing != assets {
             try? FileManager.default.removeItem(at: url)
             let seconds = try SyntheticLibrary.insertAssets(into: url, count: assets)
-            results["insertRowsPerSecond"] = Int(Double(assets) / seconds)
-            log("inserted \(assets) synthetic assets in \(String(format: "%.1f", seconds)) s (\(Int(Double(assets) / seconds)) rows/s)")
+            let rawPath = url.deletingLastPathComponent().appendingPathComponent("openphotokit-bench-raw.sqlite").path
+            let rawSeconds = RawSQLiteBaseline.insertAssets(
+                databasePath: rawPath, schemaFrom: url.appendingPathComponent("database/Photos.sqlite").path, count: assets)
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: rawPath + suffix) }
+            results["insert"] = [
+                "rowsPerSecond": Double(assets) / seconds, "rawSQLiteRowsPerSecond": Double(assets) / rawSeconds,
+                "ratio": seconds / rawSeconds,
+            ]
+            log(
+                String(
+                    format: "insert: %d synthetic assets in %.1f s = %.0f rows/s; raw SQLite %.1f s = %.0f rows/s; time ratio %.2f×", assets,
+                    seconds, Double(assets) / seconds, rawSeconds, Double(assets) / rawSeconds, seconds / rawSeconds))
         } else {
             log("reusing \(url.path) (\(existing) assets); delete it to measure the insert rate again")
         }
@@ -87,7 +98,7 @@ struct Bench: ParsableCommand {
             String(format: "query (%d matching): fetch+count+first %.1f ms, raw SQLite %.1f ms, ratio %.2f×", count, median(ours), median(raw), ratio)
         )
 
-        // 4. Bytes held per asset by a fetch result (resident memory growth while it is alive, object batch included).
+        // 4. Bytes held per asset by a fetch result (heap growth while it is alive: the id snapshot and the loaded batch).
         let before = heapInUse()
         let held = PHAsset.fetchAssets(with: options)
         _ = held.firstObject
@@ -140,10 +151,7 @@ private func median(_ values: [Double]) -> Double {
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
-/// Resident memory of the process now (from /proc/self/statm), in bytes.
+/// Bytes allocated on the heap now.
 private func heapInUse() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    Int(heapstats_allocated_bytes())
 }
