@@ -100,14 +100,7 @@ struct Album: ParsableCommand {
         @Argument var assets: [String]
 
         func run() throws {
-            let library = try global.open()
-            guard let album = try resolveCollection(id, in: library, global: global) as? PHAssetCollection else {
-                throw CLIError("'\(id)' is a folder, not an album")
-            }
-            let members = try assets.map { try resolveAsset($0, in: library, global: global) }
-            try perform(library) { PHAssetCollectionChangeRequest(for: album)?.addAssets(members) }
-            let updated = try resolveCollection(album.localIdentifier, in: library, global: global)
-            if global.json { Output.printJSON(Output.collection(updated)) } else { print(Output.collectionLine(updated)) }
+            try editAlbum(id, assets, global) { request, members in request.addAssets(members) }
         }
     }
 
@@ -118,15 +111,24 @@ struct Album: ParsableCommand {
         @Argument var assets: [String]
 
         func run() throws {
-            let library = try global.open()
-            guard let album = try resolveCollection(id, in: library, global: global) as? PHAssetCollection else {
-                throw CLIError("'\(id)' is a folder, not an album")
-            }
-            let members = try assets.map { try resolveAsset($0, in: library, global: global) }
-            try perform(library) { PHAssetCollectionChangeRequest(for: album)?.removeAssets(members) }
-            let updated = try resolveCollection(album.localIdentifier, in: library, global: global)
-            if global.json { Output.printJSON(Output.collection(updated)) } else { print(Output.collectionLine(updated)) }
+            try editAlbum(id, assets, global) { request, members in request.removeAssets(members) }
         }
+    }
+
+    /// Resolves an album and assets, applies one membership edit, prints the album.
+    private static func editAlbum(
+        _ id: String, _ assets: [String], _ global: GlobalOptions, _ edit: @escaping (PHAssetCollectionChangeRequest, [PHAsset]) -> Void
+    ) throws {
+        let library = try global.open()
+        guard let album = try resolveCollection(id, in: library, global: global) as? PHAssetCollection else {
+            throw CLIError("'\(id)' is a folder, not an album")
+        }
+        let members = try assets.map { try resolveAsset($0, in: library, global: global) }
+        try perform(library) {
+            if let request = PHAssetCollectionChangeRequest(for: album) { edit(request, members) }
+        }
+        let updated = try resolveCollection(album.localIdentifier, in: library, global: global)
+        if global.json { Output.printJSON(Output.collection(updated)) } else { print(Output.collectionLine(updated)) }
     }
 
     struct DeleteAlbums: ParsableCommand {

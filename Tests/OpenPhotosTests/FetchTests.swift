@@ -59,6 +59,17 @@ struct FetchTests {
         }
         #expect(identifiers(PHAsset.fetchAssets(with: compound)) == [ids[0], ids[1]])
 
+        let picked = PHAsset.fetchAssets(withLocalIdentifiers: [ids[1], ids[2]], options: library.options())
+        let bySelf = library.options { $0.predicate = NSPredicate(format: "SELF IN %@", picked.map { $0 }) }
+        #expect(identifiers(PHAsset.fetchAssets(with: bySelf)) == [ids[1], ids[2]])
+        let notSelf = library.options { $0.predicate = NSPredicate(format: "SELF != %@", picked[0]) }
+        #expect(identifiers(PHAsset.fetchAssets(with: notSelf)) == [ids[0], ids[2], ids[4]])
+        let range = library.options {
+            $0.predicate = NSPredicate(
+                format: "creationDate BETWEEN %@", [Date(timeIntervalSince1970: 1_700_000_060), Date(timeIntervalSince1970: 1_700_000_240)])
+        }
+        #expect(identifiers(PHAsset.fetchAssets(with: range)) == [ids[1], ids[2], ids[4]])
+
         let everything = library.options { $0.predicate = NSPredicate(value: true) }
         #expect(PHAsset.fetchAssets(with: everything).count == 4)
         let nothing = library.options { $0.predicate = NSPredicate(value: false) }

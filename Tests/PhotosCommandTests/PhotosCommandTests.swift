@@ -22,13 +22,14 @@ struct PhotosCommandTests {
         return dir.appendingPathComponent("photos")
     }
 
-    func photos(_ arguments: [String], library: URL, client: String? = nil) throws -> Run {
+    func photos(_ arguments: [String], library: URL?, client: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = Self.executable
         var environment = ProcessInfo.processInfo.environment
         environment["PHOTOS_CLIENT_ID"] = client
+        environment.merge(extra) { $1 }
         process.environment = environment
-        process.arguments = arguments + ["--library", library.path]
+        process.arguments = arguments + (library.map { ["--library", $0.path] } ?? [])
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -147,6 +148,19 @@ struct PhotosCommandTests {
         let missing = try photos(["show", "NOPE"], library: library)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no asset 'NOPE'"))
+    }
+
+    @Test func theDefaultLibraryComesFromTheEnvironment() throws {
+        let dir = try TestMedia.temporaryDirectory("photos-cli")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("FromEnv.photoslibrary")
+        let file = dir.appendingPathComponent("a.jpg")
+        try TestMedia.writeImage(to: file, width: 40, height: 30)
+        let added = try photos(["add", file.path], library: nil, environment: ["PHOTOS_LIBRARY": library.path])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(FileManager.default.fileExists(atPath: library.appendingPathComponent("database/Photos.sqlite").path))
+        #expect(FileManager.default.fileExists(atPath: library.appendingPathComponent("resources").path))
+        #expect((try photos(["ls", "--json"], library: library).json() as? [Any])?.count == 1)
     }
 
     @Test func verifyFailsOnAMissingFile() throws {

@@ -3,25 +3,16 @@ import PhotoLibraryEngine
 
 /// A request to create, delete, rename or change the assets of an album, inside a change block.
 open class PHAssetCollectionChangeRequest: PHChangeRequest, @unchecked Sendable {
-    let targetIdentifier: String
-    let isCreation: Bool
-    let snapshot: [String]?
-    var newTitle: String?
-    var edits: [MembershipEdit] = []
+    var state: CollectionEditState
 
     /// Creates a creation request (used by the factory method; not for direct use).
     public required init(_creatingCollectionWithIdentifier identifier: String, title: String) {
-        self.targetIdentifier = identifier
-        self.isCreation = true
-        self.snapshot = nil
-        self.newTitle = title
+        self.state = .creation(identifier, kind: .assetCollection, title: title)
         super.init()
     }
 
     private init(target: String, snapshot: [String]?) {
-        self.targetIdentifier = target
-        self.isCreation = false
-        self.snapshot = snapshot
+        self.state = .change(target, kind: .assetCollection, snapshot: snapshot)
         super.init()
     }
 
@@ -32,7 +23,7 @@ open class PHAssetCollectionChangeRequest: PHChangeRequest, @unchecked Sendable 
 
     /// A placeholder for the album a creation request creates.
     open var placeholderForCreatedAssetCollection: PHObjectPlaceholder {
-        PHObjectPlaceholder(localIdentifier: targetIdentifier, library: context.library)
+        PHObjectPlaceholder(localIdentifier: state.targetIdentifier ?? "", library: context.library)
     }
 
     /// Requests that albums be deleted (their assets stay in the library).
@@ -54,10 +45,10 @@ open class PHAssetCollectionChangeRequest: PHChangeRequest, @unchecked Sendable 
 
     /// The album's title.
     open var title: String {
-        get { newTitle ?? "" }
+        get { state.newTitle ?? "" }
         set {
             checkInsideBlock()
-            newTitle = newValue
+            state.newTitle = newValue
         }
     }
 
@@ -69,9 +60,7 @@ open class PHAssetCollectionChangeRequest: PHChangeRequest, @unchecked Sendable 
     /// Inserts assets at indexes (as many indexes as assets).
     open func insertAssets(_ assets: any NSFastEnumeration, at indexes: IndexSet) {
         let ids = assets.photoObjects.map(\.localIdentifier)
-        if ids.count != indexes.count {
-            photoKitMisuse("insertAssets: \(ids.count) assets for \(indexes.count) indexes")
-        }
+        CollectionEditState.checkCounts(ids, indexes, "insertAssets")
         edit(.insert(ids, at: indexes))
     }
 
@@ -88,9 +77,7 @@ open class PHAssetCollectionChangeRequest: PHChangeRequest, @unchecked Sendable 
     /// Replaces the assets at indexes.
     open func replaceAssets(at indexes: IndexSet, withAssets assets: any NSFastEnumeration) {
         let ids = assets.photoObjects.map(\.localIdentifier)
-        if ids.count != indexes.count {
-            photoKitMisuse("replaceAssets: \(ids.count) assets for \(indexes.count) indexes")
-        }
+        CollectionEditState.checkCounts(ids, indexes, "replaceAssets")
         edit(.replace(at: indexes, with: ids))
     }
 
@@ -101,20 +88,8 @@ open class PHAssetCollectionChangeRequest: PHChangeRequest, @unchecked Sendable 
 
     private func edit(_ edit: MembershipEdit) {
         checkInsideBlock()
-        edits.append(edit)
+        state.edits.append(edit)
     }
 
-    override func intents() -> [ChangeIntent] {
-        var intents: [ChangeIntent] = []
-        if isCreation {
-            intents.append(.createCollection(localIdentifier: targetIdentifier, kind: .assetCollection, title: newTitle ?? ""))
-            if !edits.isEmpty {
-                intents.append(.updateCollection(localIdentifier: targetIdentifier, kind: .assetCollection, title: nil, edits: edits, snapshot: nil))
-            }
-        } else if newTitle != nil || !edits.isEmpty {
-            intents.append(
-                .updateCollection(localIdentifier: targetIdentifier, kind: .assetCollection, title: newTitle, edits: edits, snapshot: snapshot))
-        }
-        return intents
-    }
+    override func intents() -> [ChangeIntent] { state.intents() }
 }

@@ -3,26 +3,16 @@ import PhotoLibraryEngine
 
 /// A request to create, delete, rename or rearrange a folder (collection list), inside a change block.
 open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
-    /// nil: the top level of the user's collections.
-    let targetIdentifier: String?
-    let isCreation: Bool
-    let snapshot: [String]?
-    var newTitle: String?
-    var edits: [MembershipEdit] = []
+    var state: CollectionEditState
 
     /// Creates a creation request (used by the factory method; not for direct use).
     public required init(_creatingListWithIdentifier identifier: String, title: String) {
-        self.targetIdentifier = identifier
-        self.isCreation = true
-        self.snapshot = nil
-        self.newTitle = title
+        self.state = .creation(identifier, kind: .collectionList, title: title)
         super.init()
     }
 
     private init(target: String?, snapshot: [String]?) {
-        self.targetIdentifier = target
-        self.isCreation = false
-        self.snapshot = snapshot
+        self.state = .change(target, kind: .collectionList, snapshot: snapshot)
         super.init()
     }
 
@@ -33,7 +23,7 @@ open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
 
     /// A placeholder for the folder a creation request creates.
     open var placeholderForCreatedCollectionList: PHObjectPlaceholder {
-        PHObjectPlaceholder(localIdentifier: targetIdentifier ?? "", library: context.library)
+        PHObjectPlaceholder(localIdentifier: state.targetIdentifier ?? "", library: context.library)
     }
 
     /// Requests that folders be deleted, with every collection inside them (not their assets).
@@ -59,10 +49,10 @@ open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
 
     /// The folder's title.
     open var title: String {
-        get { newTitle ?? "" }
+        get { state.newTitle ?? "" }
         set {
             checkInsideBlock()
-            newTitle = newValue
+            state.newTitle = newValue
         }
     }
 
@@ -74,9 +64,7 @@ open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
     /// Inserts collections at indexes.
     open func insertChildCollections(_ collections: any NSFastEnumeration, at indexes: IndexSet) {
         let ids = collections.photoObjects.map(\.localIdentifier)
-        if ids.count != indexes.count {
-            photoKitMisuse("insertChildCollections: \(ids.count) collections for \(indexes.count) indexes")
-        }
+        CollectionEditState.checkCounts(ids, indexes, "insertChildCollections")
         edit(.insert(ids, at: indexes))
     }
 
@@ -93,9 +81,7 @@ open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
     /// Replaces the collections at indexes.
     open func replaceChildCollections(at indexes: IndexSet, withChildCollections collections: any NSFastEnumeration) {
         let ids = collections.photoObjects.map(\.localIdentifier)
-        if ids.count != indexes.count {
-            photoKitMisuse("replaceChildCollections: \(ids.count) collections for \(indexes.count) indexes")
-        }
+        CollectionEditState.checkCounts(ids, indexes, "replaceChildCollections")
         edit(.replace(at: indexes, with: ids))
     }
 
@@ -106,20 +92,8 @@ open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
 
     private func edit(_ edit: MembershipEdit) {
         checkInsideBlock()
-        edits.append(edit)
+        state.edits.append(edit)
     }
 
-    override func intents() -> [ChangeIntent] {
-        var intents: [ChangeIntent] = []
-        if isCreation, let targetIdentifier {
-            intents.append(.createCollection(localIdentifier: targetIdentifier, kind: .collectionList, title: newTitle ?? ""))
-            if !edits.isEmpty {
-                intents.append(.updateCollection(localIdentifier: targetIdentifier, kind: .collectionList, title: nil, edits: edits, snapshot: nil))
-            }
-        } else if newTitle != nil || !edits.isEmpty {
-            intents.append(
-                .updateCollection(localIdentifier: targetIdentifier, kind: .collectionList, title: newTitle, edits: edits, snapshot: snapshot))
-        }
-        return intents
-    }
+    override func intents() -> [ChangeIntent] { state.intents() }
 }
