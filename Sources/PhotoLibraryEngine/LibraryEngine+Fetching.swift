@@ -14,10 +14,12 @@ extension LibraryEngine {
 
     /// Records what a client may do (the library owner's decision; Linux has no system prompt).
     package func setGrant(_ grant: ClientGrant?, for clientID: String, selection: [String] = []) throws(LibraryError) {
-        try write("change access grants") { db in
+        // A changed selection reaches the limited client's observers as updates of the selected assets.
+        try commitTransaction("change access grants", clientID: nil) { db in
+            var summary = CommitSummary()
             guard let grant else {
                 try db.execute(sql: "DELETE FROM client_grant WHERE client_id = ?", arguments: [clientID])
-                return
+                return summary
             }
             try db.execute(
                 sql:
@@ -28,7 +30,14 @@ extension LibraryEngine {
                     sql:
                         "INSERT OR IGNORE INTO client_selection (client_id, asset_id) SELECT ?, id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
                     arguments: [clientID, FetchPlanner.jsonArray(selection)])
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT id, local_id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
+                    arguments: [FetchPlanner.jsonArray(selection)])
+                {
+                    summary.note(.init(id: row[0], localIdentifier: row[1]), .updated)
+                }
             }
+            return summary
         }
     }
 
@@ -41,12 +50,25 @@ extension LibraryEngine {
         return try selectIDs(statement)
     }
 
+    /// The row ids of the assets a fetch matches, and the newest transaction they reflect (read together).
+    package func fetchAssetIDsAndVersion(
+        scope: AssetScope, options: FetchOptionsSpec, access: AccessContext
+    ) throws -> (ids: ContiguousArray<Int64>, version: Int64) {
+        guard access.canRead else { return ([], try changeHistoryBounds().current) }
+        let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
+        var version: Int64 = 0
+        let ids = try selectIDs(statement) { db in version = try Self.historyBounds(db).current }
+        return (ids, version)
+    }
+
     /// Runs a statement whose first column is a row id, collecting the ids.
+    /// `alongside` runs in the same read transaction (it sees the same state).
     ///
     /// This is the hot loop of every fetch (a million rows for a large library), so it steps the SQLite
     /// statement directly: no per-row decoding layer between SQLite and the id array.
-    package func selectIDs(_ statement: SQLFragment) throws -> ContiguousArray<Int64> {
-        try database.read { db in
+    package func selectIDs(_ statement: SQLFragment, alongside: ((Database) throws -> Void)? = nil) throws -> ContiguousArray<Int64> {
+        try reader.read { db in
+            try alongside?(db)
             let prepared = try db.cachedStatement(sql: statement.sql)
             try prepared.setArguments(statement.statementArguments)
             let handle = prepared.sqliteStatement
@@ -139,7 +161,7 @@ extension LibraryEngine {
     ) throws -> [CollectionRecord] {
         guard access.canRead else { return [] }
         let statement = try FetchPlanner(access: access).collections(scope: scope, table: table, options: options)
-        return try database.read { db in
+        return try reader.read { db in
             try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map(CollectionRecord.init(row:))
         }
     }
@@ -148,7 +170,7 @@ extension LibraryEngine {
     package func fetchMoments(filter: SQLFragment?, options: FetchOptionsSpec, access: AccessContext) throws -> [CollectionRecord] {
         guard access.canRead else { return [] }
         let statement = try FetchPlanner(access: access).moments(filter: filter, options: options)
-        return try database.read { db in
+        return try reader.read { db in
             try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map { row in
                 let day: String = row[1]
                 let place: String = row[2]

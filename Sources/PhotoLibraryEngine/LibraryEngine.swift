@@ -27,10 +27,14 @@ package struct LibraryConfiguration: Sendable {
 package final class LibraryEngine: Sendable {
     package let bundle: LibraryBundle
     package let database: any DatabaseWriter
+    /// Where reads go: the database, or for a pinned engine (see ``pinned(to:)``) a snapshot of one moment.
+    package let reader: any DatabaseReader
     package let isReadOnly: Bool
     package let configuration: LibraryConfiguration
     package let trashRetention: TimeInterval
     package let stager: FileStager
+    /// Delivers committed transactions (of this process and others) to observers.
+    package let changeCenter: ChangeCenter
 
     /// Opens (or creates) the library at `url`.
     package static func open(at url: URL, configuration: LibraryConfiguration = .init()) throws(LibraryError) -> LibraryEngine {
@@ -123,20 +127,31 @@ package final class LibraryEngine: Sendable {
         if !readOnly {
             try engine.recoverInterruptedTransactions()
             try engine.purgeExpiredTrash()
+            try engine.compactChangeHistory()
         }
         return engine
     }
 
     private init(
-        bundle: LibraryBundle, database: any DatabaseWriter, readOnly: Bool, configuration: LibraryConfiguration,
-        trashRetention: TimeInterval
+        bundle: LibraryBundle, database: any DatabaseWriter, reader: (any DatabaseReader)? = nil, readOnly: Bool,
+        configuration: LibraryConfiguration, trashRetention: TimeInterval, changeCenter: ChangeCenter? = nil
     ) {
         self.bundle = bundle
         self.database = database
+        self.reader = reader ?? database
         self.isReadOnly = readOnly
         self.configuration = configuration
         self.trashRetention = trashRetention
         self.stager = FileStager(bundle: bundle)
+        self.changeCenter = changeCenter ?? ChangeCenter(database: database)
+    }
+
+    /// A read-only view of this library whose reads all see `state` (a snapshot of one moment in its history):
+    /// what change details are computed against.
+    package func pinned(to state: any DatabaseReader) -> LibraryEngine {
+        LibraryEngine(
+            bundle: bundle, database: database, reader: state, readOnly: true, configuration: configuration,
+            trashRetention: trashRetention, changeCenter: changeCenter)
     }
 
     /// A library is read-only when its database or folder cannot be written, or has no write permission bits
@@ -180,7 +195,7 @@ package final class LibraryEngine: Sendable {
     // MARK: - Database access with typed errors
 
     package func read<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
-        do { return try database.read(body) } catch let error as LibraryError { throw error } catch {
+        do { return try reader.read(body) } catch let error as LibraryError { throw error } catch {
             throw .internalError("database read failed: \(error)")
         }
     }

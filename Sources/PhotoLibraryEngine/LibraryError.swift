@@ -22,4 +22,5 @@ package struct LibraryError: Error, Sendable, Equatable, CustomStringConvertible
     package static func accessUserDenied(_ m: String) -> LibraryError { .init(code: 3311, m) }
     package static func identifierNotFound(_ m: String) -> LibraryError { .init(code: 3201, m) }
     package static func libraryVolumeOffline(_ m: String) -> LibraryError { .init(code: 3114, m) }
+    package static func persistentChangeTokenExpired(_ m: String) -> LibraryError { .init(code: 3105, m) }
 }

@@ -22,6 +22,8 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     public let clientIdentifier: String?
     /// Change blocks and their completion handlers run here (a serial queue, never the caller's).
     let changeQueue: DispatchQueue
+    /// Change observers and change streams of this handle.
+    let observerRegistry = ObserverRegistry()
 
     private static let sharedLibrary = PHPhotoLibrary(openingAt: defaultLibraryURL, clientIdentifier: defaultClientIdentifier)
 
@@ -79,7 +81,10 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
         try state.get()
     }
 
-    var engineIfAvailable: LibraryEngine? { try? state.get() }
+    var engineIfAvailable: LibraryEngine? {
+        if let pinned = PinnedEngine.current, pinned.library === self { return pinned.engine }
+        return try? state.get()
+    }
 
     /// The access this handle has now (grants can change while it is open).
     var access: AccessContext {

@@ -25,8 +25,22 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
         var recent: [Int] = []
     }
 
+    /// How to run the fetch again (for change details).
+    enum Origin {
+        /// An asset fetch: PhotoKit's change details re-evaluate it incrementally.
+        case assets(AssetScope, FetchOptionsSpec, AccessContext)
+        /// Any other fetch: run it again (against the state a change describes).
+        case refetch((PHPhotoLibrary) -> PHFetchResult<ObjectType>)
+        /// Transient lists and empty results: no change details.
+        case none
+    }
+
     let storage: Storage
     let library: PHPhotoLibrary?
+    /// How the result was fetched; set once, right after the fetch, before the result is shared.
+    var origin: Origin = .none
+    /// The newest transaction of the library the result's membership reflects.
+    var version: Int64 = 0
     /// The options the result was fetched with (for change details).
     let fetchOptions: PHFetchOptions?
     private let cacheLock = NSLock()

@@ -17,8 +17,21 @@ extension PHPhotoLibrary {
     func fetchAssets(scope: AssetScope, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
         let spec = spec(options)
         guard let engine = engineIfAvailable else { return PHFetchResult() }
-        let ids = run({ try engine.fetchAssetIDs(scope: scope, options: spec, access: access) }, empty: [])
-        return PHFetchResult(storage: .assets(engine, ids), library: self, options: options)
+        let access = self.access
+        let (ids, version) = run({ try engine.fetchAssetIDsAndVersion(scope: scope, options: spec, access: access) }, empty: ([], 0))
+        let result = PHFetchResult<PHAsset>(storage: .assets(engine, ids), library: self, options: options)
+        if case .ordered = scope {} else { result.origin = .assets(scope, spec, access) }
+        result.version = version
+        return result
+    }
+
+    /// Runs a collection fetch and remembers how, so a change can run it again against the state it describes.
+    func refetchable<T>(_ fetch: @escaping (PHPhotoLibrary) -> PHFetchResult<T>) -> PHFetchResult<T> {
+        let version = (try? engineIfAvailable?.changeHistoryBounds().current) ?? 0
+        let result = fetch(self)
+        result.origin = .refetch(fetch)
+        result.version = version
+        return result
     }
 
     func fetchAssets(in collection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {

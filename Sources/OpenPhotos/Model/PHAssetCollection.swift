@@ -49,7 +49,7 @@ open class PHAssetCollection: PHCollection, @unchecked Sendable {
         -> PHFetchResult<PHAssetCollection>
     {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchAssetCollections(withLocalIdentifiers: identifiers, options: options)
+        return library.refetchable { $0.fetchAssetCollections(withLocalIdentifiers: identifiers, options: options) }
     }
 
     /// Collections of a type and subtype (`.any` matches every subtype).
@@ -57,7 +57,7 @@ open class PHAssetCollection: PHCollection, @unchecked Sendable {
         with type: PHAssetCollectionType, subtype: PHAssetCollectionSubtype, options: PHFetchOptions?
     ) -> PHFetchResult<PHAssetCollection> {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchAssetCollections(type: type.rawValue, subtype: subtype, options: options)
+        return library.refetchable { $0.fetchAssetCollections(type: type.rawValue, subtype: subtype, options: options) }
     }
 
     /// The albums or moments containing an asset (smart albums are not supported, as on Apple platforms).
@@ -65,21 +65,21 @@ open class PHAssetCollection: PHCollection, @unchecked Sendable {
         _ asset: PHAsset, with type: PHAssetCollectionType, options: PHFetchOptions?
     ) -> PHFetchResult<PHAssetCollection> {
         let library = asset.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchAssetCollections(containing: asset, type: type.rawValue, options: options)
+        return library.refetchable { $0.fetchAssetCollections(containing: asset, type: type.rawValue, options: options) }
     }
 
     /// Moments in a moment list.
     @available(*, deprecated, message: "Will be removed in a future release")
     open class func fetchMoments(inMomentList momentList: PHCollectionList, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
         let library = momentList.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchMoments(in: momentList, options: options)
+        return library.refetchable { $0.fetchMoments(in: momentList, options: options) }
     }
 
     /// All moments.
     @available(*, deprecated, message: "Will be removed in a future release")
     open class func fetchMoments(with options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchMoments(in: nil, options: options)
+        return library.refetchable { $0.fetchMoments(in: nil, options: options) }
     }
 
     /// An in-memory collection of assets, never saved; no change details are delivered for it.

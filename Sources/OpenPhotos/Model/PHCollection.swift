@@ -34,12 +34,12 @@ open class PHCollection: PHObject, @unchecked Sendable {
     /// The collections in a collection list (folder children, moments of a moment list, or a transient list's).
     open class func fetchCollections(in collectionList: PHCollectionList, options: PHFetchOptions?) -> PHFetchResult<PHCollection> {
         let library = collectionList.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchCollections(in: collectionList, options: options)
+        return library.refetchable { $0.fetchCollections(in: collectionList, options: options) }
     }
 
     /// The top level of the user's albums and folders, in the user's order.
     open class func fetchTopLevelUserCollections(with options: PHFetchOptions?) -> PHFetchResult<PHCollection> {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchStoredCollections(.children(of: nil), table: .collection, options: options)
+        return library.refetchable { $0.fetchStoredCollections(.children(of: nil), table: .collection, options: options) }
     }
 }

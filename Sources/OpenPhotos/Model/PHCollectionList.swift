@@ -44,7 +44,7 @@ open class PHCollectionList: PHCollection, @unchecked Sendable {
         -> PHFetchResult<PHCollectionList>
     {
         let library = collection.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchCollectionLists(containing: collection, options: options)
+        return library.refetchable { $0.fetchCollectionLists(containing: collection, options: options) }
     }
 
     /// Lists by local identifier.
@@ -52,7 +52,7 @@ open class PHCollectionList: PHCollection, @unchecked Sendable {
         -> PHFetchResult<PHCollectionList>
     {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchCollectionLists(withLocalIdentifiers: identifiers, options: options)
+        return library.refetchable { $0.fetchCollectionLists(withLocalIdentifiers: identifiers, options: options) }
     }
 
     /// Lists of a type and subtype (`.any` matches every subtype).
@@ -60,7 +60,7 @@ open class PHCollectionList: PHCollection, @unchecked Sendable {
         with collectionListType: PHCollectionListType, subtype: PHCollectionListSubtype, options: PHFetchOptions?
     ) -> PHFetchResult<PHCollectionList> {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchCollectionLists(type: collectionListType.rawValue, subtype: subtype.rawValue, options: options)
+        return library.refetchable { $0.fetchCollectionLists(type: collectionListType.rawValue, subtype: subtype.rawValue, options: options) }
     }
 
     /// Moment lists of a subtype that contain a moment.
@@ -79,7 +79,7 @@ open class PHCollectionList: PHCollection, @unchecked Sendable {
         -> PHFetchResult<PHCollectionList>
     {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.fetchCollectionLists(type: 1, subtype: momentListSubtype.rawValue, options: options)
+        return library.refetchable { $0.fetchCollectionLists(type: 1, subtype: momentListSubtype.rawValue, options: options) }
     }
 
     /// An in-memory list of collections, never saved.

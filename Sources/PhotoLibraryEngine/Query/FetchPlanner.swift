@@ -49,6 +49,32 @@ package enum CollectionScope: Sendable, Hashable {
     case parent(ofCollectionID: Int64)
 }
 
+/// A planned asset fetch, in parts.
+package struct AssetQuery: Sendable {
+    package struct SortTerm: Sendable, Hashable {
+        package var expression: String
+        package var ascending: Bool
+    }
+
+    /// The whole statement (`SELECT a.id FROM … WHERE … ORDER BY … [LIMIT ?]`).
+    package var statement: SQLFragment
+    package var from: String
+    package var fromArguments: [SQLArgument]
+    package var whereClause: SQLFragment
+    /// The ORDER BY terms; the last one is always the row id, so the order is total.
+    package var order: [SortTerm]
+    package var limit: Int
+
+    /// Whether membership and order depend on nothing but each asset's own row: then a transaction's effect on
+    /// the result can be found by re-reading only the rows it touched.
+    package var isRowLocal: Bool {
+        from == "asset a" && limit == 0 && !order.isEmpty
+            && order.allSatisfy { term in
+                term.expression.hasPrefix("a.") && term.expression.dropFirst(2).allSatisfy { $0 == "_" || $0.isLetter }
+            }
+    }
+}
+
 /// A planned statement and the table it reads.
 package struct FetchPlan: Sendable, Hashable {
     package var statement: SQLFragment
@@ -68,6 +94,11 @@ package struct FetchPlanner: Sendable {
 
     /// The statement that selects the row ids of the matching assets, in result order.
     package func assetIDs(scope: AssetScope, options: FetchOptionsSpec) throws(FetchPredicateError) -> SQLFragment {
+        try assetQuery(scope: scope, options: options).statement
+    }
+
+    /// The parts of an asset fetch: what change details re-evaluate for the assets a transaction touched.
+    package func assetQuery(scope: AssetScope, options: FetchOptionsSpec) throws(FetchPredicateError) -> AssetQuery {
         var from = "asset a"
         var conditions: [SQLFragment] = []
         var defaultOrder = ["a.creation_date ASC", "a.id ASC"]
@@ -116,7 +147,7 @@ package struct FetchPlanner: Sendable {
     private func finish(
         from: String, fromArguments: [SQLArgument], conditions scopeConditions: [SQLFragment], trashed: Bool,
         includeHidden: Bool, includeAllBurst: Bool, options: FetchOptionsSpec, defaultOrder: [String]
-    ) throws(FetchPredicateError) -> SQLFragment {
+    ) throws(FetchPredicateError) -> AssetQuery {
         var conditions: [SQLFragment] = [SQLFragment(trashed ? "a.trashed_date IS NOT NULL" : "a.trashed_date IS NULL")]
         if !includeHidden { conditions.append(SQLFragment("a.is_hidden = 0")) }
         if !includeAllBurst { conditions.append(SQLFragment("a.burst_hidden = 0")) }
@@ -142,7 +173,11 @@ package struct FetchPlanner: Sendable {
             sql += " LIMIT ?"
             arguments.append(.integer(Int64(options.fetchLimit)))
         }
-        return SQLFragment(sql, arguments)
+        return AssetQuery(
+            statement: SQLFragment(sql, arguments), from: from, fromArguments: fromArguments, whereClause: whereClause,
+            order: order.map { term in
+                term.hasSuffix(" DESC") ? (String(term.dropLast(5)), false) : (term.hasSuffix(" ASC") ? String(term.dropLast(4)) : term, true)
+            }.map { AssetQuery.SortTerm(expression: $0.0, ascending: $0.1) }, limit: options.fetchLimit)
     }
 
     /// Limited clients see only their selection (which includes what they added).

@@ -135,12 +135,27 @@ package enum Schema {
                     arguments: [smart.localIdentifier, smart.subtype, smart.title, index, now, now])
             }
         }
+        migrator.registerMigration("v2-change-journal") { db in
+            // One row per committed transaction: what it inserted, updated and deleted (see ChangeJournal).
+            // AUTOINCREMENT: identifiers are never reused, so a change token names one point in history for good.
+            try db.execute(
+                sql: """
+                    CREATE TABLE change_journal (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        date REAL NOT NULL,
+                        client_id TEXT,
+                        changes TEXT NOT NULL
+                    );
+                    INSERT OR IGNORE INTO library_info (key, value) VALUES ('change_history_days', '30');
+                    INSERT OR IGNORE INTO library_info (key, value) VALUES ('change_history_floor', '0');
+                    """)
+        }
         return migrator
     }
 }
 
 /// Collection kinds stored in `collection.kind`.
-package enum CollectionKind: Int, Sendable {
+package enum CollectionKind: Int, Sendable, Codable {
     case assetCollection = 1
     case collectionList = 2
 }

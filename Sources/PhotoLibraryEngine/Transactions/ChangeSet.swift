@@ -66,14 +66,118 @@ extension ChangeIntent {
     }
 }
 
-/// What a committed transaction did, by local identifier.
-package struct CommitSummary: Sendable, Equatable {
-    package var insertedAssets: [String] = []
-    package var updatedAssets: [String] = []
-    package var deletedAssets: [String] = []
-    package var insertedCollections: [String] = []
-    package var updatedCollections: [String] = []
-    package var deletedCollections: [String] = []
+/// What a committed transaction did: the change journal's record of it (stored as JSON, short keys).
+///
+/// Assets carry their row id as well as their local identifier, so fetch results (which hold row ids) can find
+/// them, even after a purge removed the row. Moving an asset to Recently Deleted and purging it are deletions;
+/// recovering it is an insertion: that is how they look from every fetch but Recently Deleted.
+package struct CommitSummary: Sendable, Equatable, Codable {
+    package struct Asset: Sendable, Hashable, Codable {
+        package var id: Int64
+        package var localIdentifier: String
+
+        package init(id: Int64, localIdentifier: String) {
+            self.id = id
+            self.localIdentifier = localIdentifier
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id = "r"
+            case localIdentifier = "l"
+        }
+    }
+
+    package struct Collection: Sendable, Hashable, Codable {
+        package var localIdentifier: String
+        package var kind: CollectionKind
+
+        package init(localIdentifier: String, kind: CollectionKind) {
+            self.localIdentifier = localIdentifier
+            self.kind = kind
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case localIdentifier = "l"
+            case kind = "k"
+        }
+    }
+
+    package var insertedAssets: [Asset] = []
+    package var updatedAssets: [Asset] = []
+    package var deletedAssets: [Asset] = []
+    package var insertedCollections: [Collection] = []
+    package var updatedCollections: [Collection] = []
+    package var deletedCollections: [Collection] = []
 
     package init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case insertedAssets = "ai", updatedAssets = "au", deletedAssets = "ad"
+        case insertedCollections = "ci", updatedCollections = "cu", deletedCollections = "cd"
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        insertedAssets = try c.decodeIfPresent([Asset].self, forKey: .insertedAssets) ?? []
+        updatedAssets = try c.decodeIfPresent([Asset].self, forKey: .updatedAssets) ?? []
+        deletedAssets = try c.decodeIfPresent([Asset].self, forKey: .deletedAssets) ?? []
+        insertedCollections = try c.decodeIfPresent([Collection].self, forKey: .insertedCollections) ?? []
+        updatedCollections = try c.decodeIfPresent([Collection].self, forKey: .updatedCollections) ?? []
+        deletedCollections = try c.decodeIfPresent([Collection].self, forKey: .deletedCollections) ?? []
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if !insertedAssets.isEmpty { try c.encode(insertedAssets, forKey: .insertedAssets) }
+        if !updatedAssets.isEmpty { try c.encode(updatedAssets, forKey: .updatedAssets) }
+        if !deletedAssets.isEmpty { try c.encode(deletedAssets, forKey: .deletedAssets) }
+        if !insertedCollections.isEmpty { try c.encode(insertedCollections, forKey: .insertedCollections) }
+        if !updatedCollections.isEmpty { try c.encode(updatedCollections, forKey: .updatedCollections) }
+        if !deletedCollections.isEmpty { try c.encode(deletedCollections, forKey: .deletedCollections) }
+    }
+
+    package var isEmpty: Bool {
+        insertedAssets.isEmpty && updatedAssets.isEmpty && deletedAssets.isEmpty && insertedCollections.isEmpty
+            && updatedCollections.isEmpty && deletedCollections.isEmpty
+    }
+
+    /// Row ids of every asset the transaction inserted, updated or deleted.
+    package var touchedAssetIDs: Set<Int64> {
+        Set((insertedAssets + updatedAssets + deletedAssets).map(\.id))
+    }
+
+    /// Records an asset change once per transaction: a later kind of change supersedes an earlier one
+    /// (inserted then updated stays inserted; updated then deleted becomes deleted; deleted then recovered is an
+    /// update of an asset that never left).
+    mutating func note(_ asset: Asset, _ kind: AssetChangeKind) {
+        let wasInserted = insertedAssets.contains(asset)
+        let wasDeleted = deletedAssets.contains(asset)
+        switch kind {
+        case .inserted:
+            if wasDeleted {
+                deletedAssets.removeAll { $0 == asset }
+                if !updatedAssets.contains(asset) { updatedAssets.append(asset) }
+            } else if !wasInserted {
+                insertedAssets.append(asset)
+            }
+        case .updated:
+            if !wasInserted, !wasDeleted, !updatedAssets.contains(asset) { updatedAssets.append(asset) }
+        case .deleted:
+            updatedAssets.removeAll { $0 == asset }
+            if wasInserted {
+                insertedAssets.removeAll { $0 == asset }
+            } else if !wasDeleted {
+                deletedAssets.append(asset)
+            }
+        }
+    }
+
+    enum AssetChangeKind { case inserted, updated, deleted }
+
+    mutating func note(collection: Collection, updated: Void) {
+        guard !insertedCollections.contains(collection), !deletedCollections.contains(collection),
+            !updatedCollections.contains(collection)
+        else { return }
+        updatedCollections.append(collection)
+    }
 }

@@ -65,7 +65,7 @@ extension LibraryEngine {
         var purgedPaths: [String] = []
         let summary: CommitSummary
         do {
-            summary = try write("performing changes") { db -> CommitSummary in
+            summary = try commitTransaction("performing changes", clientID: access.clientID, now: now) { db -> CommitSummary in
                 var summary = CommitSummary()
                 purgedPaths = try self.pathsPurged(by: intents, db: db)
                 journal = try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths)
@@ -76,8 +76,8 @@ extension LibraryEngine {
                     }
                 }
                 for asset in prepared {
-                    try self.insert(asset, access: access, now: now, db: db)
-                    summary.insertedAssets.append(asset.localIdentifier)
+                    let id = try self.insert(asset, access: access, now: now, db: db)
+                    summary.note(.init(id: id, localIdentifier: asset.localIdentifier), .inserted)
                 }
                 // New albums and folders first, so requests in the block can refer to any of them.
                 for intent in intents where intent.isCollectionCreation {
@@ -217,7 +217,7 @@ extension LibraryEngine {
 
     // MARK: - Writing rows
 
-    private func insert(_ asset: PreparedAsset, access: AccessContext, now: Date, db: Database) throws {
+    private func insert(_ asset: PreparedAsset, access: AccessContext, now: Date, db: Database) throws -> Int64 {
         try db.execute(
             sql: """
                 INSERT INTO asset (local_id, media_type, media_subtypes, playback_style, pixel_width, pixel_height,
@@ -249,6 +249,7 @@ extension LibraryEngine {
             // Assets a limited client creates join its selection (as on iOS 14+).
             try db.execute(sql: "INSERT OR IGNORE INTO client_selection (client_id, asset_id) VALUES (?, ?)", arguments: [client, assetID])
         }
+        return assetID
     }
 
     private func apply(_ intent: ChangeIntent, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
@@ -277,7 +278,7 @@ extension LibraryEngine {
                     arguments: [location?.latitude, location?.longitude, location?.altitude, Moments.placeCell(location), id])
             }
             try db.execute(sql: "UPDATE asset SET modification_date = ? WHERE id = ?", arguments: [timestamp, id])
-            summary.updatedAssets.append(identifier)
+            summary.note(.init(id: id, localIdentifier: identifier), .updated)
         case .deleteAssets(let identifiers):
             for identifier in identifiers {
                 let id = try visibleAssetID(identifier, access: access, db: db)
@@ -288,7 +289,7 @@ extension LibraryEngine {
                 } else {
                     try db.execute(sql: "DELETE FROM asset WHERE id = ?", arguments: [id])
                 }
-                summary.deletedAssets.append(identifier)
+                summary.note(.init(id: id, localIdentifier: identifier), .deleted)
             }
         case .recoverAssets(let identifiers):
             for identifier in identifiers {
@@ -296,7 +297,7 @@ extension LibraryEngine {
                 try db.execute(
                     sql: "UPDATE asset SET trashed_date = NULL, modification_date = ? WHERE id = ? AND trashed_date IS NOT NULL",
                     arguments: [timestamp, id])
-                summary.updatedAssets.append(identifier)
+                if db.changesCount > 0 { summary.note(.init(id: id, localIdentifier: identifier), .inserted) }
             }
         case .createCollection(let identifier, let kind, let title):
             let position = (try Int.fetchOne(db, sql: "SELECT max(position) FROM collection WHERE parent_id IS NULL") ?? 0) + 1
@@ -309,7 +310,7 @@ extension LibraryEngine {
                     identifier, kind.rawValue, kind == .assetCollection ? 1 : 2, kind == .assetCollection ? 2 : 100, title,
                     position, timestamp, timestamp, access.clientID,
                 ])
-            summary.insertedCollections.append(identifier)
+            summary.insertedCollections.append(.init(localIdentifier: identifier, kind: kind))
         case .updateCollection(let identifier, let kind, let title, let edits, let snapshot):
             let collectionID: Int64?
             if let identifier {
@@ -338,7 +339,7 @@ extension LibraryEngine {
                     try db.execute(sql: "UPDATE collection SET modification_date = ? WHERE id = ?", arguments: [timestamp, collectionID])
                 }
             }
-            if let identifier { summary.updatedCollections.append(identifier) }
+            if let identifier { summary.note(collection: .init(localIdentifier: identifier, kind: kind), updated: ()) }
         case .deleteCollections(let identifiers, let kind):
             for identifier in identifiers {
                 guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
@@ -349,8 +350,20 @@ extension LibraryEngine {
                     throw LibraryError.changeNotSupported("\(identifier) cannot be deleted (only user albums and folders can)")
                 }
                 // Child collections go with their folder (ON DELETE CASCADE), their assets stay.
+                let doomed = try Row.fetchAll(
+                    db,
+                    sql: """
+                        WITH RECURSIVE down(id) AS (SELECT ? UNION SELECT c.id FROM collection c JOIN down ON c.parent_id = down.id)
+                        SELECT c.local_id, c.kind FROM collection c JOIN down ON c.id = down.id
+                        """, arguments: [row[0] as Int64])
                 try db.execute(sql: "DELETE FROM collection WHERE id = ?", arguments: [row[0] as Int64])
-                summary.deletedCollections.append(identifier)
+                for item in doomed {
+                    let gone = CommitSummary.Collection(
+                        localIdentifier: item[0], kind: CollectionKind(rawValue: item[1]) ?? .assetCollection)
+                    summary.insertedCollections.removeAll { $0 == gone }
+                    summary.updatedCollections.removeAll { $0 == gone }
+                    if !summary.deletedCollections.contains(gone) { summary.deletedCollections.append(gone) }
+                }
             }
         }
     }

@@ -1,0 +1,109 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// The observers of one ``PHPhotoLibrary`` handle (held weakly) and its subscription to the library's changes.
+final class ObserverRegistry: @unchecked Sendable {
+    private struct WeakObserver {
+        weak var observer: (any PHPhotoLibraryChangeObserver)?
+    }
+
+    private let lock = NSLock()
+    private var observers: [WeakObserver] = []
+    private var streams: [UUID: AsyncStream<PHChange>.Continuation] = [:]
+    private var subscription: Int?
+
+    func add(_ observer: any PHPhotoLibraryChangeObserver, library: PHPhotoLibrary) {
+        lock.withLock {
+            observers.removeAll { $0.observer == nil || $0.observer === observer }
+            observers.append(WeakObserver(observer: observer))
+        }
+        subscribeIfNeeded(library)
+    }
+
+    func remove(_ observer: any PHPhotoLibraryChangeObserver, library: PHPhotoLibrary) {
+        lock.withLock { observers.removeAll { $0.observer == nil || $0.observer === observer } }
+        unsubscribeIfUnused(library)
+    }
+
+    func addStream(_ continuation: AsyncStream<PHChange>.Continuation, library: PHPhotoLibrary) -> UUID {
+        let id = UUID()
+        lock.withLock { streams[id] = continuation }
+        subscribeIfNeeded(library)
+        return id
+    }
+
+    func removeStream(_ id: UUID, library: PHPhotoLibrary) {
+        lock.withLock { streams[id] = nil }
+        unsubscribeIfUnused(library)
+    }
+
+    private func subscribeIfNeeded(_ library: PHPhotoLibrary) {
+        guard let engine = try? library.state.get() else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard subscription == nil else { return }
+        subscription = engine.changeCenter.subscribe { [weak self, weak library] delivery in
+            guard let self, let library else { return }
+            self.deliver(delivery, library: library, engine: engine)
+        }
+    }
+
+    private func unsubscribeIfUnused(_ library: PHPhotoLibrary) {
+        guard let engine = try? library.state.get() else { return }
+        let token: Int? = lock.withLock {
+            guard observers.allSatisfy({ $0.observer == nil }), streams.isEmpty, let token = subscription else { return nil }
+            subscription = nil
+            return token
+        }
+        if let token { engine.changeCenter.unsubscribe(token) }
+    }
+
+    /// Runs on the change center's serial queue: one PHChange per transaction, to every live observer in turn.
+    private func deliver(_ delivery: ChangeDelivery, library: PHPhotoLibrary, engine: LibraryEngine) {
+        let (live, continuations) = lock.withLock { () -> ([any PHPhotoLibraryChangeObserver], [AsyncStream<PHChange>.Continuation]) in
+            observers.removeAll { $0.observer == nil }
+            return (observers.compactMap(\.observer), Array(streams.values))
+        }
+        if live.isEmpty, continuations.isEmpty {
+            unsubscribeIfUnused(library)
+            return
+        }
+        let change = PHChange(delivery: delivery, library: library, engine: engine)
+        for observer in live { observer.photoLibraryDidChange(change) }
+        for continuation in continuations { continuation.yield(change) }
+    }
+}
+
+extension PHPhotoLibrary {
+    /// Registers an object to be told about every change to the library (held weakly).
+    ///
+    /// `photoLibraryDidChange(_:)` is called once per committed transaction, made by this process or any other
+    /// process using the same library folder, in commit order, on a serial queue that is not the committing
+    /// caller's. Changes committed by other processes arrive within the polling interval (50 ms).
+    public func register(_ observer: any PHPhotoLibraryChangeObserver) {
+        observerRegistry.add(observer, library: self)
+    }
+
+    /// Stops telling an observer about changes.
+    public func unregisterChangeObserver(_ observer: any PHPhotoLibraryChangeObserver) {
+        observerRegistry.remove(observer, library: self)
+    }
+
+    /// OpenPhotoKit: the library's changes as an `AsyncSequence`, one ``PHChange`` per committed transaction from
+    /// the moment you start iterating, in commit order. Iteration ends when the task is cancelled.
+    ///
+    /// ```swift
+    /// for await change in library.changes {
+    ///     if let details = change.changeDetails(for: assets) { assets = details.fetchResultAfterChanges }
+    /// }
+    /// ```
+    public var changes: AsyncStream<PHChange> {
+        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            let id = observerRegistry.addStream(continuation, library: self)
+            continuation.onTermination = { [weak self] _ in
+                guard let self else { return }
+                self.observerRegistry.removeStream(id, library: self)
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+
+/// One committed transaction as the change journal (`change_journal`) records it.
+///
+/// Every transaction that changes the library writes one row, inside the transaction itself, so the journal can
+/// never disagree with the data: a rolled-back transaction leaves no row, a committed one always has its row.
+/// Row ids are `AUTOINCREMENT` and never reused: a row id is a point in the library's history (a change token).
+package struct JournalEntry: Sendable, Equatable {
+    package var id: Int64
+    package var date: Date
+    /// The client that made the change (nil: the library's owner).
+    package var clientID: String?
+    package var changes: CommitSummary
+
+    init(row: Row) throws {
+        id = row[0]
+        date = Date(timeIntervalSince1970: row[1])
+        clientID = row[2]
+        let json: String = row[3]
+        changes = try JSONDecoder().decode(CommitSummary.self, from: Data(json.utf8))
+    }
+}
+
+/// Where the change history starts and how long it is kept.
+package struct ChangeHistoryBounds: Sendable, Equatable {
+    /// The newest transaction (0 for a library that never changed).
+    package var current: Int64
+    /// Transactions at or below this were compacted away: a token older than it has expired.
+    package var floor: Int64
+}
+
+extension LibraryEngine {
+    /// Runs `body` in one write transaction and records what it did in the change journal, in that same
+    /// transaction. When someone observes changes, the database state right after the commit is pinned (a WAL
+    /// snapshot taken on the writer's queue before any later write), so change details describe exactly this
+    /// transaction.
+    package func commitTransaction(
+        _ operation: String, clientID: String?, now: Date = Date(), _ body: (Database) throws -> CommitSummary
+    ) throws(LibraryError) -> CommitSummary {
+        if isReadOnly { throw .accessRestricted("the library is read-only: \(operation) is not allowed") }
+        do {
+            return try database.writeWithoutTransaction { db in
+                var summary = CommitSummary()
+                var journalID: Int64?
+                try db.inTransaction {
+                    summary = try body(db)
+                    if !summary.isEmpty {
+                        let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
+                        try db.execute(
+                            sql: "INSERT INTO change_journal (date, client_id, changes) VALUES (?, ?, ?)",
+                            arguments: [now.timeIntervalSince1970, clientID, json])
+                        journalID = db.lastInsertedRowID
+                    }
+                    return .commit
+                }
+                // Committed: nothing below may throw (the caller would undo files of a committed transaction).
+                if let journalID {
+                    changeCenter.committed(journalID) { try? (self.database as? DatabasePool)?.makeSnapshot() }
+                }
+                return summary
+            }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .internalError("\(operation) failed: \(error)")
+        }
+    }
+
+    /// The newest transaction and the oldest point the history still covers.
+    package func changeHistoryBounds() throws(LibraryError) -> ChangeHistoryBounds {
+        try read { db in try Self.historyBounds(db) }
+    }
+
+    static func historyBounds(_ db: Database) throws -> ChangeHistoryBounds {
+        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_journal'") ?? 0
+        let floor =
+            try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'change_history_floor'").flatMap { Int64($0) } ?? 0
+        return ChangeHistoryBounds(current: current, floor: floor)
+    }
+
+    /// The transactions after `token`, oldest first (at most `limit`).
+    /// - throws: ``LibraryError/persistentChangeTokenExpired(_:)`` when the history no longer reaches back to
+    ///   `token`, and ``LibraryError/identifierNotFound(_:)`` for a token from the future.
+    package func journalEntries(after token: Int64, limit: Int? = nil) throws(LibraryError) -> [JournalEntry] {
+        try read { db in try Self.journalEntries(db, after: token, limit: limit) }
+    }
+
+    static func journalEntries(_ db: Database, after token: Int64, limit: Int? = nil) throws -> [JournalEntry] {
+        let bounds = try historyBounds(db)
+        if token < bounds.floor {
+            throw LibraryError.persistentChangeTokenExpired(
+                "the change history was compacted through transaction \(bounds.floor); token \(token) is older")
+        }
+        if token > bounds.current {
+            throw LibraryError.identifierNotFound("no transaction \(token) in this library (the newest is \(bounds.current))")
+        }
+        var sql = "SELECT id, date, client_id, changes FROM change_journal WHERE id > ? ORDER BY id"
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        return try Row.fetchAll(db, sql: sql, arguments: [token]).map(JournalEntry.init(row:))
+    }
+
+    /// Drops journal rows older than the retention period (`change_history_days`, 30 by default), always keeping
+    /// the newest, and raises the floor below which tokens expire.
+    @discardableResult
+    package func compactChangeHistory(now: Date = Date(), retention: TimeInterval? = nil) throws(LibraryError) -> Int {
+        let days = setting("change_history_days").flatMap(Double.init) ?? 30
+        let cutoff = now.timeIntervalSince1970 - (retention ?? days * 86_400)
+        return try write("compact the change history") { db in
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(id) FROM change_journal") ?? 0
+            guard
+                let through = try Int64.fetchOne(
+                    db, sql: "SELECT max(id) FROM change_journal WHERE date < ? AND id < ?", arguments: [cutoff, newest])
+            else { return 0 }
+            try db.execute(sql: "DELETE FROM change_journal WHERE id <= ?", arguments: [through])
+            let removed = db.changesCount
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO library_info (key, value) VALUES ('change_history_floor', ?)", arguments: [String(through)])
+            return removed
+        }
+    }
+}

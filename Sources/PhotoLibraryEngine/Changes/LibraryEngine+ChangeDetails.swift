@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+extension LibraryEngine {
+    /// An asset fetch's membership in this engine's state, and how it differs from `before`.
+    ///
+    /// With `touched` (the row ids one transaction inserted, updated or deleted, `before` being the membership
+    /// right before it) and a fetch whose membership and order depend only on each asset's own row, only the
+    /// touched rows are read again: the untouched ones keep their order, the touched ones that still match are
+    /// placed among them by binary search on their sort keys. That costs one pass over `before` plus
+    /// O(touched × log n) row reads, instead of running the whole fetch again. Otherwise the fetch runs again and
+    /// the two lists are compared.
+    package func assetFetchChange(
+        before: ContiguousArray<Int64>, scope: AssetScope, options: FetchOptionsSpec, access: AccessContext,
+        touched: Set<Int64>?, updated: Set<Int64>
+    ) throws -> (after: ContiguousArray<Int64>, diff: FetchDiff) {
+        guard access.canRead else {
+            return ([], FetchDiff.between(before, ContiguousArray<Int64>(), changed: { _ in false }))
+        }
+        let query = try FetchPlanner(access: access).assetQuery(scope: scope, options: options)
+        if let touched, query.isRowLocal {
+            return try reader.read { db in try Self.incrementalChange(db, before: before, query: query, touched: touched, updated: updated) }
+        }
+        let after = try selectIDs(query.statement)
+        return (after, FetchDiff.between(before, after, changed: updated.contains))
+    }
+
+    private static func incrementalChange(
+        _ db: Database, before: ContiguousArray<Int64>, query: AssetQuery, touched: Set<Int64>, updated: Set<Int64>
+    ) throws -> (after: ContiguousArray<Int64>, diff: FetchDiff) {
+        // 1. Where the touched assets sat: one pass, a 64 Kbit filter in front of the set.
+        var filter = [UInt64](repeating: 0, count: 1024)
+        for id in touched {
+            let h = UInt64(bitPattern: id) & 0xFFFF
+            filter[Int(h >> 6)] |= 1 << (h & 63)
+        }
+        var touchedPositions: [Int] = []
+        before.withUnsafeBufferPointer { ids in
+            filter.withUnsafeBufferPointer { bits in
+                for i in 0..<ids.count {
+                    let h = UInt64(bitPattern: ids[i]) & 0xFFFF
+                    if bits[Int(h >> 6)] & (1 << (h & 63)) != 0, touched.contains(ids[i]) { touchedPositions.append(i) }
+                }
+            }
+        }
+        var positionBefore: [Int64: Int] = [:]
+        for p in touchedPositions { positionBefore[before[p]] = p }
+
+        // 2. The touched assets that match now, in result order, with their sort keys.
+        let expressions = query.order.map(\.expression).joined(separator: ", ")
+        let orderBy = query.order.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+        let json = "[" + touched.map(String.init).joined(separator: ",") + "]"
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT a.id, \(expressions) FROM asset a WHERE \(query.whereClause.sql) \
+                AND a.id IN (SELECT value FROM json_each(?)) ORDER BY \(orderBy)
+                """,
+            arguments: StatementArguments(query.whereClause.arguments.map(\.databaseValue) + [json.databaseValue]))
+        let width = query.order.count
+        let matching: [(id: Int64, key: [DatabaseValue])] = rows.map { row in
+            (row[0], (1...width).map { row[$0] as DatabaseValue })
+        }
+
+        // 3. Place each among the untouched assets (still in order) by binary search on their sort keys.
+        let probe = try db.cachedStatement(sql: "SELECT \(expressions) FROM asset a WHERE a.id = ?")
+        func key(of id: Int64) throws -> [DatabaseValue] {
+            try probe.setArguments([id])
+            let handle = probe.sqliteStatement
+            defer { sqlite3_reset(handle) }
+            guard sqlite3_step(handle) == SQLITE_ROW else { return [] }
+            return (0..<Int32(width)).map { DatabaseValue(sqliteStatement: handle, index: $0) }
+        }
+        let directions = query.order.map(\.ascending)
+        func precedes(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+            for (i, ascending) in directions.enumerated() where i < a.count && i < b.count {
+                let c = SQLiteOrder.compare(a[i], b[i])
+                if c != 0 { return ascending ? c < 0 : c > 0 }
+            }
+            return false
+        }
+        let untouchedCount = before.count - touchedPositions.count
+        /// The index in `before` of the r-th untouched asset.
+        func untouchedIndex(_ r: Int) -> Int {
+            var low = 0
+            var high = touchedPositions.count
+            while low < high {
+                let mid = (low + high) / 2
+                if touchedPositions[mid] - mid <= r { low = mid + 1 } else { high = mid }
+            }
+            return r + low
+        }
+        var untouchedBefore: [Int] = []  // per matching asset: untouched assets that precede it
+        var low = 0
+        for item in matching {
+            var high = untouchedCount
+            while low < high {
+                let mid = (low + high) / 2
+                if precedes(try key(of: before[untouchedIndex(mid)]), item.key) { low = mid + 1 } else { high = mid }
+            }
+            untouchedBefore.append(low)
+        }
+
+        // 4. The new membership: untouched assets with the matching touched ones merged in.
+        var after = ContiguousArray<Int64>()
+        after.reserveCapacity(untouchedCount + matching.count)
+        var nextTouched = 0
+        var cursor = 0
+        func appendUntouched(upTo index: Int) {
+            while cursor < index {
+                if nextTouched < touchedPositions.count, touchedPositions[nextTouched] == cursor {
+                    nextTouched += 1
+                } else {
+                    after.append(before[cursor])
+                }
+                cursor += 1
+            }
+        }
+        for (i, item) in matching.enumerated() {
+            appendUntouched(upTo: untouchedBefore[i] == 0 ? 0 : untouchedIndex(untouchedBefore[i] - 1) + 1)
+            after.append(item.id)
+        }
+        appendUntouched(upTo: before.count)
+
+        // 5. The details.
+        var diff = FetchDiff()
+        let matchingIDs = Set(matching.map(\.id))
+        for p in touchedPositions where !matchingIDs.contains(before[p]) { diff.removed.insert(p) }
+        var kept: [(position: Int, gapBefore: Int, gapAfter: Int, to: Int)] = []
+        for (i, item) in matching.enumerated() {
+            let to = i + untouchedBefore[i]
+            if let p = positionBefore[item.id] {
+                if updated.contains(item.id) { diff.changed.insert(to) }
+                let touchedAhead = touchedPositions.partitioningIndex { $0 >= p }
+                kept.append((p, p - touchedAhead, untouchedBefore[i], to))
+            } else {
+                diff.inserted.insert(to)
+            }
+        }
+        kept.sort { $0.position < $1.position }
+        // Kept assets stay put when they sit between the same untouched neighbours and keep their mutual order.
+        let candidates = kept.indices.filter { kept[$0].gapBefore == kept[$0].gapAfter }
+        let staying = Set(FetchDiff.longestIncreasingRun(candidates.map { kept[$0].to }).map { candidates[$0] })
+        let movers = kept.indices.filter { !staying.contains($0) }.map { kept[$0] }
+        let ordinals = movers.map { mover in mover.position - diff.removed.count(in: 0..<mover.position) }
+        diff.moves = zip(FetchDiff.slots(of: ordinals, skipping: diff.inserted), movers).map { FetchDiff.Move(from: $0, to: $1.to) }
+        return (after, diff)
+    }
+}
+
+/// SQLite's ORDER BY comparison of two values (BINARY collation): NULL < numbers < text < blobs.
+enum SQLiteOrder {
+    static func compare(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
+        func rank(_ value: DatabaseValue) -> Int {
+            switch value.storage {
+            case .null: 0
+            case .int64, .double: 1
+            case .string: 2
+            case .blob: 3
+            }
+        }
+        let (ra, rb) = (rank(a), rank(b))
+        if ra != rb { return ra < rb ? -1 : 1 }
+        switch (a.storage, b.storage) {
+        case (.int64(let x), .int64(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.string(let x), .string(let y)):
+            if x.utf8.elementsEqual(y.utf8) { return 0 }
+            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+        case (.blob(let x), .blob(let y)):
+            if x == y { return 0 }
+            return x.lexicographicallyPrecedes(y) ? -1 : 1
+        default:
+            let x = Double.fromDatabaseValue(a) ?? 0
+            let y = Double.fromDatabaseValue(b) ?? 0
+            return x == y ? 0 : (x < y ? -1 : 1)
+        }
+    }
+}
+
+extension Array where Element == Int {
+    /// The first index whose element satisfies `predicate` (the array is partitioned by it).
+    fileprivate func partitioningIndex(where predicate: (Int) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}
