@@ -30,8 +30,9 @@ open class PHChange: NSObject, @unchecked Sendable {
         let identifier = object.localIdentifier
         if object is PHAsset {
             let deleted = changes.deletedAssets.contains { $0.localIdentifier == identifier }
-            guard deleted || changes.updatedAssets.contains(where: { $0.localIdentifier == identifier })
-                || changes.insertedAssets.contains(where: { $0.localIdentifier == identifier })
+            guard
+                deleted || changes.updatedAssets.contains(where: { $0.localIdentifier == identifier })
+                    || changes.insertedAssets.contains(where: { $0.localIdentifier == identifier })
             else { return nil }
             let record = (try? state.asset(localIdentifier: identifier)) ?? nil
             let after = record.flatMap { $0.trashedDate == nil ? PHAsset(record: $0, library: library) as? T : nil }
