@@ -22,20 +22,6 @@ package struct FetchDiff: Sendable, Equatable {
 
     package var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && changed.isEmpty && moves.isEmpty }
 
-    /// Applies the diff to `old`, as the type's documentation describes (what tests check it against).
-    package func apply<Element>(to old: [Element], insertedElements: [Element]) -> [Element] {
-        var list = old
-        for index in removed.reversed() { list.remove(at: index) }
-        for (index, element) in zip(inserted, insertedElements) { list.insert(element, at: index) }
-        guard !moves.isEmpty else { return list }
-        var result = [Element?](repeating: nil, count: list.count)
-        let movedFrom = Set(moves.map(\.from))
-        for move in moves { result[move.to] = list[move.from] }
-        var rest = list.indices.lazy.filter { !movedFrom.contains($0) }.map { list[$0] }.makeIterator()
-        for slot in result.indices where result[slot] == nil { result[slot] = rest.next() }
-        return result.map { $0! }
-    }
-
     /// The diff between two complete lists of distinct keys; `changed` says which surviving keys changed.
     package static func between<Key: Hashable>(
         _ before: some RandomAccessCollection<Key>, _ after: some RandomAccessCollection<Key>, changed: (Key) -> Bool

@@ -174,7 +174,7 @@ package struct CommitSummary: Sendable, Equatable, Codable {
 
     enum AssetChangeKind { case inserted, updated, deleted }
 
-    mutating func note(collection: Collection, updated: Void) {
+    mutating func noteUpdated(_ collection: Collection) {
         guard !insertedCollections.contains(collection), !deletedCollections.contains(collection),
             !updatedCollections.contains(collection)
         else { return }

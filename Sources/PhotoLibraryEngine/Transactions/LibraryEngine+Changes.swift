@@ -339,7 +339,7 @@ extension LibraryEngine {
                     try db.execute(sql: "UPDATE collection SET modification_date = ? WHERE id = ?", arguments: [timestamp, collectionID])
                 }
             }
-            if let identifier { summary.note(collection: .init(localIdentifier: identifier, kind: kind), updated: ()) }
+            if let identifier { summary.noteUpdated(.init(localIdentifier: identifier, kind: kind)) }
         case .deleteCollections(let identifiers, let kind):
             for identifier in identifiers {
                 guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
