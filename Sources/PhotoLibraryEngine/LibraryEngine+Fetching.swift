@@ -15,7 +15,7 @@ extension LibraryEngine {
     /// Records what a client may do (the library owner's decision; Linux has no system prompt).
     package func setGrant(_ grant: ClientGrant?, for clientID: String, selection: [String] = []) throws(LibraryError) {
         // A changed selection reaches the limited client's observers as updates of the selected assets.
-        try commitTransaction("change access grants", clientID: nil) { db in
+        _ = try commitTransaction("change access grants", clientID: nil) { db in
             var summary = CommitSummary()
             guard let grant else {
                 try db.execute(sql: "DELETE FROM client_grant WHERE client_id = ?", arguments: [clientID])

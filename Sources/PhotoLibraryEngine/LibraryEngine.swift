@@ -18,6 +18,12 @@ package struct LibraryConfiguration: Sendable {
     package var trashRetention: TimeInterval?
     /// The media reader used for new files.
     package var probe = MediaProbe()
+    /// Whether observers are woken by inotify on the database files when another process commits (else they poll).
+    package var watchesDatabaseFiles = true
+    /// How often observers look for other processes' commits: without file watching, and as the safety net
+    /// beside it.
+    package var changePollInterval: DispatchTimeInterval = .milliseconds(50)
+    package var watchedChangePollInterval: DispatchTimeInterval = .seconds(1)
 
     package init() {}
 }
@@ -143,7 +149,11 @@ package final class LibraryEngine: Sendable {
         self.configuration = configuration
         self.trashRetention = trashRetention
         self.stager = FileStager(bundle: bundle)
-        self.changeCenter = changeCenter ?? ChangeCenter(database: database)
+        self.changeCenter =
+            changeCenter
+            ?? ChangeCenter(
+                database: database, databaseURL: configuration.watchesDatabaseFiles ? bundle.databaseURL : nil,
+                pollInterval: configuration.changePollInterval, watchedPollInterval: configuration.watchedChangePollInterval)
     }
 
     /// A read-only view of this library whose reads all see `state` (a snapshot of one moment in its history):

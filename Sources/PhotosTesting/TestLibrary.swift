@@ -11,6 +11,7 @@ public final class TestLibrary: @unchecked Sendable {
     /// A scratch folder beside it for generated media.
     public let scratch: URL
 
+    /// Creates an empty library named `name` in a new temporary folder, opened as its owner.
     public init(name: String = "Test") throws {
         let root = try TestMedia.temporaryDirectory("OpenPhotoKit-\(name)")
         url = root.appendingPathComponent("\(name).photoslibrary")

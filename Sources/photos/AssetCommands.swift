@@ -32,16 +32,31 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls", abstract: "List assets (PHAsset.fetchAssets) with PhotoKit's predicates and sort keys.")
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var selection: AssetSelection
+    @Option(help: "At most this many assets.") var limit: Int?
+
+    func run() throws {
+        let library = try global.open()
+        let assets = try selection.fetch(library, global: global, limit: limit)
+        if global.json {
+            Output.printJSON(assets.map { Output.asset($0) })
+        } else {
+            for asset in assets { print(Output.assetLine(asset)) }
+        }
+    }
+}
+
+/// Which assets a command lists or watches: PhotoKit's fetch options, an album or a smart album.
+struct AssetSelection: ParsableArguments {
     @Option(help: "An NSPredicate format string, e.g. \"mediaType == 1 AND favorite == NO\".") var predicate: String?
     @Option(help: "A sort key with an optional direction, e.g. creationDate:desc (repeatable).") var sort: [String] = []
-    @Option(help: "At most this many assets.") var limit: Int?
     @Flag(help: "Include hidden assets.") var includeHidden = false
     @Flag(help: "Include every photo of bursts.") var includeAllBurstAssets = false
     @Option(help: "Only the assets of this album (identifier or title).") var album: String?
     @Option(help: "Only the assets of this smart album (e.g. favorites, videos, recently-deleted).") var smartAlbum: String?
 
-    func run() throws {
-        let library = try global.open()
+    /// Runs the fetch these options describe.
+    func fetch(_ library: PHPhotoLibrary, global: GlobalOptions, limit: Int? = nil) throws -> PHFetchResult<PHAsset> {
         var parsedPredicate: NSPredicate?
         if let predicate {
             do { parsedPredicate = try NSPredicate(validatingFormat: predicate) } catch { throw CLIError("\(error)") }
@@ -57,13 +72,13 @@ struct List: ParsableCommand {
             options.includeAllBurstAssets = includeAllBurstAssets
         }
         do { try options.validate(for: PHAsset.self) } catch { throw CLIError("\(error)") }
-        let assets: PHFetchResult<PHAsset>
         if let album {
             guard let collection = try resolveCollection(album, in: library, global: global) as? PHAssetCollection else {
                 throw CLIError("'\(album)' is a folder, not an album")
             }
-            assets = PHAsset.fetchAssets(in: collection, options: options)
-        } else if let smartAlbum {
+            return PHAsset.fetchAssets(in: collection, options: options)
+        }
+        if let smartAlbum {
             let wanted = smartAlbum.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: " ", with: "")
             let all = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, options: global.options(library))
             guard
@@ -75,15 +90,9 @@ struct List: ParsableCommand {
             else {
                 throw CLIError("no smart album '\(smartAlbum)'; try: " + all.compactMap(\.localizedTitle).joined(separator: ", "))
             }
-            assets = PHAsset.fetchAssets(in: collection, options: options)
-        } else {
-            assets = PHAsset.fetchAssets(with: options)
+            return PHAsset.fetchAssets(in: collection, options: options)
         }
-        if global.json {
-            Output.printJSON(assets.map { Output.asset($0) })
-        } else {
-            for asset in assets { print(Output.assetLine(asset)) }
-        }
+        return PHAsset.fetchAssets(with: options)
     }
 }
 

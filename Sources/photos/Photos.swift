@@ -13,7 +13,8 @@ struct Photos: ParsableCommand {
             """,
         subcommands: [
             Add.self, List.self, Show.self, Favorite.self, Hide.self, Delete.self, Recover.self, EmptyTrash.self,
-            Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Demo.self, Bench.self,
+            Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Watch.self, Changes.self,
+            Demo.self, Bench.self,
         ]
     )
 }

@@ -7,54 +7,6 @@ import Foundation
 import PhotosTesting
 import Testing
 
-/// Records the changes an observer receives, and where it received them.
-final class ChangeRecorder: NSObject, PHPhotoLibraryChangeObserver, @unchecked Sendable {
-    private let lock = NSLock()
-    private let arrived = DispatchSemaphore(value: 0)
-    private(set) var changes: [PHChange] = []
-    private(set) var onMainThread = false
-    private(set) var threads = Set<String>()
-
-    func photoLibraryDidChange(_ changeInstance: PHChange) {
-        lock.withLock {
-            changes.append(changeInstance)
-            if Thread.isMainThread { onMainThread = true }
-            threads.insert(Thread.current.description)
-        }
-        arrived.signal()
-    }
-
-    /// Waits for the next change (fails the test after 10 s).
-    func next() throws -> PHChange {
-        guard arrived.wait(timeout: .now() + 10) == .success else { throw Timeout() }
-        return lock.withLock { changes.removeFirst() }
-    }
-
-    /// Whether a change arrives within `seconds`.
-    func nothingArrives(within seconds: Double) -> Bool { arrived.wait(timeout: .now() + seconds) == .timedOut }
-
-    struct Timeout: Error {}
-}
-
-/// Applies details to the identifiers of the old result in RICE order (removed, inserted, changed, moves with
-/// PhotoKit's frames), as a collection view would.
-func applying<T: PHObject>(_ details: PHFetchResultChangeDetails<T>, to old: [String]) -> [String] {
-    var list = old
-    for index in (details.removedIndexes ?? []).reversed() { list.remove(at: index) }
-    for (index, object) in zip(details.insertedIndexes ?? [], details.insertedObjects) { list.insert(object.localIdentifier, at: index) }
-    var moves: [(Int, Int)] = []
-    details.enumerateMoves { moves.append(($0, $1)) }
-    guard !moves.isEmpty else { return list }
-    var result = [String?](repeating: nil, count: list.count)
-    for (from, to) in moves { result[to] = list[from] }
-    let moved = Set(moves.map(\.0))
-    var rest = list.indices.filter { !moved.contains($0) }.map { list[$0] }.makeIterator()
-    for slot in result.indices where result[slot] == nil { result[slot] = rest.next() }
-    return result.map { $0! }
-}
-
-func identifiers<T: PHObject>(_ result: PHFetchResult<T>) -> [String] { result.map(\.localIdentifier) }
-
 @Suite("Change observation")
 struct ChangeObservationTests {
     @Test func favoritingAnAssetMovesItIntoFavoritesAndChangesItInPlace() throws {

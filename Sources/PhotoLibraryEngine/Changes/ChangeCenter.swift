@@ -18,8 +18,9 @@ package struct ChangeDelivery: Sendable {
 /// engine: once each, in commit order, on one serial queue that is never a committing caller's.
 ///
 /// Commits made through this engine wake the queue at once and come with a snapshot pinned right after their
-/// commit. Commits of other processes (or other engines on the same file) are found by polling the journal's
-/// newest id while anyone subscribes; a poll is one indexed read. Nothing runs while nobody subscribes.
+/// commit. Commits of other processes (or other engines on the same file) wake it through inotify on the
+/// database's files (``DatabaseWatcher``), with a slow poll of the journal's newest id as a safety net, or a fast
+/// poll where inotify is missing; a wake-up costs one indexed read. Nothing runs while nobody subscribes.
 package final class ChangeCenter: @unchecked Sendable {
     package typealias Handler = @Sendable (ChangeDelivery) -> Void
 
@@ -31,13 +32,27 @@ package final class ChangeCenter: @unchecked Sendable {
     private var nextToken = 1
     private var lastDelivered: Int64 = 0
     private var pinned: [Int64: any DatabaseReader] = [:]
+    /// Commits of this engine between their first write and their pinned snapshot: a wake-up then waits for
+    /// ``didCommit(_:snapshot:)``, so a local commit is never described against a later state.
+    private var localCommitsInFlight = 0
     private var timer: (any DispatchSourceTimer)?
-    /// How often other processes' commits are looked for while someone subscribes.
+    private var watcher: DatabaseWatcher?
+    private let databaseURL: URL?
+    /// How often other processes' commits are looked for while someone subscribes, without inotify.
     package let pollInterval: DispatchTimeInterval
+    /// The safety-net poll while inotify watches the database.
+    package let watchedPollInterval: DispatchTimeInterval
+    /// Whether inotify wakes this center (false: it polls every ``pollInterval``).
+    package private(set) var isWatching = false
 
-    init(database: any DatabaseWriter, pollInterval: DispatchTimeInterval = .milliseconds(50)) {
+    init(
+        database: any DatabaseWriter, databaseURL: URL?, pollInterval: DispatchTimeInterval = .milliseconds(50),
+        watchedPollInterval: DispatchTimeInterval = .seconds(1)
+    ) {
         self.database = database
+        self.databaseURL = databaseURL
         self.pollInterval = pollInterval
+        self.watchedPollInterval = watchedPollInterval
     }
 
     /// Whether anyone listens (commits only pin snapshots then).
@@ -64,21 +79,41 @@ package final class ChangeCenter: @unchecked Sendable {
             if handlers.isEmpty {
                 timer?.cancel()
                 timer = nil
+                watcher?.stop()
+                watcher = nil
+                isWatching = false
                 pinned.removeAll()
             }
         }
     }
 
-    /// Called on the writer's queue right after a commit, outside any transaction.
-    func committed(_ id: Int64, snapshot: () -> (any DatabaseReader)?) {
-        guard isObserved else { return }
-        if let state = snapshot() { lock.withLock { pinned[id] = state } }
-        queue.async { self.pump() }
+    /// Called on the writer's queue before a transaction that may commit.
+    func willCommit() {
+        lock.withLock { localCommitsInFlight += 1 }
     }
 
+    /// Called on the writer's queue after ``willCommit()``: right after the commit with its journal id (outside any
+    /// transaction), or with nil when the transaction rolled back or changed nothing.
+    func didCommit(_ id: Int64?, snapshot: () -> (any DatabaseReader)?) {
+        let observed = isObserved
+        let state = (id != nil && observed) ? snapshot() : nil
+        lock.withLock {
+            localCommitsInFlight -= 1
+            if let id, let state { pinned[id] = state }
+        }
+        if observed { queue.async { self.pump() } }
+    }
+
+    /// Starts the wake-ups; called with the lock held when the first subscriber arrives.
     private func startPolling() {
+        if let databaseURL {
+            let watcher = DatabaseWatcher(databaseURL: databaseURL, queue: queue) { [weak self] in self?.pump() }
+            isWatching = watcher.start()
+            self.watcher = isWatching ? watcher : nil
+        }
+        let interval = isWatching ? watchedPollInterval : pollInterval
         let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now() + pollInterval, repeating: pollInterval, leeway: .milliseconds(10))
+        source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
         source.setEventHandler { [weak self] in self?.pump() }
         source.resume()
         timer = source
@@ -87,8 +122,9 @@ package final class ChangeCenter: @unchecked Sendable {
     /// Delivers the transactions not delivered yet. Runs on ``queue``.
     package func pump() {
         dispatchPrecondition(condition: .onQueue(queue))
-        let (subscribers, since) = lock.withLock { (handlers.map(\.handler), lastDelivered) }
-        guard !subscribers.isEmpty else { return }
+        let (subscribers, since, busy) = lock.withLock { (handlers.map(\.handler), lastDelivered, localCommitsInFlight > 0) }
+        // A local commit between its write and its snapshot: its didCommit pumps again.
+        guard !subscribers.isEmpty, !busy else { return }
         guard let entries = try? database.read({ db in try LibraryEngine.journalEntries(db, after: since) }), !entries.isEmpty
         else { return }
         // One shared later state for the transactions that have no pinned snapshot of their own.

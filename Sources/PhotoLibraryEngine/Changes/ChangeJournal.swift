@@ -43,6 +43,12 @@ extension LibraryEngine {
             return try database.writeWithoutTransaction { db in
                 var summary = CommitSummary()
                 var journalID: Int64?
+                var committed = false
+                changeCenter.willCommit()
+                defer {
+                    // Committed: nothing here may throw (the caller would undo files of a committed transaction).
+                    changeCenter.didCommit(committed ? journalID : nil) { try? (self.database as? DatabasePool)?.makeSnapshot() }
+                }
                 try db.inTransaction {
                     summary = try body(db)
                     if !summary.isEmpty {
@@ -54,10 +60,7 @@ extension LibraryEngine {
                     }
                     return .commit
                 }
-                // Committed: nothing below may throw (the caller would undo files of a committed transaction).
-                if let journalID {
-                    changeCenter.committed(journalID) { try? (self.database as? DatabasePool)?.makeSnapshot() }
-                }
+                committed = true
                 return summary
             }
         } catch let error as LibraryError {

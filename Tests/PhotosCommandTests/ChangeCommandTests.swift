@@ -1,0 +1,205 @@
+import Foundation
+import OpenPhotos
+import PhotosTesting
+import Testing
+
+/// Changes that cross processes: the `photos` command commits while this process observes, and `photos watch`
+/// observes while this process commits.
+extension PhotosCommandTests {
+    @Test func commitsOfAnotherProcessReachObserversOnceEachInCommitOrder() throws {
+        let test = try TestLibrary(name: "TwoProcesses")
+        defer { test.remove() }
+        try test.addImages(3)
+        let library = test.library
+        let start = library.currentChangeToken
+        var all = PHAsset.fetchAssets(with: test.options { $0.sortDescriptors = [NSSortDescriptor(key: "creationDate", ascending: true)] })
+        var favorites = PHAsset.fetchAssets(with: test.options { $0.predicate = NSPredicate(format: "favorite == YES") })
+        let (a, b, c) = (all[0].localIdentifier, all[1].localIdentifier, all[2].localIdentifier)
+        let recorder = ChangeRecorder()
+        library.register(recorder)
+        defer { library.unregisterChangeObserver(recorder) }
+
+        // Three transactions, each committed by another process once the previous one has arrived here. (Commits
+        // of another process that land between two wake-ups are all described against the later state: exact
+        // for the result held, but not one transaction at a time; see ARCHITECTURE.md.)
+        func commit(_ arguments: [String]) throws -> PHChange {
+            let run = try photos(arguments, library: test.url)
+            #expect(run.status == 0, "\(run.stderr)")
+            return try recorder.next()
+        }
+
+        let favorited = try commit(["favorite", b])
+        let inAll = try #require(favorited.changeDetails(for: all))
+        #expect(inAll.removedIndexes == IndexSet() && inAll.insertedIndexes == IndexSet() && inAll.changedIndexes == IndexSet([1]))
+        #expect(inAll.changedObjects.map(\.localIdentifier) == [b])
+        #expect(inAll.changedObjects.first?.isFavorite == true)
+        all = inAll.fetchResultAfterChanges
+        let inFavorites = try #require(favorited.changeDetails(for: favorites))
+        #expect(inFavorites.insertedIndexes == IndexSet([0]) && inFavorites.insertedObjects.map(\.localIdentifier) == [b])
+        favorites = inFavorites.fetchResultAfterChanges
+
+        let hidden = try commit(["hide", a])
+        let afterHiding = try #require(hidden.changeDetails(for: all))
+        #expect(afterHiding.removedIndexes == IndexSet([0]) && afterHiding.removedObjects.map(\.localIdentifier) == [a])
+        #expect(afterHiding.insertedIndexes == IndexSet() && afterHiding.changedIndexes == IndexSet())
+        #expect(hidden.changeDetails(for: favorites) == nil)
+        all = afterHiding.fetchResultAfterChanges
+
+        let deleted = try commit(["delete", c])
+        let afterDeleting = try #require(deleted.changeDetails(for: all))
+        #expect(afterDeleting.removedIndexes == IndexSet([1]) && afterDeleting.removedObjects.map(\.localIdentifier) == [c])
+        all = afterDeleting.fetchResultAfterChanges
+        #expect(identifiers(all) == [b])
+
+        // Once each: nothing more arrives, and the persistent history names the same three transactions.
+        #expect(recorder.nothingArrives(within: 0.3))
+        let history = try library.fetchPersistentChanges(since: start).map(\.changeToken)
+        #expect(history == [favorited.changeToken, hidden.changeToken, deleted.changeToken])
+    }
+
+    @Test func watchPrintsTheDetailsOfEveryCommitOfAnotherProcess() throws {
+        let test = try TestLibrary(name: "Watch")
+        defer { test.remove() }
+        let ids = try test.addImages(3)
+        let watch = try Spawned(
+            Self.executable,
+            ["watch", "--library", test.url.path, "--predicate", "favorite == NO", "--sort", "creationDate", "--json", "--count", "4"])
+        defer { watch.kill() }
+        try watch.waitForStandardError(containing: "watching 3 assets")
+
+        // Each commit once the watcher has printed the previous one (see the test above).
+        let library = test.library
+        let assets = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: test.options { $0.includeHiddenAssets = true })
+        try library.performChangesAndWait { PHAssetChangeRequest(for: assets[0]).isFavorite = true }
+        try watch.waitForStandardOutput(lines: 1)
+        try library.performChangesAndWait { PHAssetChangeRequest(for: assets[1]).isHidden = true }
+        try watch.waitForStandardOutput(lines: 2)
+        try library.performChangesAndWait {
+            _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Not an asset")
+        }
+        try watch.waitForStandardOutput(lines: 3)
+        let added = try test.addImages(1, startingAt: Date(timeIntervalSince1970: 1_600_000_000))
+
+        let status = try watch.waitForExit()
+        #expect(status == 0, "\(watch.standardError)")
+        let lines = watch.standardOutput.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+        }
+        try #require(lines.count == 4, "\(watch.standardOutput)")
+        // favorite == NO loses the first asset, then hiding loses the (new) first, an album does not touch the
+        // fetch, and an older photo enters at the front.
+        #expect(lines[0]["removedIndexes"] as? [Int] == [0])
+        #expect(lines[0]["removedLocalIdentifiers"] as? [String] == [ids[0]])
+        #expect(lines[0]["count"] as? Int == 2)
+        #expect(lines[1]["removedIndexes"] as? [Int] == [0])
+        #expect(lines[1]["removedLocalIdentifiers"] as? [String] == [ids[1]])
+        #expect(lines[1]["count"] as? Int == 1)
+        #expect(lines[2]["hasDetails"] as? Bool == false)
+        #expect(lines[2]["count"] as? Int == 1)
+        #expect(lines[3]["insertedIndexes"] as? [Int] == [0])
+        #expect(lines[3]["insertedLocalIdentifiers"] as? [String] == added)
+        #expect(lines[3]["count"] as? Int == 2)
+        #expect(lines.allSatisfy { ($0["moves"] as? [[Int]])?.isEmpty == true })
+
+        // The last token printed is the library's token, and `photos changes` continues from it.
+        let lastToken = try #require(lines[3]["token"] as? String)
+        let current = try photos(["changes", "--json"], library: test.url)
+        #expect((try current.json() as? [String: Any])?["currentToken"] as? String == lastToken)
+        let firstToken = try #require(lines[0]["token"] as? String)
+        let history = try photos(["changes", "--since", firstToken, "--json"], library: test.url)
+        let historyObject = try #require(try history.json() as? [String: Any])
+        let changes = try #require(historyObject["changes"] as? [[String: Any]])
+        #expect(changes.map { $0["token"] as? String } == lines[1...].map { $0["token"] as? String })
+        #expect((changes[0]["assets"] as? [String: [String]])?["updated"] == [ids[1]])
+        #expect((changes[1]["assetCollections"] as? [String: [String]])?["inserted"]?.count == 1)
+        #expect((changes[2]["assets"] as? [String: [String]])?["inserted"] == added)
+    }
+
+    @Test func changesRefusesATokenOfAnotherLibraryOrNoToken() throws {
+        let first = try TestLibrary(name: "TokenA")
+        let second = try TestLibrary(name: "TokenB")
+        defer {
+            first.remove()
+            second.remove()
+        }
+        let token = try photos(["changes"], library: first.url).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let foreign = try photos(["changes", "--since", token], library: second.url)
+        #expect(foreign.status != 0)
+        #expect(foreign.stderr.contains("another library"))
+        let garbage = try photos(["changes", "--since", "not-a-token"], library: first.url)
+        #expect(garbage.status != 0)
+        #expect(garbage.stderr.contains("is not a change token"))
+    }
+}
+
+/// A `photos` process running beside the test, its output collected as it comes.
+final class Spawned: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+    private let outPipe = Pipe()
+    private let errPipe = Pipe()
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.out.append(data) }
+        }
+        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.lock.withLock { self?.err.append(data) }
+        }
+        try process.run()
+    }
+
+    var standardOutput: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+    struct Timeout: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func waitForStandardError(containing text: String, timeout: TimeInterval = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !standardError.contains(text) {
+            guard Date() < deadline, process.isRunning else {
+                throw Timeout(description: "no '\(text)' on stderr: \(standardError)")
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    func waitForStandardOutput(lines count: Int, timeout: TimeInterval = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while standardOutput.filter({ $0 == "\n" }).count < count {
+            guard Date() < deadline, process.isRunning else {
+                throw Timeout(description: "fewer than \(count) lines on stdout: \(standardOutput)")
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    func waitForExit(timeout: TimeInterval = 20) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            guard Date() < deadline else { throw Timeout(description: "still running; stdout: \(standardOutput)") }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        // Take what the readability handlers have not taken yet.
+        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
+            pipe.fileHandleForReading.readabilityHandler = nil
+            let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+            lock.withLock { isOut ? out.append(rest) : err.append(rest) }
+        }
+        return process.terminationStatus
+    }
+
+    func kill() {
+        if process.isRunning { process.terminate() }
+    }
+}
