@@ -39,19 +39,23 @@ public final class ChangeRecorder: NSObject, PHPhotoLibraryChangeObserver, @unch
     public struct Timeout: Error {}
 }
 
-/// Applies details to the identifiers of the old result in RICE order (removed, inserted, changed, moves with
-/// PhotoKit's frames), as a collection view would.
+/// Applies details to the identifiers of the old result in RICE order, as a collection view's batch update does:
+/// removed (before frame), inserted (at their indexes in the new result), then moves, `from` in the list after
+/// removals and insertions and `to` in the new result. The moves are simultaneous: moved and inserted objects sit
+/// at their new indexes and every other object keeps its order in the remaining slots.
 public func applying<T: PHObject>(_ details: PHFetchResultChangeDetails<T>, to old: [String]) -> [String] {
     var list = old
     for index in (details.removedIndexes ?? []).reversed() { list.remove(at: index) }
-    for (index, object) in zip(details.insertedIndexes ?? [], details.insertedObjects) { list.insert(object.localIdentifier, at: index) }
+    let inserted = details.insertedIndexes ?? []
+    for (index, object) in zip(inserted, details.insertedObjects) { list.insert(object.localIdentifier, at: index) }
     var moves: [(Int, Int)] = []
     details.enumerateMoves { moves.append(($0, $1)) }
     guard !moves.isEmpty else { return list }
     var result = [String?](repeating: nil, count: list.count)
+    for index in inserted { result[index] = list[index] }
     for (from, to) in moves { result[to] = list[from] }
-    let moved = Set(moves.map(\.0))
-    var rest = list.indices.filter { !moved.contains($0) }.map { list[$0] }.makeIterator()
+    let placed = Set(moves.map(\.0)).union(inserted)
+    var rest = list.indices.filter { !placed.contains($0) }.map { list[$0] }.makeIterator()
     for slot in result.indices where result[slot] == nil { result[slot] = rest.next() }
     return result.map { $0! }
 }

@@ -10,6 +10,13 @@ import PhotosTesting
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        abstract: "Benchmarks (build with -c release).",
+        subcommands: [BenchCore.self, BenchChanges.self], defaultSubcommand: BenchCore.self)
+}
+
+struct BenchCore: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "core",
         abstract: "Measure the core library: insert rate, open time, a 1M-asset fetch against raw SQLite, bytes per asset.",
         discussion: "Build with -c release: swift run -c release photos bench --assets 1000000")
     @Option(help: "Synthetic assets in the benchmark library.") var assets = 1_000_000
@@ -129,29 +136,29 @@ struct Bench: ParsableCommand {
                     format: "performChanges: %d image files (probe, hash, copy, commit) in %.2f s = %.0f assets/s", files, seconds,
                     Double(files) / seconds))
         }
-        if json { printJSON(results) }
+        if json { printBenchJSON(results) }
     }
 
     private func log(_ line: String) {
         if !json { print(line) }
     }
-
-    private func printJSON(_ value: Any) {
-        let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data()
-        print(String(decoding: data, as: UTF8.self))
-    }
 }
 
-private func ms(since start: DispatchTime) -> Double {
+func printBenchJSON(_ value: Any) {
+    let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+    print(String(decoding: data, as: UTF8.self))
+}
+
+func ms(since start: DispatchTime) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
 }
 
-private func median(_ values: [Double]) -> Double {
+func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
 /// Bytes allocated on the heap now.
-private func heapInUse() -> Int {
+func heapInUse() -> Int {
     Int(heapstats_allocated_bytes())
 }

@@ -56,18 +56,26 @@ open class PHChange: NSObject, @unchecked Sendable {
             return nil
         case .assets(let scope, let spec, let access):
             guard case .assets(let live, let before) = fetchResult.storage else { return nil }
-            let touched = changes.touchedAssetIDs
-            var albumEdited = false
-            if case .album(let albumID) = scope, !changes.updatedCollections.isEmpty {
-                albumEdited = changes.updatedCollections.contains { (try? state.collectionID(localIdentifier: $0.localIdentifier)) == albumID }
+            // A result fetched after this transaction already shows it.
+            guard fetchResult.version < delivery.entry.id else { return nil }
+            let albumID: Int64?
+            if case .album(let id) = scope { albumID = id } else { albumID = nil }
+            func editsAlbum(_ collections: [CommitSummary.Collection]) -> Bool {
+                guard let albumID else { return false }
+                return collections.contains { (try? state.collectionID(localIdentifier: $0.localIdentifier)) == albumID }
             }
-            guard !touched.isEmpty || albumEdited else { return nil }
-            // Only the touched rows are read again when the result reflects the state right before this transaction.
-            let sameBase = delivery.isExact && fetchResult.version == delivery.entry.id - 1 && incremental && !albumEdited
-            let updated = Set(changes.updatedAssets.map(\.id))
+            guard !changes.touchedAssetIDs.isEmpty || editsAlbum(changes.updatedCollections) else { return nil }
+            // Everything between the result's version and the state: usually just this transaction; more when the
+            // result missed transactions (nobody asked about it then) or several commits of another process share
+            // one state. Only the touched rows are read again when all of them are known and the order of the
+            // untouched ones cannot have changed.
+            let span = changes(since: fetchResult.version)
+            let rowLocal = incremental && span.map { !editsAlbum($0.updatedCollections) } ?? false
+            let updated = Set((span ?? changes).updatedAssets.map(\.id))
             guard
                 let (after, diff) = try? state.assetFetchChange(
-                    before: before, scope: scope, options: spec, access: access, touched: sameBase ? touched : nil, updated: updated),
+                    before: before, scope: scope, options: spec, access: access, touched: rowLocal ? span?.touchedAssetIDs : nil,
+                    updated: updated),
                 !diff.isEmpty
             else { return nil }
             let afterResult = PHFetchResult<T>(storage: .assets(live, after), library: fetchResult.library, options: fetchResult.fetchOptions)
@@ -75,6 +83,7 @@ open class PHChange: NSObject, @unchecked Sendable {
             afterResult.version = delivery.stateVersion
             return PHFetchResultChangeDetails(before: fetchResult, after: afterResult, diff: diff, incremental: incremental)
         case .refetch(let fetch):
+            guard fetchResult.version < delivery.entry.id else { return nil }
             let owner = fetchResult.library ?? library
             let afterResult = PinnedEngine.$current.withValue(PinnedEngine(library: owner, engine: state)) { fetch(owner) }
             afterResult.origin = fetchResult.origin
@@ -95,6 +104,17 @@ open class PHChange: NSObject, @unchecked Sendable {
             guard !diff.isEmpty else { return nil }
             return PHFetchResultChangeDetails(before: fetchResult, after: afterResult, diff: diff, incremental: incremental)
         }
+    }
+
+    /// What changed after `version` up to the state this change is described against, as one summary (nil when the
+    /// history between them is too long to be worth reading, or no longer kept).
+    private func changes(since version: Int64) -> CommitSummary? {
+        if version == delivery.entry.id - 1, delivery.isExact { return changes }
+        let count = delivery.stateVersion - version
+        guard count > 0, count <= 1_000, let entries = try? state.journalEntries(after: version, limit: Int(count)) else { return nil }
+        var union = CommitSummary()
+        for entry in entries { union.merge(entry.changes) }
+        return union
     }
 
     private static func recordKey(_ object: PHObject) -> AnyHashable {

@@ -107,7 +107,7 @@ package final class ChangeCenter: @unchecked Sendable {
     /// Starts the wake-ups; called with the lock held when the first subscriber arrives.
     private func startPolling() {
         if let databaseURL {
-            let watcher = DatabaseWatcher(databaseURL: databaseURL, queue: queue) { [weak self] in self?.pump() }
+            let watcher = DatabaseWatcher(databaseURL: databaseURL, queue: queue) { [weak self] in self?.wake() }
             isWatching = watcher.start()
             self.watcher = isWatching ? watcher : nil
         }
@@ -117,6 +117,24 @@ package final class ChangeCenter: @unchecked Sendable {
         source.setEventHandler { [weak self] in self?.pump() }
         source.resume()
         timer = source
+    }
+
+    private var followUpsPending = false
+
+    /// A file event: pump now, and again a moment later. The event comes when the other process writes its
+    /// transaction's frames to the `-wal` file, just before it publishes them in the WAL index; a read in between
+    /// still sees the previous state, and no further event would come. (The safety poll catches anything later.)
+    private func wake() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        pump()
+        guard !followUpsPending else { return }
+        followUpsPending = true
+        queue.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self] in self?.pump() }
+        queue.asyncAfter(deadline: .now() + .milliseconds(200)) { [weak self] in
+            guard let self else { return }
+            self.followUpsPending = false
+            self.pump()
+        }
     }
 
     /// Delivers the transactions not delivered yet. Runs on ``queue``.

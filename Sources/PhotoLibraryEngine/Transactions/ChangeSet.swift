@@ -102,9 +102,13 @@ package struct CommitSummary: Sendable, Equatable, Codable {
         }
     }
 
-    package var insertedAssets: [Asset] = []
-    package var updatedAssets: [Asset] = []
-    package var deletedAssets: [Asset] = []
+    package private(set) var insertedAssets: [Asset] = []
+    package private(set) var updatedAssets: [Asset] = []
+    package private(set) var deletedAssets: [Asset] = []
+    /// The same, for constant-time membership while a transaction records its changes.
+    private var inserted = Set<Asset>()
+    private var updated = Set<Asset>()
+    private var deleted = Set<Asset>()
     package var insertedCollections: [Collection] = []
     package var updatedCollections: [Collection] = []
     package var deletedCollections: [Collection] = []
@@ -121,6 +125,7 @@ package struct CommitSummary: Sendable, Equatable, Codable {
         insertedAssets = try c.decodeIfPresent([Asset].self, forKey: .insertedAssets) ?? []
         updatedAssets = try c.decodeIfPresent([Asset].self, forKey: .updatedAssets) ?? []
         deletedAssets = try c.decodeIfPresent([Asset].self, forKey: .deletedAssets) ?? []
+        (inserted, updated, deleted) = (Set(insertedAssets), Set(updatedAssets), Set(deletedAssets))
         insertedCollections = try c.decodeIfPresent([Collection].self, forKey: .insertedCollections) ?? []
         updatedCollections = try c.decodeIfPresent([Collection].self, forKey: .updatedCollections) ?? []
         deletedCollections = try c.decodeIfPresent([Collection].self, forKey: .deletedCollections) ?? []
@@ -150,24 +155,48 @@ package struct CommitSummary: Sendable, Equatable, Codable {
     /// (inserted then updated stays inserted; updated then deleted becomes deleted; deleted then recovered is an
     /// update of an asset that never left).
     mutating func note(_ asset: Asset, _ kind: AssetChangeKind) {
-        let wasInserted = insertedAssets.contains(asset)
-        let wasDeleted = deletedAssets.contains(asset)
+        let wasInserted = inserted.contains(asset)
+        let wasDeleted = deleted.contains(asset)
         switch kind {
         case .inserted:
             if wasDeleted {
+                deleted.remove(asset)
                 deletedAssets.removeAll { $0 == asset }
-                if !updatedAssets.contains(asset) { updatedAssets.append(asset) }
+                if updated.insert(asset).inserted { updatedAssets.append(asset) }
             } else if !wasInserted {
+                inserted.insert(asset)
                 insertedAssets.append(asset)
             }
         case .updated:
-            if !wasInserted, !wasDeleted, !updatedAssets.contains(asset) { updatedAssets.append(asset) }
+            if !wasInserted, !wasDeleted, updated.insert(asset).inserted { updatedAssets.append(asset) }
         case .deleted:
-            updatedAssets.removeAll { $0 == asset }
+            if updated.remove(asset) != nil { updatedAssets.removeAll { $0 == asset } }
             if wasInserted {
+                inserted.remove(asset)
                 insertedAssets.removeAll { $0 == asset }
             } else if !wasDeleted {
+                deleted.insert(asset)
                 deletedAssets.append(asset)
+            }
+        }
+    }
+
+    /// Adds a later transaction's changes, as if both had been one transaction.
+    package mutating func merge(_ later: CommitSummary) {
+        for asset in later.insertedAssets { note(asset, .inserted) }
+        for asset in later.updatedAssets { note(asset, .updated) }
+        for asset in later.deletedAssets { note(asset, .deleted) }
+        for collection in later.insertedCollections where !insertedCollections.contains(collection) {
+            deletedCollections.removeAll { $0 == collection }
+            insertedCollections.append(collection)
+        }
+        for collection in later.updatedCollections { noteUpdated(collection) }
+        for collection in later.deletedCollections where !deletedCollections.contains(collection) {
+            updatedCollections.removeAll { $0 == collection }
+            if insertedCollections.contains(collection) {
+                insertedCollections.removeAll { $0 == collection }
+            } else {
+                deletedCollections.append(collection)
             }
         }
     }
