@@ -25,10 +25,6 @@ extension PHPhotoLibrary {
     func localIdentifierMappings(for: [PHCloudIdentifier]) -> [PHCloudIdentifier: Result<String, Error>]
 }
 
-// MARK: §9 Change notifications — done; still open for issue 3: the `photos watch` and `photos changes` commands,
-//   inotify wake-ups (other processes' commits are found by a 50 ms poll of the journal today), and the
-//   details benchmark at 100k / 1M / 2M assets.
-
 // MARK: §10 Change requests
 extension PHAssetChangeRequest {
     var contentEditingOutput: PHContentEditingOutput? { get set }
