@@ -24,13 +24,14 @@ let package = Package(
         // C libraries behind tiny system-library modules with static-inline shims.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         // Heap statistics for the benchmarks (glibc mallinfo2 returns a struct, which Swift cannot declare).
         .target(name: "CHeapStats"),
 
         // Adapters: decoding and metadata.
         .target(
             name: "PhotoMedia",
-            dependencies: ["CVips", "CAVFormat"],
+            dependencies: ["CVips", "CAVFormat", "CExif"],
             swiftSettings: strict
         ),
         // The library itself: bundle, store, queries, transactions, access policy.
@@ -59,6 +60,7 @@ let package = Package(
             name: "photos",
             dependencies: [
                 "OpenPhotos",
+                "PhotoMedia",
                 "PhotosTesting",
                 "CHeapStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -4,6 +4,7 @@
 #include <libavutil/display.h>
 #include <libavutil/log.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* What the photo library needs from a movie: the first video stream's coded size, its display rotation,
@@ -53,5 +54,31 @@ static inline int cav_probe_file(const char *path, cav_video_info *info) {
 }
 
 static inline void cav_error_string(int err, char *buf, size_t len) { av_strerror(err, buf, len); }
+
+/* The container's and the first video stream's metadata as "key\tvalue\n" lines (keys as ffmpeg names them:
+   creation_time, com.apple.quicktime.creationdate, location, com.apple.quicktime.content.identifier …). Returns the
+   bytes written (truncated to len - 1), or an AVERROR. */
+static inline int cav_metadata(const char *path, char *buf, size_t len) {
+    AVFormatContext *ctx = NULL;
+    if (len == 0) return 0;
+    buf[0] = 0;
+    int err = avformat_open_input(&ctx, path, NULL, NULL);
+    if (err < 0) return err;
+    size_t used = 0;
+    AVDictionary *dicts[2] = { ctx->metadata, NULL };
+    for (unsigned i = 0; i < ctx->nb_streams; i++) {
+        if (ctx->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) { dicts[1] = ctx->streams[i]->metadata; break; }
+    }
+    for (int d = 0; d < 2; d++) {
+        const AVDictionaryEntry *e = NULL;
+        while (dicts[d] && (e = av_dict_get(dicts[d], "", e, AV_DICT_IGNORE_SUFFIX))) {
+            int n = snprintf(buf + used, len - used, "%s%s\t%s\n", d == 1 ? "stream:" : "", e->key, e->value);
+            if (n < 0 || (size_t)n >= len - used) { used = len - 1; break; }
+            used += (size_t)n;
+        }
+    }
+    avformat_close_input(&ctx);
+    return (int)used;
+}
 
 #endif

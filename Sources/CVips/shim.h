@@ -37,6 +37,16 @@ static inline const char *cvips_loader(VipsImage *image) {
     return loader;
 }
 
+
+/* A metadata blob ("exif-data", "xmp-data", "icc-profile-data"), or NULL. Owned by the image. */
+static inline const void *cvips_blob(VipsImage *image, const char *name, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (!vips_image_get_typeof(image, name)) return NULL;
+    if (vips_image_get_blob(image, name, &data, length) != 0) return NULL;
+    return data;
+}
+
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
 
 /* Encoding from an image in memory. The caller frees *buf with g_free. */

@@ -23,6 +23,8 @@ package struct MediaInfo: Sendable, Equatable {
     package var duration: Double
     /// Average video frame rate, or 0.
     package var frameRate: Double
+    /// Dates, place, camera, Live Photo and burst keys.
+    package var metadata = MediaMetadata()
 
     package var isImage: Bool { format.isImage }
 }
@@ -63,11 +65,24 @@ package struct MediaProbe: Sendable {
     }
 
     private static let libraryInitialization: Bool = {
+        HEIFRuntime.prepare()
         if cvips_init("OpenPhotoKit") != 0 { return false }
         vips_cache_set_max(0)
         cav_quiet()
         return true
     }()
+
+    /// Which decoder serves which format, one line each (for start-up reports and `photos inspect`).
+    package static var decoders: [String] {
+        initializeLibraries()
+        let vips = String(cString: vips_version_string())
+        return [
+            "JPEG, PNG, WebP, TIFF, GIF: libvips \(vips)",
+            "HEIC, HEIF, AVIF: libvips \(vips) heifload with \(HEIFRuntime.summary)",
+            "MOV, MP4: libavformat \(String(cString: av_version_info()))",
+            "EXIF: libexif; Apple MakerNote, XMP dates, QuickTime keys: OpenPhotoKit (bounded readers)",
+        ]
+    }
 
     /// Reads the first bytes of a file and recognises its format.
     package func sniff(_ url: URL) throws(MediaError) -> MediaFormat {
@@ -104,8 +119,23 @@ package struct MediaProbe: Sendable {
         if width.multipliedReportingOverflow(by: height).overflow || width * height > pixelLimit {
             throw .tooManyPixels(path: path, width: width, height: height, limit: pixelLimit)
         }
+        // libheif applies the HEIF transforms (irot, imir) itself: the size libvips reports is already upright.
         let orientation = Int(cvips_orientation(image))
-        let swaps = (5...8).contains(orientation)
+        let upright = format == .heic || format == .heif || format == .avif
+        let swaps = !upright && (5...8).contains(orientation)
+        var metadata = MediaMetadata()
+        var xmpLength = 0
+        let xmp = cvips_blob(image, "xmp-data", &xmpLength).map {
+            String(decoding: UnsafeRawBufferPointer(start: $0, count: min(xmpLength, 1 << 20)), as: UTF8.self)
+        }
+        var exifLength = 0
+        if let exif = cvips_blob(image, "exif-data", &exifLength) {
+            EXIFReader.read(UnsafeRawBufferPointer(start: exif, count: exifLength), into: &metadata, xmp: xmp)
+        } else if let xmp, let date = XMPReader.date(xmp) {
+            metadata.creationDate = MetadataDate.instant(date.parsed, offset: date.parsed.offset)
+            metadata.timeZoneOffset = date.parsed.offset
+            metadata.creationDateSource = date.source
+        }
         return MediaInfo(
             format: format,
             pixelWidth: swaps ? height : width,
@@ -115,7 +145,8 @@ package struct MediaProbe: Sendable {
             orientation: (1...8).contains(orientation) ? orientation : 1,
             rotation: 0,
             duration: 0,
-            frameRate: 0
+            frameRate: 0,
+            metadata: metadata
         )
     }
 
@@ -138,6 +169,9 @@ package struct MediaProbe: Sendable {
         }
         let rotation = Int(info.rotation)
         let swaps = rotation == 90 || rotation == 270
+        var metadata = MediaMetadata()
+        MovieMetadataReader.read(path, into: &metadata)
+        metadata.videoFrameRate = info.frame_rate > 0 ? info.frame_rate : nil
         return MediaInfo(
             format: format,
             pixelWidth: swaps ? height : width,
@@ -147,7 +181,8 @@ package struct MediaProbe: Sendable {
             orientation: 1,
             rotation: rotation,
             duration: info.duration > 0 ? info.duration : 0,
-            frameRate: info.frame_rate
+            frameRate: info.frame_rate,
+            metadata: metadata
         )
     }
 

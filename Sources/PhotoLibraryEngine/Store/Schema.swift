@@ -150,6 +150,19 @@ package enum Schema {
                     INSERT OR IGNORE INTO library_info (key, value) VALUES ('change_history_floor', '0');
                     """)
         }
+        migrator.registerMigration("v3-media-metadata") { db in
+            // What import reads from files beyond PhotoKit's properties: the camera, where the date came from,
+            // and Apple's Live Photo key (to pair a video that arrives after its still).
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN camera_make TEXT;
+                    ALTER TABLE asset ADD COLUMN camera_model TEXT;
+                    ALTER TABLE asset ADD COLUMN lens_model TEXT;
+                    ALTER TABLE asset ADD COLUMN creation_date_source TEXT;
+                    ALTER TABLE asset ADD COLUMN content_identifier TEXT;
+                    CREATE INDEX asset_content_identifier ON asset(content_identifier) WHERE content_identifier IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -18,6 +18,8 @@ private struct PreparedAsset {
     var isFavorite: Bool
     var isHidden: Bool
     var resources: [PreparedResource]
+    /// The primary file's metadata (camera, burst, Live Photo key, where the date came from).
+    var metadata: MediaMetadata
 }
 
 private struct PreparedResource {
@@ -177,28 +179,47 @@ extension LibraryEngine {
                     uniformTypeIdentifier: input.uniformTypeIdentifier ?? info.format.uniformTypeIdentifier, info: info))
         }
         let primary = resources.first { $0.type == ResourceType.photo || $0.type == ResourceType.video }!
+        let metadata = primary.info.metadata
         let isLive = resources.contains { $0.type == ResourceType.pairedVideo }
         let mediaType = primary.type == ResourceType.photo ? 1 : 2
+        // PHAssetMediaSubtype from what the file says.
         var subtypes: UInt = 0
-        if isLive { subtypes |= 8 }
+        if mediaType == 1 {
+            if metadata.isPanorama { subtypes |= 1 }
+            if metadata.isHDR { subtypes |= 2 }
+            if metadata.isScreenshot { subtypes |= 4 }
+            if isLive { subtypes |= 8 }
+            if metadata.isPortrait { subtypes |= 16 }
+        } else if (metadata.videoFrameRate ?? 0) >= 100 {
+            subtypes |= 1 << 17  // videoHighFrameRate
+        }
         let playbackStyle = mediaType == 2 ? 4 : (isLive ? 3 : (primary.info.format == .gif ? 2 : 1))
 
+        // The capture date: the request's, else the file's metadata (with its UTC offset), else the file's
+        // modification time (a file without a date), else now.
         var creationDate: Date? = nil
+        var offset: Int? = nil
         if case .some(let date) = properties.creationDate {
             creationDate = date
+        } else if let date = metadata.creationDate {
+            creationDate = date
+            offset = metadata.timeZoneOffset
         } else if case .file(let url, _) = inputs.first(where: { $0.type == primary.type })?.source {
-            // The metadata pipeline (capture dates) extends this seam; until then, the file's modification time.
             creationDate = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? now
         } else {
             creationDate = now
         }
         var location: LocationRecord? = nil
-        if case .some(let value) = properties.location { location = value }
+        if case .some(let value) = properties.location {
+            location = value
+        } else if let latitude = metadata.latitude, let longitude = metadata.longitude {
+            location = LocationRecord(latitude: latitude, longitude: longitude, altitude: metadata.altitude)
+        }
         return PreparedAsset(
             localIdentifier: localIdentifier, uuid: uuid, mediaType: mediaType, mediaSubtypes: subtypes,
             playbackStyle: playbackStyle, pixelWidth: primary.info.pixelWidth, pixelHeight: primary.info.pixelHeight,
-            duration: primary.info.duration, creationDate: creationDate, creationTimeZoneOffset: nil, location: location,
-            isFavorite: properties.isFavorite ?? false, isHidden: properties.isHidden ?? false, resources: resources)
+            duration: primary.info.duration, creationDate: creationDate, creationTimeZoneOffset: offset, location: location,
+            isFavorite: properties.isFavorite ?? false, isHidden: properties.isHidden ?? false, resources: resources, metadata: metadata)
     }
 
     private static func sourceName(_ source: ResourceSource) -> String {
@@ -234,6 +255,27 @@ extension LibraryEngine {
                 asset.isFavorite, asset.isHidden, access.clientID,
             ])
         let assetID = db.lastInsertedRowID
+        let m = asset.metadata
+        try db.execute(
+            sql: """
+                UPDATE asset SET camera_make = ?, camera_model = ?, lens_model = ?, creation_date_source = ?,
+                    content_identifier = ?, is_selfie = ? WHERE id = ?
+                """,
+            arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
+        if let burst = m.burstIdentifier, asset.mediaType == 1 {
+            // The first photo of a burst represents it (an automatic pick) until the user picks another; the others
+            // are hidden from fetches without includeAllBurstAssets.
+            let represented =
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM asset WHERE burst_identifier = ? AND represents_burst = 1 AND id != ?",
+                    arguments: [burst, assetID]) ?? false
+            try db.execute(
+                sql: """
+                    UPDATE asset SET burst_identifier = ?, represents_burst = ?, burst_hidden = ?,
+                        burst_selection_types = ? WHERE id = ?
+                    """,
+                arguments: [burst, !represented, represented, represented ? 0 : 1, assetID])
+        }
         for resource in asset.resources {
             try db.execute(
                 sql: """

@@ -1,0 +1,50 @@
+#ifndef CEXIF_SHIM_H
+#define CEXIF_SHIM_H
+#include <libexif/exif-data.h>
+#include <libexif/exif-utils.h>
+#include <stdint.h>
+#include <string.h>
+
+/* libexif reads the EXIF block (TIFF header, IFD0, Exif, GPS and interoperability IFDs), with bounds and loop checks.
+   These wrappers hide its fixed-size IFD array and its macros from Swift. */
+
+static inline ExifData *cexif_load(const unsigned char *bytes, unsigned int length) {
+    ExifData *data = exif_data_new();
+    if (!data) return NULL;
+    /* Keep the maker note's raw bytes: OpenPhotoKit reads Apple's itself (libexif 0.6.24 garbles its strings). */
+    exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS);
+    exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    exif_data_load_data(data, bytes, length);
+    return data;
+}
+
+static inline void cexif_free(ExifData *data) { exif_data_unref(data); }
+
+/* The entry for `tag` in IFD `ifd` (EXIF_IFD_0, EXIF_IFD_EXIF, EXIF_IFD_GPS …), or NULL. */
+static inline ExifEntry *cexif_entry(ExifData *data, int ifd, int tag) {
+    if (ifd < 0 || ifd >= EXIF_IFD_COUNT || !data->ifd[ifd]) return NULL;
+    return exif_content_get_entry(data->ifd[ifd], (ExifTag)tag);
+}
+
+static inline int cexif_big_endian(ExifData *data) { return exif_data_get_byte_order(data) == EXIF_BYTE_ORDER_MOTOROLA; }
+
+/* The i-th component of a numeric entry as a double (rationals divided out); 0 when out of range. */
+static inline double cexif_number(ExifData *data, ExifEntry *e, unsigned int i) {
+    if (!e || i >= e->components || !e->data) return 0;
+    ExifByteOrder o = exif_data_get_byte_order(data);
+    unsigned int size = exif_format_get_size(e->format);
+    if (size == 0 || (unsigned long)(i + 1) * size > e->size) return 0;
+    const unsigned char *p = e->data + i * size;
+    switch (e->format) {
+    case EXIF_FORMAT_BYTE: return p[0];
+    case EXIF_FORMAT_SBYTE: return (signed char)p[0];
+    case EXIF_FORMAT_SHORT: return exif_get_short(p, o);
+    case EXIF_FORMAT_SSHORT: return exif_get_sshort(p, o);
+    case EXIF_FORMAT_LONG: return exif_get_long(p, o);
+    case EXIF_FORMAT_SLONG: return exif_get_slong(p, o);
+    case EXIF_FORMAT_RATIONAL: { ExifRational r = exif_get_rational(p, o); return r.denominator ? (double)r.numerator / r.denominator : 0; }
+    case EXIF_FORMAT_SRATIONAL: { ExifSRational r = exif_get_srational(p, o); return r.denominator ? (double)r.numerator / r.denominator : 0; }
+    default: return 0;
+    }
+}
+#endif
