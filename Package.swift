@@ -47,7 +47,7 @@ let package = Package(
         // The PhotoKit mirror.
         .target(
             name: "OpenPhotos",
-            dependencies: ["PhotoLibraryEngine"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia"],
             swiftSettings: strict
         ),
         .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),

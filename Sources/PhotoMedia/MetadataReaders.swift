@@ -11,9 +11,16 @@ enum EXIFReader {
     private static let gpsIFD: Int32 = 3
 
     static func read(_ bytes: UnsafeRawBufferPointer, into metadata: inout MediaMetadata, xmp: String?) {
-        guard let base = bytes.baseAddress, bytes.count > 6, bytes.count < 16 << 20,
-            let data = cexif_load(base.assumingMemoryBound(to: UInt8.self), UInt32(bytes.count))
-        else { return }
+        guard bytes.count > 8, bytes.count < 16 << 20 else { return }
+        // libexif wants "Exif\0\0" first; HEIC Exif items may start at the TIFF header, or with a 4-byte offset to it.
+        let header = Array("Exif".utf8) + [0, 0]
+        var block = Array(bytes)
+        if block.starts(with: [0x49, 0x49, 0x2A, 0x00]) || block.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
+            block = header + block
+        } else if !block.starts(with: header), block.count > 10, Array(block[4..<10]) == header {
+            block.removeFirst(4)
+        }
+        guard let data = block.withUnsafeBufferPointer({ cexif_load($0.baseAddress, UInt32($0.count)) }) else { return }
         defer { cexif_free(data) }
 
         func entry(_ ifd: Int32, _ tag: Int32) -> UnsafeMutablePointer<ExifEntry>? { cexif_entry(data, ifd, tag) }

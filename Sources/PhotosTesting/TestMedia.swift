@@ -34,6 +34,8 @@ public enum TestMedia {
         }
     }
 
+    static func ffmpegRun(_ arguments: [String]) throws { try ffmpeg(arguments) }
+
     private static func ffmpeg(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibraryEngine
+import PhotoMedia
 
 /// A request to create an asset from resources (photo, video, paired video for Live Photos …).
 ///
@@ -36,6 +37,14 @@ open class PHAssetCreationRequest: PHAssetChangeRequest, @unchecked Sendable {
             ResourceInput(
                 type: type.rawValue, source: .file(fileURL, move: options?.shouldMoveFile ?? false),
                 originalFilename: options?.originalFilename, uniformTypeIdentifier: options?.uniformTypeIdentifier))
+    }
+
+    /// Adds a file an import already staged (copied and hashed) and probed: placed as it is.
+    func addStagedResource(with type: PHAssetResourceType, staged: StagedFile, info: MediaInfo, originalFilename: String) {
+        checkInsideBlock()
+        resources.append(
+            ResourceInput(
+                type: type.rawValue, source: .staged(staged, info), originalFilename: originalFilename, uniformTypeIdentifier: nil))
     }
 
     /// Adds a resource from data in memory.

@@ -14,6 +14,8 @@ package struct StagedFile: Sendable {
     package var sha256: String
     /// The caller's file to remove once the transaction commits (`shouldMoveFile`).
     package var sourceToRemove: URL?
+    /// The source file's modification date (the capture date of last resort).
+    package var sourceModificationDate: Date?
 }
 
 /// Copies incoming resources into the staging folder in one pass that also hashes them (each byte read once).
@@ -49,12 +51,18 @@ package struct FileStager: Sendable {
             }
             if link(source.path, staged.path) == 0 {
                 let (size, hash) = try hashFile(staged)
-                return StagedFile(url: staged, size: size, sha256: hash, sourceToRemove: source)
+                return StagedFile(
+                    url: staged, size: size, sha256: hash, sourceToRemove: source, sourceModificationDate: Self.modificationDate(info))
             }
             // Another file system: copy, and remove the source after the commit.
         }
         let (size, hash) = try copyAndHash(from: source, to: staged)
-        return StagedFile(url: staged, size: size, sha256: hash, sourceToRemove: move ? source : nil)
+        return StagedFile(
+            url: staged, size: size, sha256: hash, sourceToRemove: move ? source : nil, sourceModificationDate: Self.modificationDate(info))
+    }
+
+    private static func modificationDate(_ info: stat) -> Date {
+        Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
     private func copyAndHash(from source: URL, to destination: URL) throws(LibraryError) -> (Int64, String) {

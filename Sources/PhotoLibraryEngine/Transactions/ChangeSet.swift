@@ -1,9 +1,13 @@
+import PhotoMedia
 import Foundation
 
 /// Where a new resource's bytes come from.
 package enum ResourceSource: Sendable {
     case file(URL, move: Bool)
     case data(Data)
+    /// A file an import already copied into the staging folder and hashed (and maybe probed): it is placed as it
+    /// is, so each original is read once.
+    case staged(StagedFile, MediaInfo?)
 }
 
 /// A resource added to an asset being created (`PHAssetCreationRequest.addResource`).

@@ -151,12 +151,18 @@ extension LibraryEngine {
                 file = try stager.stage(data: data)
             case .file(let url, let move):
                 file = try stager.stage(file: url, move: move)
+            case .staged(let prestaged, _):
+                file = prestaged
             }
             staged.append(file)
             let info: MediaInfo
-            do { info = try configuration.probe.probe(file.url) } catch {
-                let name = input.originalFilename ?? Self.sourceName(input.source)
-                throw .invalidResource("\(name): \(error.description.replacingOccurrences(of: file.url.path, with: "the file"))")
+            if case .staged(_, let known?) = input.source {
+                info = known
+            } else {
+                do { info = try configuration.probe.probe(file.url) } catch {
+                    let name = input.originalFilename ?? Self.sourceName(input.source)
+                    throw .invalidResource("\(name): \(error.description.replacingOccurrences(of: file.url.path, with: "the file"))")
+                }
             }
             let wantsImage = [ResourceType.photo, ResourceType.alternatePhoto].contains(input.type)
             let wantsMovie = [ResourceType.video, ResourceType.pairedVideo].contains(input.type)
@@ -204,8 +210,8 @@ extension LibraryEngine {
         } else if let date = metadata.creationDate {
             creationDate = date
             offset = metadata.timeZoneOffset
-        } else if case .file(let url, _) = inputs.first(where: { $0.type == primary.type })?.source {
-            creationDate = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? now
+        } else if let modified = primary.staged.sourceModificationDate {
+            creationDate = modified
         } else {
             creationDate = now
         }
@@ -225,14 +231,14 @@ extension LibraryEngine {
     private static func sourceName(_ source: ResourceSource) -> String {
         switch source {
         case .file(let url, _): url.lastPathComponent
-        case .data: "resource data"
+        case .data, .staged: "resource data"
         }
     }
 
     private static func defaultFilename(_ source: ResourceSource, uuid: String, format: MediaFormat) -> String {
         switch source {
         case .file(let url, _): url.lastPathComponent
-        case .data: "\(uuid).\(format.preferredFilenameExtension.uppercased())"
+        case .data, .staged: "\(uuid).\(format.preferredFilenameExtension.uppercased())"
         }
     }
 

@@ -1,0 +1,229 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotoMedia
+
+extension PHPhotoLibrary {
+    /// OpenPhotoKit: what ``importItems(at:recursive:batchSize:progress:)`` did.
+    public struct ImportReport: Sendable {
+        /// The assets created, in import order.
+        public var importedLocalIdentifiers: [String] = []
+        /// Stills and videos joined into Live Photos.
+        public var livePhotosPaired = 0
+        /// Files whose bytes the library already holds (or that appeared earlier in this import).
+        public var duplicates: [ImportDuplicate] = []
+        /// Files that could not be imported, with the reason.
+        public var failures: [ImportFailure] = []
+        /// Files looked at.
+        public var filesExamined = 0
+        /// Bytes read from the files (each file is read once: copied and hashed in one pass).
+        public var bytesRead: Int64 = 0
+    }
+
+    /// OpenPhotoKit: a file skipped because its bytes are already in the library.
+    public struct ImportDuplicate: Sendable, Equatable {
+        /// The file skipped.
+        public var file: URL
+        /// The asset that holds the same bytes, or nil when the same bytes came earlier in this import
+        /// (`sameAs` names that file).
+        public var existingLocalIdentifier: String?
+        /// The earlier file of this import with the same bytes.
+        public var sameAs: URL?
+
+        /// A duplicate of an asset, or of an earlier file of the same import.
+        public init(file: URL, existingLocalIdentifier: String?, sameAs: URL?) {
+            self.file = file
+            self.existingLocalIdentifier = existingLocalIdentifier
+            self.sameAs = sameAs
+        }
+    }
+
+    /// OpenPhotoKit: a file that could not be imported.
+    public struct ImportFailure: Sendable, Equatable, CustomStringConvertible {
+        /// The file (or folder) that could not be imported.
+        public var file: URL
+        /// Why, in one line naming the file.
+        public var reason: String
+        /// "path: reason".
+        public var description: String { "\(file.path): \(reason)" }
+
+        /// A failure to import `file`.
+        public init(file: URL, reason: String) {
+            self.file = file
+            self.reason = reason
+        }
+    }
+
+    /// OpenPhotoKit: how far an import is.
+    public struct ImportProgress: Sendable {
+        /// Files read so far.
+        public var filesDone: Int
+        /// Files found.
+        public var filesTotal: Int
+        /// Bytes read so far.
+        public var bytesDone: Int64
+    }
+
+    /// OpenPhotoKit: imports photos and videos from files and folders, the way the Photos app imports a card.
+    ///
+    /// Each file is copied into the library and hashed in one read, then probed (format from the content, size,
+    /// metadata). Bytes the library already holds are reported as duplicates, not imported again. A still and a
+    /// video with the same Apple content identifier become one Live Photo (`photo` + `pairedVideo` resources,
+    /// `photoLive`); only files without identifiers are paired by the same base name within a few seconds, and two
+    /// files whose identifiers differ never are. Files that cannot be read are reported with the reason and the
+    /// import goes on. Assets are created with ``PHAssetCreationRequest`` in transactions of `batchSize`.
+    /// - throws: ``PHPhotosError`` only when the library itself cannot be used; per-file problems are in the report.
+    public func importItems(
+        at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) throws -> ImportReport {
+        let engine: LibraryEngine
+        do { engine = try self.engine() } catch { throw PHPhotosError(error) }
+        var report = ImportReport()
+        var files: [URL] = []
+        for url in urls { Self.collectFiles(url, recursive: recursive, into: &files, failures: &report.failures) }
+        report.filesExamined = files.count
+
+        // 1. Copy + hash (one read), probe the copy's header.
+        var items: [ImportItem] = []
+        for (index, file) in files.enumerated() {
+            defer { progress?(ImportProgress(filesDone: index + 1, filesTotal: files.count, bytesDone: report.bytesRead)) }
+            let staged: StagedFile
+            do { staged = try engine.stager.stage(file: file, move: false) } catch {
+                report.failures.append(ImportFailure(file: file, reason: error.message))
+                continue
+            }
+            report.bytesRead += staged.size
+            do {
+                let info = try engine.configuration.probe.probe(staged.url)
+                items.append(ImportItem(file: file, staged: staged, info: info))
+            } catch {
+                try? FileManager.default.removeItem(at: staged.url)
+                let reason = error.description.replacingOccurrences(of: staged.url.path, with: file.lastPathComponent)
+                report.failures.append(ImportFailure(file: file, reason: reason))
+            }
+        }
+
+        // 2. Duplicates: bytes already in the library, or earlier in this import.
+        let existing: [String: String]
+        do { existing = try engine.assetIdentifiers(withSHA256: items.map(\.staged.sha256)) } catch {
+            for item in items { try? FileManager.default.removeItem(at: item.staged.url) }
+            throw PHPhotosError(error)
+        }
+        var firstWithDigest: [String: URL] = [:]
+        items = items.filter { item in
+            let digest = item.staged.sha256
+            let earlier = firstWithDigest[digest]
+            guard existing[digest] != nil || earlier != nil else {
+                firstWithDigest[digest] = item.file
+                return true
+            }
+            report.duplicates.append(ImportDuplicate(file: item.file, existingLocalIdentifier: existing[digest], sameAs: earlier))
+            try? FileManager.default.removeItem(at: item.staged.url)
+            return false
+        }
+
+        // 3. Live Photos, then one creation request per asset, in transactions of batchSize.
+        let units = Self.pairLivePhotos(items)
+        report.livePhotosPaired = units.filter { $0.count == 2 }.count
+        var start = 0
+        while start < units.count {
+            let batch = Array(units[start..<min(start + max(1, batchSize), units.count)])
+            start += batch.count
+            var identifiers: [String] = []
+            do {
+                try performChangesAndWait {
+                    for unit in batch {
+                        let request = PHAssetCreationRequest.forAsset()
+                        for item in unit {
+                            let type: PHAssetResourceType = item.info.isImage ? .photo : (unit.count == 2 ? .pairedVideo : .video)
+                            request.addStagedResource(with: type, staged: item.staged, info: item.info, originalFilename: item.file.lastPathComponent)
+                        }
+                        identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
+                    }
+                }
+                report.importedLocalIdentifiers += identifiers
+            } catch {
+                for unit in batch {
+                    for item in unit {
+                        try? FileManager.default.removeItem(at: item.staged.url)
+                        report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
+                    }
+                }
+            }
+        }
+        return report
+    }
+
+    struct ImportItem {
+        var file: URL
+        var staged: StagedFile
+        var info: MediaInfo
+    }
+
+    /// Files under `url` (hidden files and folders skipped), sorted by path.
+    static func collectFiles(_ url: URL, recursive: Bool, into files: inout [URL], failures: inout [ImportFailure]) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            failures.append(ImportFailure(file: url, reason: "no such file or folder"))
+            return
+        }
+        guard isDirectory.boolValue else {
+            files.append(url)
+            return
+        }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else {
+            failures.append(ImportFailure(file: url, reason: "cannot list the folder"))
+            return
+        }
+        for name in names.sorted() where !name.hasPrefix(".") {
+            let child = url.appendingPathComponent(name)
+            var childIsDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: child.path, isDirectory: &childIsDirectory) else { continue }
+            if childIsDirectory.boolValue {
+                if recursive { collectFiles(child, recursive: true, into: &files, failures: &failures) }
+            } else {
+                files.append(child)
+            }
+        }
+    }
+
+    /// Groups items into assets: Live Photo pairs (still first) and single files.
+    ///
+    /// A video joins the still with the same content identifier (the closest in time when several stills claim it);
+    /// files without identifiers pair by the same base name in the same folder, dated at most 5 s apart.
+    static func pairLivePhotos(_ items: [ImportItem]) -> [[ImportItem]] {
+        var pairedWith: [Int: Int] = [:]  // video index → still index
+        var stillTaken = Set<Int>()
+        func gap(_ a: ImportItem, _ b: ImportItem) -> TimeInterval {
+            guard let x = a.info.metadata.creationDate, let y = b.info.metadata.creationDate else { return .infinity }
+            return abs(x.timeIntervalSince(y))
+        }
+        let stills = items.indices.filter { items[$0].info.isImage }
+        let videos = items.indices.filter { !items[$0].info.isImage }
+        for v in videos {
+            let video = items[v]
+            let candidates: [Int]
+            if let id = video.info.metadata.contentIdentifier {
+                candidates = stills.filter { !stillTaken.contains($0) && items[$0].info.metadata.contentIdentifier == id }
+            } else {
+                let base = video.file.deletingPathExtension().lastPathComponent.lowercased()
+                let folder = video.file.deletingLastPathComponent().path
+                candidates = stills.filter {
+                    let still = items[$0]
+                    return !stillTaken.contains($0) && still.info.metadata.contentIdentifier == nil
+                        && still.file.deletingPathExtension().lastPathComponent.lowercased() == base
+                        && still.file.deletingLastPathComponent().path == folder && gap(still, video) <= 5
+                }
+            }
+            guard let best = candidates.min(by: { gap(items[$0], video) < gap(items[$1], video) }) else { continue }
+            pairedWith[v] = best
+            stillTaken.insert(best)
+        }
+        let videoOfStill = Dictionary(uniqueKeysWithValues: pairedWith.map { ($1, $0) })
+        var units: [[ImportItem]] = []
+        for index in items.indices {
+            if pairedWith[index] != nil { continue }  // placed with its still
+            if let video = videoOfStill[index] { units.append([items[index], items[video]]) } else { units.append([items[index]]) }
+        }
+        return units
+    }
+}
