@@ -23,6 +23,9 @@ struct Import: ParsableCommand {
     func run() throws {
         let library = try global.open()
         let started = Date()
+        if !global.json {
+            for line in PhotoMediaReport.decoders { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
         let showProgress = isatty(STDERR_FILENO) == 1 && !global.json
         let report: PHPhotoLibrary.ImportReport
         let progress: (@Sendable (PHPhotoLibrary.ImportProgress) -> Void)?
@@ -48,6 +51,7 @@ struct Import: ParsableCommand {
                 },
                 "failures": report.failures.map { ["file": $0.file.path, "reason": $0.reason] },
                 "filesExamined": report.filesExamined, "bytesRead": report.bytesRead, "seconds": seconds,
+                "processBytesRead": Self.processBytesRead() ?? NSNull(),
             ])
             return
         }
@@ -60,6 +64,15 @@ struct Import: ParsableCommand {
                 format: "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d duplicates skipped, %d failed",
                 report.filesExamined, seconds, report.importedLocalIdentifiers.count, report.livePhotosPaired, report.duplicates.count,
                 report.failures.count))
+    }
+
+    /// Everything this process read through read(2) so far (`rchar` of /proc/self/io): files, database, libraries.
+    static func processBytesRead() -> Int64? {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("rchar:") {
+            return Int64(line.dropFirst(6).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
     }
 
     /// One line on stderr: files, rate, ETA.

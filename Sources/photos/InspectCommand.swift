@@ -89,3 +89,8 @@ struct Inspect: ParsableCommand {
         return line
     }
 }
+
+/// The decoders report, for commands that read media.
+enum PhotoMediaReport {
+    static var decoders: [String] { MediaProbe.decoders }
+}

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -36,7 +37,10 @@ package struct FileStager: Sendable {
         return StagedFile(url: url, size: Int64(data.count), sha256: Self.hex(digest), sourceToRemove: nil)
     }
 
-    package func stage(file source: URL, move: Bool) throws(LibraryError) -> StagedFile {
+    /// Stages a file: copied (or hard-linked, for `move`) into the staging folder and hashed in one read.
+    /// - parameter durable: fsync the copy now. An import that stages many files passes false and makes them
+    ///   durable together with ``syncStagedFiles()`` before it commits.
+    package func stage(file source: URL, move: Bool, durable: Bool = true) throws(LibraryError) -> StagedFile {
         var info = stat()
         guard stat(source.path, &info) == 0 else {
             throw .missingResource("no file at \(source.path)")
@@ -56,7 +60,7 @@ package struct FileStager: Sendable {
             }
             // Another file system: copy, and remove the source after the commit.
         }
-        let (size, hash) = try copyAndHash(from: source, to: staged)
+        let (size, hash) = try copyAndHash(from: source, to: staged, durable: durable)
         return StagedFile(
             url: staged, size: size, sha256: hash, sourceToRemove: move ? source : nil, sourceModificationDate: Self.modificationDate(info))
     }
@@ -65,7 +69,19 @@ package struct FileStager: Sendable {
         Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
-    private func copyAndHash(from source: URL, to destination: URL) throws(LibraryError) -> (Int64, String) {
+    /// Makes files staged without `durable` reach the disk. The fsyncs run after all the writes and side by side,
+    /// so the kernel writes the batch back together instead of one file at a time.
+    package func syncStagedFiles(_ files: [StagedFile]) throws(LibraryError) {
+        let failed = Mutex<String?>(nil)
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let fd = open(files[index].url.path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 || fsync(fd) != 0 { failed.withLock { $0 = $0 ?? files[index].url.path } }
+            if fd >= 0 { close(fd) }
+        }
+        if let path = failed.withLock({ $0 }) { throw LibraryBundle.posixError("fsync \(path)") }
+    }
+
+    private func copyAndHash(from source: URL, to destination: URL, durable: Bool) throws(LibraryError) -> (Int64, String) {
         let input = open(source.path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw LibraryBundle.posixError("open \(source.path)") }
         defer { close(input) }
@@ -99,7 +115,7 @@ package struct FileStager: Sendable {
             }
             total += Int64(n)
         }
-        guard fsync(output) == 0 else { throw LibraryBundle.posixError("fsync staging file") }
+        if durable { guard fsync(output) == 0 else { throw LibraryBundle.posixError("fsync staging file") } }
         ok = true
         return (total, Self.hex(hasher.finalize()))
     }

@@ -111,13 +111,15 @@ package struct LibraryBundle: Sendable {
         guard fsync(fd) == 0 else { throw posixError("fsync \(url.path)") }
     }
 
-    /// Renames a staged file into place and syncs the destination folder.
-    package func place(staged: URL, at relativePath: String) throws {
+    /// Renames a staged file into place; returns the destination folder, which the caller syncs (once per folder
+    /// for a transaction's files) before it commits.
+    @discardableResult
+    package func place(staged: URL, at relativePath: String) throws -> URL {
         let destination = try resolve(relativePath)
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         guard rename(staged.path, destination.path) == 0 else { throw Self.posixError("rename to \(relativePath)") }
-        Self.syncDirectory(folder)
+        return folder
     }
 
     package static func syncDirectory(_ url: URL) {

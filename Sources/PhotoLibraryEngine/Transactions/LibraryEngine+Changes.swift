@@ -71,12 +71,15 @@ extension LibraryEngine {
                 var summary = CommitSummary()
                 purgedPaths = try self.pathsPurged(by: intents, db: db)
                 journal = try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths)
+                var folders = Set<URL>()
                 for asset in prepared {
                     for resource in asset.resources {
-                        try self.bundle.place(staged: resource.staged.url, at: resource.path)
+                        folders.insert(try self.bundle.place(staged: resource.staged.url, at: resource.path))
                         placed.append(resource.path)
                     }
                 }
+                // The renames reach the disk before the rows that name them: one fsync per folder.
+                for folder in folders { LibraryBundle.syncDirectory(folder) }
                 for asset in prepared {
                     let id = try self.insert(asset, access: access, now: now, db: db)
                     summary.note(.init(id: id, localIdentifier: asset.localIdentifier), .inserted)
