@@ -107,7 +107,7 @@ struct BenchImport: ParsableCommand {
     static func measure(_ executable: URL, _ arguments: [String]) throws -> (seconds: Double, maxRSSKilobytes: Int, output: Data) {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         let out = try FileHandle(forWritingTo: outputFile)
         var fileActions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
