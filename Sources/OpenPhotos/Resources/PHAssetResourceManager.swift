@@ -1,0 +1,168 @@
+import Foundation
+import PhotoLibraryEngine
+import Synchronization
+
+/// Identifies a data request of ``PHAssetResourceManager`` (0 is never used).
+public typealias PHAssetResourceDataRequestID = Int32
+
+/// Reports how much of a resource has been read, from 0 to 1.
+public typealias PHAssetResourceProgressHandler = @Sendable (Double) -> Void
+
+/// Options for reading a resource's bytes.
+open class PHAssetResourceRequestOptions: NSObject, NSCopying, @unchecked Sendable {
+    /// Whether Photos may download the resource from iCloud. An OpenPhotoKit library keeps every resource on its
+    /// own disk, so reads never need the network and this changes nothing.
+    open var isNetworkAccessAllowed = false
+    /// Called on the request's serial queue after each chunk, with the fraction read so far.
+    open var progressHandler: PHAssetResourceProgressHandler?
+
+    public override init() {}
+
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = PHAssetResourceRequestOptions()
+        copy.isNetworkAccessAllowed = isNetworkAccessAllowed
+        copy.progressHandler = progressHandler
+        return copy
+    }
+}
+
+/// Reads the stored bytes of asset resources: streamed in chunks, never the whole file in memory.
+open class PHAssetResourceManager: NSObject, @unchecked Sendable {
+    private static let shared = PHAssetResourceManager()
+    /// The size of each chunk handed to `dataReceivedHandler`.
+    static let chunkSize = 1 << 20
+
+    private let requests = Mutex<(next: Int32, cancelled: Set<Int32>, running: Set<Int32>)>((1, [], []))
+
+    public override init() {}
+
+    /// The shared resource manager.
+    open class func `default`() -> PHAssetResourceManager { shared }
+
+    /// Streams a resource's bytes: `handler` receives consecutive chunks (at least one call for a non-empty
+    /// file; their concatenation is the file), then `completionHandler` gets nil, or the error that stopped the
+    /// read (`userCancelled` after ``cancelDataRequest(_:)``). Both run on one serial queue that is not the
+    /// caller's; a chunk's `Data` is only guaranteed for the duration of the call.
+    @discardableResult
+    open func requestData(
+        for resource: PHAssetResource, options: PHAssetResourceRequestOptions?, dataReceivedHandler handler: @escaping (Data) -> Void,
+        completionHandler: @escaping ((any Error)?) -> Void
+    ) -> PHAssetResourceDataRequestID {
+        let id = begin()
+        let progress = options?.progressHandler
+        nonisolated(unsafe) let handler = handler
+        nonisolated(unsafe) let completionHandler = completionHandler
+        let queue = DispatchQueue(label: "OpenPhotoKit.resource-request-\(id)")
+        queue.async {
+            let error = self.stream(resource, id: id, progress: progress) { handler($0) }
+            self.end(id)
+            completionHandler(error)
+        }
+        return id
+    }
+
+    /// Writes a resource's bytes to a new file, chunk by chunk, then calls `completionHandler` (nil, or the error).
+    /// The file appears complete or not at all (written beside it, then renamed); an existing file is an error.
+    open func writeData(
+        for resource: PHAssetResource, toFile fileURL: URL, options: PHAssetResourceRequestOptions?,
+        completionHandler: @escaping ((any Error)?) -> Void
+    ) {
+        let id = begin()
+        let progress = options?.progressHandler
+        nonisolated(unsafe) let completionHandler = completionHandler
+        DispatchQueue(label: "OpenPhotoKit.resource-write-\(id)").async {
+            defer { self.end(id) }
+            if FileManager.default.fileExists(atPath: fileURL.path) {
+                completionHandler(CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: fileURL.path]))
+                return
+            }
+            let temporary = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: nil), let output = try? FileHandle(forWritingTo: temporary)
+            else {
+                completionHandler(CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: fileURL.path]))
+                return
+            }
+            var writeError: (any Error)?
+            var error = self.stream(resource, id: id, progress: progress) { chunk in
+                guard writeError == nil else { return }
+                do { try output.write(contentsOf: chunk) } catch { writeError = error }
+            }
+            error = error ?? writeError
+            if error == nil {
+                do {
+                    try output.synchronize()
+                    try output.close()
+                    try FileManager.default.moveItem(at: temporary, to: fileURL)
+                } catch let failure {
+                    error = failure
+                }
+            }
+            if error != nil {
+                try? output.close()
+                try? FileManager.default.removeItem(at: temporary)
+            }
+            completionHandler(error)
+        }
+    }
+
+    /// Writes a resource's bytes to a new file.
+    open func writeData(for resource: PHAssetResource, toFile fileURL: URL, options: PHAssetResourceRequestOptions?) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writeData(for: resource, toFile: fileURL, options: options) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// Stops a data request: no chunk is delivered after the next check, and its completion gets `userCancelled`.
+    open func cancelDataRequest(_ requestID: PHAssetResourceDataRequestID) {
+        requests.withLock { state in
+            if state.running.contains(requestID) { state.cancelled.insert(requestID) }
+        }
+    }
+
+    private func begin() -> Int32 {
+        requests.withLock { state in
+            let id = state.next
+            state.next = state.next == Int32.max ? 1 : state.next + 1
+            state.running.insert(id)
+            return id
+        }
+    }
+
+    private func end(_ id: Int32) {
+        requests.withLock { state in
+            state.running.remove(id)
+            state.cancelled.remove(id)
+        }
+    }
+
+    private func isCancelled(_ id: Int32) -> Bool { requests.withLock { $0.cancelled.contains(id) } }
+
+    /// Reads the stored file in chunks; returns the error that stopped it, or nil.
+    private func stream(
+        _ resource: PHAssetResource, id: Int32, progress: PHAssetResourceProgressHandler?, _ deliver: (Data) -> Void
+    ) -> (any Error)? {
+        guard let library = resource.library, library.access.canRead else {
+            return PHPhotosError(.accessUserDenied, userInfo: [NSLocalizedDescriptionKey: "this client may not read the library's resources"])
+        }
+        guard let url = resource.fileURL, let input = FileHandle(forReadingAtPath: url.path) else {
+            return PHPhotosError(
+                .missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
+        }
+        defer { try? input.close() }
+        let total = max(resource.fileSize, 1)
+        var done: Int64 = 0
+        while true {
+            if isCancelled(id) { return PHPhotosError(.userCancelled) }
+            let chunk: Data
+            do { chunk = try input.read(upToCount: Self.chunkSize) ?? Data() } catch { return error }
+            if chunk.isEmpty { break }
+            deliver(chunk)
+            done += Int64(chunk.count)
+            progress?(min(1, Double(done) / Double(total)))
+        }
+        if isCancelled(id) { return PHPhotosError(.userCancelled) }
+        return nil
+    }
+}
