@@ -2,9 +2,9 @@
 // Delete lines as they land (the OpenCombine practice).
 
 // MARK: §2 PHAsset
-//   playbackVariation / burst properties are stored but only written by the metadata pipeline (issue 4):
-//   burstIdentifier, burstSelectionTypes, representsBurst, mediaSubtypes from file metadata, selfies, RAW.
-//   creationDate from EXIF/QuickTime (today: the value set by the change request, else the file's mtime).
+//   From file metadata, still missing: photoDepthEffect from depth/disparity auxiliary images (only EXIF
+//   CustomRendered 7/8 today), videoTimelapse, burst user picks (MakerNote pick type), RAW + JPEG pairs,
+//   playbackVariation; a Live Photo video imported after its still is not joined to it yet.
 extension PHAsset {
     var contentType: UTType { get }                                   // iOS 26
     var adjustmentTimestamp: Date? { get }                            // iOS 18
@@ -38,11 +38,11 @@ class PHImageRequestOptions {}
 class PHVideoRequestOptions {}
 class PHLivePhotoRequestOptions {}
 
-// MARK: §12 Resources (issue 4)
-class PHAssetResourceManager {}
-class PHAssetResourceRequestOptions {}
+// MARK: §12 Resources
 extension PHAssetResource {
-    class func assetResources(for livePhoto: PHLivePhoto) -> [PHAssetResource]
+    class func assetResources(for livePhoto: PHLivePhoto) -> [PHAssetResource]   // with PHLivePhoto (issue 5)
+    var contentType: UTType { get }
+    var dataSize: Int? { get }
 }
 
 // MARK: §13 Content editing

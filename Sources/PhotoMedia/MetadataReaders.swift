@@ -175,9 +175,13 @@ enum MovieMetadataReader {
         metadata.model = value("com.apple.quicktime.model", "model")
         metadata.software = value("com.apple.quicktime.software", "encoder")
         metadata.contentIdentifier = value("com.apple.quicktime.content.identifier")
+        // libavformat leaves the 3GPP/Android udta `date` box out; read it only when no better date is there.
+        if value("com.apple.quicktime.creationdate", "date") == nil, let date = QuickTimeUserDataDate.read(path) {
+            values["udta:date"] = date
+        }
         let candidates: [(String, String)] = [
             ("com.apple.quicktime.creationdate", "QuickTime:CreationDate"), ("date", "QuickTime:DateTimeOriginal"),
-            ("creation_time", "QuickTime:CreateDate"),
+            ("udta:date", "QuickTime:DateTimeOriginal"), ("creation_time", "QuickTime:CreateDate"),
         ]
         for (key, source) in candidates {
             guard let text = value(key), let parsed = MetadataDate.parse(text) else { continue }
@@ -191,5 +195,60 @@ enum MovieMetadataReader {
         if let location = value("com.apple.quicktime.location.ISO6709", "location").flatMap(ISO6709.parse) {
             (metadata.latitude, metadata.longitude, metadata.altitude) = (location.latitude, location.longitude, location.altitude)
         }
+    }
+}
+
+/// The 3GPP/Android `udta/date` box ("2020-11-20T15:04:02+0100"), which libavformat does not read: a walk of the
+/// top-level boxes to `moov` (seeking past `mdat`, never reading it), then `moov/udta/date`. Bounded: at most 64
+/// top-level boxes, a `moov` of at most 16 MB, every size checked against what is left.
+enum QuickTimeUserDataDate {
+    static func read(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let end = try? handle.seekToEnd() else { return nil }
+        var offset: UInt64 = 0
+        for _ in 0..<64 {
+            guard offset + 8 <= end, (try? handle.seek(toOffset: offset)) != nil,
+                let header = try? handle.read(upToCount: 16), header.count >= 8
+            else { return nil }
+            let bytes = Array(header)
+            var size = UInt64(be32(bytes, 0))
+            let type = String(decoding: bytes[4..<8], as: UTF8.self)
+            var headerSize: UInt64 = 8
+            if size == 1, bytes.count >= 16 {
+                size = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+                headerSize = 16
+            } else if size == 0 {
+                size = end - offset
+            }
+            guard size >= headerSize, offset + size <= end else { return nil }
+            if type == "moov" {
+                guard size - headerSize <= 16 << 20, (try? handle.seek(toOffset: offset + headerSize)) != nil,
+                    let moov = try? handle.read(upToCount: Int(size - headerSize))
+                else { return nil }
+                let body = Array(moov)
+                guard let udta = child(body, 0..<body.count, "udta"), let date = child(body, udta, "date") else { return nil }
+                let text = String(decoding: body[date].prefix { $0 != 0 }, as: UTF8.self)
+                return text.isEmpty ? nil : text
+            }
+            offset += size
+        }
+        return nil
+    }
+
+    private static func be32(_ b: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
+    }
+
+    /// The payload range of the first child box of `type` within `range`.
+    private static func child(_ b: [UInt8], _ range: Range<Int>, _ type: String) -> Range<Int>? {
+        var at = range.lowerBound
+        while at + 8 <= range.upperBound {
+            let size = Int(be32(b, at))
+            guard size >= 8, at + size <= range.upperBound else { return nil }
+            if String(decoding: b[at + 4..<at + 8], as: UTF8.self) == type { return (at + 8)..<(at + size) }
+            at += size
+        }
+        return nil
     }
 }

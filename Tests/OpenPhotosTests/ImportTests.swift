@@ -116,6 +116,9 @@ struct ImportTests {
         #expect(representative.representsBurst && representative.burstIdentifier == burst)
         #expect(representative.burstSelectionTypes == .autoPick)
         #expect(PHAsset.fetchAssets(with: library.options { $0.includeAllBurstAssets = true }).count == 3)
+        let bursts = try #require(
+            PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumBursts, options: library.options()).firstObject)
+        #expect(identifiers(PHAsset.fetchAssets(in: bursts, options: nil)) == [representative.localIdentifier])
         // By burst identifier: the representative (and user picks), or every member when asked.
         #expect(identifiers(PHAsset.fetchAssets(withBurstIdentifier: burst, options: library.options())) == [representative.localIdentifier])
         #expect(PHAsset.fetchAssets(withBurstIdentifier: burst, options: library.options { $0.includeAllBurstAssets = true }).count == 3)
@@ -136,16 +139,29 @@ struct ImportTests {
         try TestMedia.writeImage(to: jpeg, width: 30, height: 20)
         try FileManager.default.moveItem(at: jpeg, to: folder.appendingPathComponent("really-a-jpeg.png"))
         try TestMedia.writeImage(to: folder.appendingPathComponent("deeper/c.jpg"), width: 20, height: 10)
+        // A Live Photo whose video is damaged: the still is kept, as a photo.
+        try TestMedia.writeJPEG(
+            to: folder.appendingPathComponent("IMG_0300.JPG"), width: 32, height: 24,
+            exif: TestEXIF(dateTimeOriginal: "2024:01:01 12:00:00", appleContentIdentifier: "CCCCCCCC-0000-0000-0000-000000000003"))
+        var broken = Data("\u{0}\u{0}\u{0}\u{14}ftypqt  ".utf8)
+        broken.append(Data(repeating: 0x42, count: 200))
+        try broken.write(to: folder.appendingPathComponent("IMG_0300.MOV"))
 
         let report = try library.library.importItems(at: [folder])
-        #expect(report.filesExamined == 6)  // not recursive: deeper/ is left alone
-        #expect(report.importedLocalIdentifiers.count == 2)
+        #expect(report.filesExamined == 8)  // not recursive: deeper/ is left alone
+        #expect(report.importedLocalIdentifiers.count == 3)
+        #expect(report.livePhotosPaired == 0)
         #expect(
             report.duplicates == [
                 PHPhotoLibrary.ImportDuplicate(file: folder.appendingPathComponent("b-same-bytes.jpg"), existingLocalIdentifier: nil, sameAs: good)
             ])
         let reasons = Dictionary(uniqueKeysWithValues: report.failures.map { ($0.file.lastPathComponent, $0.reason) })
-        #expect(reasons.keys.sorted() == ["bomb.png", "download.jpg", "empty.heic"])
+        #expect(reasons.keys.sorted() == ["IMG_0300.MOV", "bomb.png", "download.jpg", "empty.heic"])
+        let still = try #require(
+            report.importedLocalIdentifiers.compactMap { try? asset(library, $0) }.first {
+                PHAssetResource.assetResources(for: $0).first?.originalFilename == "IMG_0300.JPG"
+            })
+        #expect(still.mediaType == .image && !still.mediaSubtypes.contains(.photoLive))
         #expect(reasons["empty.heic"]?.contains("empty") == true)
         #expect(reasons["download.jpg"]?.contains("not an image or video") == true)
         #expect(reasons["bomb.png"]?.contains("100000×100000") == true)
@@ -161,9 +177,9 @@ struct ImportTests {
         // Again, recursively: everything already there is a duplicate of its asset; only deeper/c.jpg is new.
         let again = try library.library.importItems(at: [folder], recursive: true)
         #expect(again.importedLocalIdentifiers.count == 1)
-        #expect(again.duplicates.count == 3)
+        #expect(again.duplicates.count == 4)
         #expect(again.duplicates.allSatisfy { $0.existingLocalIdentifier != nil })
-        #expect(again.failures.count == 3)
+        #expect(again.failures.count == 4)
     }
 
     /// A PNG whose header claims `width` × `height` RGBA pixels (with a valid CRC) and whose data holds almost nothing.

@@ -63,9 +63,6 @@ struct SharedMediaImportTests {
     @Test func sizesDatesPlacesAndKeysMatchTheTruth() throws {
         let corpus = try Self.importCorpus()
         defer { corpus.library.remove() }
-        let known: [String: String] = [
-            "video/loci_gps_issue515.mp4": "libavformat 5.1 does not expose the udta ©day date"
-        ]
         for (path, truth) in corpus.truth.sorted(by: { $0.key < $1.key }) where (truth["expectedImport"] as? String) == "ok" {
             guard let asset = corpus.assets[path] else { continue }
             let isPairedVideo = path.hasSuffix(".mov") && asset.mediaType == .image
@@ -84,15 +81,8 @@ struct SharedMediaImportTests {
             }
             #expect(sizes.contains([asset.pixelWidth, asset.pixelHeight]), "\(path): \(asset.pixelWidth)x\(asset.pixelHeight)")
 
-            func check() {
-                Self.checkDate(asset, truth, path)
-                Self.checkLocation(asset, truth, path)
-            }
-            if let reason = known[path] {
-                withKnownIssue(Comment(rawValue: reason)) { check() }
-            } else {
-                check()
-            }
+            Self.checkDate(asset, truth, path)
+            Self.checkLocation(asset, truth, path)
             #expect(asset.burstIdentifier == truth["burstUUID"] as? String, "\(path)")
             let hints = truth["hints"] as? [String: Any] ?? [:]
             #expect(asset.mediaSubtypes.contains(.photoHDR) == (hints["hdr"] as? Bool ?? false), "\(path): HDR")

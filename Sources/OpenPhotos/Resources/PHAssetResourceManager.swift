@@ -16,8 +16,10 @@ open class PHAssetResourceRequestOptions: NSObject, NSCopying, @unchecked Sendab
     /// Called on the request's serial queue after each chunk, with the fraction read so far.
     open var progressHandler: PHAssetResourceProgressHandler?
 
+    /// Default options: no network access, no progress handler.
     public override init() {}
 
+    /// A copy with the same settings.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = PHAssetResourceRequestOptions()
         copy.isNetworkAccessAllowed = isNetworkAccessAllowed
@@ -34,6 +36,7 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
 
     private let requests = Mutex<(next: Int32, cancelled: Set<Int32>, running: Set<Int32>)>((1, [], []))
 
+    /// A manager of its own (``default()`` is the shared one).
     public override init() {}
 
     /// The shared resource manager.
