@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoLibraryEngineTests",
-            dependencies: ["PhotoLibraryEngine", "PhotosTesting", "OpenPhotos"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -107,4 +107,36 @@ done:
     return result;
 }
 
+/* libheif's depth images, through whichever libheif.so.1 this process loaded (see HEIFRuntime): looked up with
+   dlsym so no particular libheif is linked. Returns the primary image's depth image count, or -1. */
+#include <dlfcn.h>
+typedef struct cheif_error { int code; int subcode; const char *message; } cheif_error;
+static inline int cheif_depth_image_count(const char *path) {
+    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) lib = dlopen("libheif.so.1", RTLD_NOW);
+    if (!lib) return -1;
+    void *(*alloc)(void) = (void *(*)(void))dlsym(lib, "heif_context_alloc");
+    void (*release)(void *) = (void (*)(void *))dlsym(lib, "heif_context_free");
+    cheif_error (*read)(void *, const char *, const void *) = (cheif_error (*)(void *, const char *, const void *))dlsym(lib, "heif_context_read_from_file");
+    cheif_error (*primary)(void *, void **) = (cheif_error (*)(void *, void **))dlsym(lib, "heif_context_get_primary_image_handle");
+    int (*count)(const void *) = (int (*)(const void *))dlsym(lib, "heif_image_handle_get_number_of_depth_images");
+    void (*release_handle)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_handle_release");
+    int result = -1;
+    if (alloc && release && read && primary && count && release_handle) {
+        void *ctx = alloc();
+        if (ctx) {
+            if (read(ctx, path, NULL).code == 0) {
+                void *handle = NULL;
+                if (primary(ctx, &handle).code == 0 && handle) {
+                    result = count(handle);
+                    release_handle(handle);
+                }
+            }
+            release(ctx);
+        }
+    }
+    dlclose(lib);
+    return result;
+}
+
 #endif

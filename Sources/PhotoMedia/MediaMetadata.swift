@@ -35,7 +35,9 @@ package struct MediaMetadata: Sendable, Equatable {
     /// HDR capture.
     package var isHDR: Bool { appleHDRImageType == 3 || [2, 3, 7].contains(customRendered ?? 0) }
     package var isPanorama: Bool { customRendered == 6 }
-    package var isPortrait: Bool { [7, 8].contains(customRendered ?? 0) }
+    package var isPortrait: Bool { [7, 8].contains(customRendered ?? 0) || hasDepthData }
+    /// The photo carries depth or disparity data (a HEIF depth image): taken in Portrait mode.
+    package var hasDepthData = false
     /// Frames per second of a video, to tell high-frame-rate video (≥ 100) apart.
     package var videoFrameRate: Double?
 

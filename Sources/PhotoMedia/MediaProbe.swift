@@ -136,6 +136,9 @@ package struct MediaProbe: Sendable {
             metadata.timeZoneOffset = date.parsed.offset
             metadata.creationDateSource = date.source
         }
+        if upright, HEIFRuntime.readsCurrentIPhoneHEIC || format != .heic {
+            metadata.hasDepthData = cheif_depth_image_count(path) > 0
+        }
         return MediaInfo(
             format: format,
             pixelWidth: swaps ? height : width,

@@ -86,6 +86,11 @@ struct SharedMediaImportTests {
             #expect(asset.burstIdentifier == truth["burstUUID"] as? String, "\(path)")
             let hints = truth["hints"] as? [String: Any] ?? [:]
             #expect(asset.mediaSubtypes.contains(.photoHDR) == (hints["hdr"] as? Bool ?? false), "\(path): HDR")
+            let depth = (hints["portrait"] as? Bool ?? false) || (hints["hasDepthData"] as? Bool ?? false)
+            #expect(asset.mediaSubtypes.contains(.photoDepthEffect) == depth, "\(path): depth effect")
+            if let duration = truth["durationSeconds"] as? Double, asset.mediaType == .video {
+                #expect(abs(asset.duration - duration) < 0.05, "\(path): duration \(asset.duration) vs \(duration)")
+            }
             if truth["livePhotoStatus"] as? String == "complete-pair" {
                 #expect(asset.mediaSubtypes.contains(.photoLive) && asset.playbackStyle == .livePhoto, "\(path)")
                 let partner = (truth["livePhotoPairedWith"] as? String).map { ($0 as NSString).lastPathComponent }
