@@ -47,6 +47,9 @@ static inline const void *cvips_blob(VipsImage *image, const char *name, size_t 
     return data;
 }
 
+/* Frames of an animated image (GIF, WebP); 1 for stills. */
+static inline int cvips_n_pages(VipsImage *image) { return vips_image_get_n_pages(image); }
+
 static inline void cvips_unref(VipsImage *image) { g_object_unref(image); }
 
 /* Encoding from an image in memory. The caller frees *buf with g_free. */

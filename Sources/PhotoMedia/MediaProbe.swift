@@ -23,6 +23,8 @@ package struct MediaInfo: Sendable, Equatable {
     package var duration: Double
     /// Average video frame rate, or 0.
     package var frameRate: Double
+    /// Frames of an animated image (GIF, WebP); 1 for stills and videos.
+    package var frameCount = 1
     /// Dates, place, camera, Live Photo and burst keys.
     package var metadata = MediaMetadata()
 
@@ -136,6 +138,7 @@ package struct MediaProbe: Sendable {
             metadata.timeZoneOffset = date.parsed.offset
             metadata.creationDateSource = date.source
         }
+        let frames = Int(cvips_n_pages(image))
         if upright, HEIFRuntime.readsCurrentIPhoneHEIC || format != .heic {
             metadata.hasDepthData = cheif_depth_image_count(path) > 0
         }
@@ -149,6 +152,7 @@ package struct MediaProbe: Sendable {
             rotation: 0,
             duration: 0,
             frameRate: 0,
+            frameCount: max(1, frames),
             metadata: metadata
         )
     }

@@ -111,6 +111,11 @@ struct SharedMediaImportTests {
         #expect(Set(identifiers(PHAsset.fetchAssets(in: selfies, options: nil))) == Set(expected.map(\.localIdentifier)))
         #expect(!expected.isEmpty)
 
+        // The animated WebP plays as an animation; the other stills do not.
+        let animated = try #require(corpus.assets["webp/animation_lossy.webp"])
+        #expect(animated.playbackStyle == .imageAnimated && animated.mediaSubtypes.contains(.photoAnimation))
+        #expect(corpus.assets["webp/iphone_x_exif_issue473.webp"]?.playbackStyle == .image)
+
         // Broken EXIF offsets: the pixels import, no date or place is invented.
         let degraded = try #require(corpus.assets["broken/generated_bad_ifd_offsets.jpg"])
         #expect(degraded.location == nil)

@@ -199,10 +199,12 @@ extension LibraryEngine {
             if metadata.isScreenshot { subtypes |= 4 }
             if isLive { subtypes |= 8 }
             if metadata.isPortrait { subtypes |= 16 }
+            if primary.info.frameCount > 1 { subtypes |= 64 }  // photoAnimation
         } else if (metadata.videoFrameRate ?? 0) >= 100 {
             subtypes |= 1 << 17  // videoHighFrameRate
         }
-        let playbackStyle = mediaType == 2 ? 4 : (isLive ? 3 : (primary.info.format == .gif ? 2 : 1))
+        let animated = primary.info.frameCount > 1
+        let playbackStyle = mediaType == 2 ? 4 : (isLive ? 3 : (animated ? 2 : 1))
 
         // The capture date: the request's, else the file's metadata (with its UTC offset), else the file's
         // modification time (a file without a date), else now.
