@@ -142,4 +142,136 @@ static inline int cheif_depth_image_count(const char *path) {
     return result;
 }
 
+/* ---- Rendering for the image manager ---- */
+
+/* A display-oriented (auto-rotated) thumbnail of exactly width x height (the caller keeps the aspect ratio), or
+   covering width x height and cropped at the centre (crop = 1). Shrink-on-load for JPEG, the embedded thumbnail of
+   HEIC when large enough; converted to sRGB when the file carries a profile. */
+static inline VipsImage *cvips_thumbnail_exact(const char *path, int width, int height, int crop) {
+    VipsImage *out = NULL;
+    if (crop) {
+        if (vips_thumbnail(path, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE,
+                           "export_profile", "srgb", NULL)) return NULL;
+    } else {
+        if (vips_thumbnail(path, &out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                           "export_profile", "srgb", NULL)) return NULL;
+    }
+    return out;
+}
+
+/* The whole image, display-oriented. */
+static inline VipsImage *cvips_load_upright(const char *path) {
+    VipsImage *in = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
+    if (!in) return NULL;
+    VipsImage *out = NULL;
+    int failed = vips_autorot(in, &out, NULL);
+    g_object_unref(in);
+    return failed ? NULL : out;
+}
+
+static inline VipsImage *cvips_crop(VipsImage *in, int left, int top, int width, int height) {
+    VipsImage *out = NULL;
+    if (vips_crop(in, &out, left, top, width, height, NULL)) return NULL;
+    return out;
+}
+
+/* Resized to exactly width x height. */
+static inline VipsImage *cvips_resize_exact(VipsImage *in, int width, int height) {
+    VipsImage *out = NULL;
+    double h = (double)width / vips_image_get_width(in), v = (double)height / vips_image_get_height(in);
+    if (vips_resize(in, &out, h, "vscale", v, NULL)) return NULL;
+    if (vips_image_get_width(out) != width || vips_image_get_height(out) != height) {
+        /* vips rounds; trim or pad the last pixel row/column. */
+        VipsImage *fixed = NULL;
+        int failed = vips_embed(out, &fixed, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL);
+        g_object_unref(out);
+        if (failed) return NULL;
+        out = fixed;
+    }
+    return out;
+}
+
+/* 8-bit sRGB pixels (3 bands, or 4 with alpha) in a new buffer the caller frees with g_free. */
+static inline void *cvips_srgb_pixels(VipsImage *in, size_t *length, int *width, int *height, int *bands) {
+    VipsImage *srgb = NULL, *u8 = NULL;
+    if (vips_colourspace(in, &srgb, VIPS_INTERPRETATION_sRGB, NULL)) return NULL;
+    if (vips_cast_uchar(srgb, &u8, NULL)) { g_object_unref(srgb); return NULL; }
+    g_object_unref(srgb);
+    if (vips_image_get_bands(u8) > 4) {
+        VipsImage *four = NULL;
+        if (vips_extract_band(u8, &four, 0, "n", 4, NULL)) { g_object_unref(u8); return NULL; }
+        g_object_unref(u8);
+        u8 = four;
+    }
+    void *memory = vips_image_write_to_memory(u8, length);
+    *width = vips_image_get_width(u8);
+    *height = vips_image_get_height(u8);
+    *bands = vips_image_get_bands(u8);
+    g_object_unref(u8);
+    return memory;
+}
+
+/* Encodes 8-bit sRGB pixels: format 0 JPEG (quality), 1 PNG, 2 WebP (quality), 3 HEIC (quality). */
+static inline int cvips_encode_pixels(const void *pixels, size_t length, int width, int height, int bands, int format,
+                                      int quality, void **buffer, size_t *out_length) {
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!image) return -1;
+    image->Type = VIPS_INTERPRETATION_sRGB;
+    int status;
+    switch (format) {
+    case 0: status = vips_jpegsave_buffer(image, buffer, out_length, "Q", quality, NULL); break;
+    case 1: status = vips_pngsave_buffer(image, buffer, out_length, NULL); break;
+    case 2: status = vips_webpsave_buffer(image, buffer, out_length, "Q", quality, NULL); break;
+    default: status = vips_heifsave_buffer(image, buffer, out_length, "Q", quality, NULL); break;
+    }
+    g_object_unref(image);
+    return status;
+}
+
+/* A test image whose *displayed* top-left corner is red, top-right green, bottom-left blue (the rest grey),
+   stored so that EXIF orientation `orientation` displays it that way. width x height is the displayed size. */
+static inline int cvips_write_marker_image(const char *path, int width, int height, int orientation) {
+    VipsImage *grey = NULL, *img = NULL, *stored = NULL;
+    double background[3] = { 128, 128, 128 };
+    if (vips_black(&grey, width, height, "bands", 3, NULL)) return -1;
+    if (vips_linear(grey, &img, (double[]){ 1, 1, 1 }, background, 3, NULL)) { g_object_unref(grey); return -1; }
+    g_object_unref(grey);
+    int mw = width / 4 > 0 ? width / 4 : 1, mh = height / 4 > 0 ? height / 4 : 1;
+    double red[3] = { 255, 0, 0 }, green[3] = { 0, 255, 0 }, blue[3] = { 0, 0, 255 };
+    VipsImage *u8 = NULL;
+    if (vips_cast_uchar(img, &u8, NULL)) { g_object_unref(img); return -1; }
+    g_object_unref(img);
+    VipsImage *mem = vips_image_copy_memory(u8);
+    g_object_unref(u8);
+    if (!mem) return -1;
+    if (vips_draw_rect(mem, red, 3, 0, 0, mw, mh, "fill", TRUE, NULL) ||
+        vips_draw_rect(mem, green, 3, width - mw, 0, mw, mh, "fill", TRUE, NULL) ||
+        vips_draw_rect(mem, blue, 3, 0, height - mh, mw, mh, "fill", TRUE, NULL)) { g_object_unref(mem); return -1; }
+    mem->Type = VIPS_INTERPRETATION_sRGB;
+    /* Undo what the orientation will do on display. */
+    VipsImage *a = NULL, *b = NULL;
+    int failed = 0;
+    switch (orientation) {
+    case 2: failed = vips_flip(mem, &stored, VIPS_DIRECTION_HORIZONTAL, NULL); break;
+    case 3: failed = vips_rot(mem, &stored, VIPS_ANGLE_D180, NULL); break;
+    case 4: failed = vips_flip(mem, &stored, VIPS_DIRECTION_VERTICAL, NULL); break;
+    case 5: failed = vips_rot(mem, &a, VIPS_ANGLE_D90, NULL) || vips_flip(a, &stored, VIPS_DIRECTION_HORIZONTAL, NULL); break;
+    case 6: failed = vips_rot(mem, &stored, VIPS_ANGLE_D270, NULL); break;
+    case 7: failed = vips_rot(mem, &a, VIPS_ANGLE_D270, NULL) || vips_flip(a, &stored, VIPS_DIRECTION_HORIZONTAL, NULL); break;
+    case 8: failed = vips_rot(mem, &stored, VIPS_ANGLE_D90, NULL); break;
+    default: failed = vips_copy(mem, &stored, NULL); break;
+    }
+    if (a) g_object_unref(a);
+    (void)b;
+    g_object_unref(mem);
+    if (failed || !stored) return -1;
+    VipsImage *tagged = NULL;
+    if (vips_copy(stored, &tagged, NULL)) { g_object_unref(stored); return -1; }
+    g_object_unref(stored);
+    if (orientation > 1) vips_image_set_int(tagged, VIPS_META_ORIENTATION, orientation);
+    int result = vips_image_write_to_file(tagged, path, "Q", 95, NULL);
+    g_object_unref(tagged);
+    return result;
+}
+
 #endif

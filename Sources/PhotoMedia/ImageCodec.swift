@@ -9,6 +9,13 @@ package enum ImageCodec {
         package var storedHeight: Int
         /// EXIF orientation, 1–8.
         package var orientation: Int
+
+        package init(format: MediaFormat, storedWidth: Int, storedHeight: Int, orientation: Int) {
+            self.format = format
+            self.storedWidth = storedWidth
+            self.storedHeight = storedHeight
+            self.orientation = orientation
+        }
     }
 
     /// The format, stored size and orientation of encoded image data (header only; no pixels decoded).

@@ -26,9 +26,11 @@ open class UIImage: NSObject, @unchecked Sendable {
         }
     }
 
-    /// The encoded bytes the image was created from.
+    /// The encoded bytes the image was created from (empty for a rendered image).
     let encodedData: Data
     let header: ImageCodec.Header
+    /// Decoded pixels, display-oriented sRGB: what the image manager delivers.
+    let pixels: PixelBuffer?
 
     /// The image's scale factor (points to pixels).
     public let scale: CGFloat
@@ -40,8 +42,40 @@ open class UIImage: NSObject, @unchecked Sendable {
         guard let header = try? ImageCodec.header(of: data) else { return nil }
         self.encodedData = data
         self.header = header
+        self.pixels = nil
         self.scale = scale > 0 ? scale : 1
         self.imageOrientation = Orientation(exifOrientation: header.orientation)
+    }
+
+    /// An image of decoded pixels (upright, sRGB), as ``PHImageManager`` delivers them.
+    init(pixels: PixelBuffer, scale: CGFloat = 1) {
+        self.encodedData = Data()
+        self.header = ImageCodec.Header(format: .png, storedWidth: pixels.width, storedHeight: pixels.height, orientation: 1)
+        self.pixels = pixels
+        self.scale = scale > 0 ? scale : 1
+        self.imageOrientation = .up
+    }
+
+    /// OpenPhotoKit: the pixel at (x, y) of the displayed image, from the top left, as 8-bit sRGB with alpha.
+    /// Decodes the image first when it was made from encoded data.
+    public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)? {
+        guard let buffer = decodedPixels, x >= 0, y >= 0, x < buffer.width, y < buffer.height else { return nil }
+        let p = buffer.pixel(x: x, y: y)
+        return (p.r, p.g, p.b, p.a)
+    }
+
+    /// OpenPhotoKit: bytes the decoded image holds in memory (what caches count).
+    public var memoryCost: Int { pixels?.bytes.count ?? encodedData.count }
+
+    private var decodedPixels: PixelBuffer? {
+        if let pixels { return pixels }
+        guard let png = try? ImageCodec.encode(encodedData, as: .png) else { return nil }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uiimage-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard (try? png.write(to: folder)) != nil else { return nil }
+        return try? ImageRenderer.render(
+            folder.path, displayWidth: Int(size.width * scale), displayHeight: Int(size.height * scale),
+            request: RenderRequest(target: nil, fit: .fit, resize: .none))
     }
 
     /// Creates an image from a file; nil when the file cannot be read or is not an image.
@@ -60,17 +94,30 @@ open class UIImage: NSObject, @unchecked Sendable {
 
     /// JPEG data at a quality from 0 (most compressed) to 1; the orientation is kept in the EXIF data.
     open func jpegData(compressionQuality: CGFloat) -> Data? {
-        try? ImageCodec.encode(encodedData, as: .jpeg(quality: Double(compressionQuality)))
+        if let pixels { return try? pixels.encoded(as: .jpeg, quality: Double(compressionQuality)) }
+        return try? ImageCodec.encode(encodedData, as: .jpeg(quality: Double(compressionQuality)))
+    }
+
+    /// OpenPhotoKit: WebP data at a quality from 0 to 1 (the pixels as displayed).
+    public func webpData(compressionQuality: CGFloat) -> Data? {
+        (decodedPixels).flatMap { try? $0.encoded(as: .webp, quality: Double(compressionQuality)) }
+    }
+
+    /// OpenPhotoKit: HEIC data at a quality from 0 to 1 (the pixels as displayed).
+    public func heicData(compressionQuality: CGFloat) -> Data? {
+        (decodedPixels).flatMap { try? $0.encoded(as: .heic, quality: Double(compressionQuality)) }
     }
 
     /// PNG data with the orientation applied to the pixels.
     open func pngData() -> Data? {
-        try? ImageCodec.encode(encodedData, as: .png)
+        if let pixels { return try? pixels.encoded(as: .png) }
+        return try? ImageCodec.encode(encodedData, as: .png)
     }
 
     /// The bytes the image was created from, and their uniform type identifier.
     var originalRepresentation: (data: Data, uniformTypeIdentifier: String) {
-        (encodedData, header.format.uniformTypeIdentifier)
+        if let pixels, let png = try? pixels.encoded(as: .png) { return (png, "public.png") }
+        return (encodedData, header.format.uniformTypeIdentifier)
     }
 }
 

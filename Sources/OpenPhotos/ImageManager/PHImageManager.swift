@@ -1,0 +1,259 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotoMedia
+import Synchronization
+
+/// Renders assets' images at the sizes an app asks for.
+///
+/// Rendering runs on a pool as wide as the machine's cores (libvips: shrink-on-load for JPEG, the embedded
+/// thumbnail of HEIC when it is large enough); images are display-oriented (EXIF orientation applied) and sRGB.
+///
+/// Apple delivers asynchronous results on the main thread. Linux programs rarely run a main loop (servers,
+/// command-line tools), so OpenPhotoKit delivers them on a serial queue of the manager — never the main thread;
+/// hop to the main queue yourself where a UI needs it.
+open class PHImageManager: NSObject, @unchecked Sendable {
+    private static let shared = PHImageManager()
+
+    /// Where asynchronous results are delivered, one at a time.
+    let delivery = DispatchQueue(label: "OpenPhotoKit.image-results")
+    /// The rendering pool.
+    let workers: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        queue.qualityOfService = .userInitiated
+        return queue
+    }()
+    private let requests = Mutex<(next: Int32, cancelled: Set<Int32>)>((1, []))
+
+    /// A manager of its own (``default()`` is the shared one).
+    public override init() {}
+
+    /// The shared image manager.
+    open class func `default`() -> PHImageManager { shared }
+
+    // MARK: - Images
+
+    /// Requests an image of `asset` at `targetSize` (pixels), fitted or filled as `contentMode` says.
+    ///
+    /// Asynchronous by default: with `.opportunistic` the handler gets a degraded image first
+    /// (`PHImageResultIsDegradedKey` true) and the final one later; `.highQualityFormat` and `.fastFormat` call it
+    /// once. After ``cancelImageRequest(_:)`` no final image is delivered (the handler may not be called at all).
+    /// With `isSynchronous`, the handler is called exactly once, on the calling thread, before this returns.
+    /// Errors (missing or damaged original, zero or negative size, a crop outside the unit square) come as a nil
+    /// image with `PHImageErrorKey`.
+    @discardableResult
+    open func requestImage(
+        for asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions?,
+        resultHandler: @escaping (UIImage?, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
+        let id = nextRequestID()
+        nonisolated(unsafe) let handler = resultHandler
+        let plan: RenderPlan
+        do { plan = try Self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) } catch {
+            let failed = Result(image: nil, info: Self.info(id, degraded: false, error: error))
+            if options.isSynchronous { handler(nil, failed.info) } else { delivery.async { handler(nil, failed.info) } }
+            return id
+        }
+        if options.isSynchronous {
+            let result = render(plan, id: id, degraded: false)
+            handler(result.image, result.info)
+            return id
+        }
+        let wantsDegraded = options.deliveryMode == .opportunistic
+        let fast = options.deliveryMode == .fastFormat
+        workers.addOperation { [self] in
+            if wantsDegraded, let degraded = plan.degradedPlan, !isCancelled(id) {
+                let result = render(degraded, id: id, degraded: true)
+                if result.image != nil {
+                    delivery.async { if !self.isCancelled(id) { handler(result.image, result.info) } }
+                }
+            }
+            guard !isCancelled(id) else { return finish(id) }
+            let result = render(fast ? (plan.degradedPlan ?? plan) : plan, id: id, degraded: false)
+            delivery.async {
+                defer { self.finish(id) }
+                guard !self.isCancelled(id) else { return }
+                handler(result.image, result.info)
+            }
+        }
+        return id
+    }
+
+    /// OpenPhotoKit: the final image of a request (no degraded image), or the error.
+    open func requestImage(
+        for asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions? = nil
+    ) async throws -> UIImage {
+        let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
+        if options.deliveryMode == .opportunistic { options.deliveryMode = .highQualityFormat }
+        nonisolated(unsafe) let asset = asset
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UIImage, any Error>) in
+            requestImage(for: asset, targetSize: targetSize, contentMode: contentMode, options: options) { image, info in
+                if let image {
+                    continuation.resume(returning: image)
+                } else {
+                    continuation.resume(throwing: PHImageResultInfo(info).error ?? PHPhotosError(.internalError))
+                }
+            }
+        }
+    }
+
+    /// Cancels an asynchronous request: no final image is delivered after this returns.
+    open func cancelImageRequest(_ requestID: PHImageRequestID) {
+        guard requestID != PHInvalidImageRequestID else { return }
+        requests.withLock { _ = $0.cancelled.insert(requestID) }
+    }
+
+    /// The original (or current) bytes of a photo, their uniform type identifier and orientation — called exactly
+    /// once; the delivery mode is ignored.
+    @discardableResult
+    open func requestImageDataAndOrientation(
+        for asset: PHAsset, options: PHImageRequestOptions?,
+        resultHandler: @escaping (Data?, String?, CGImagePropertyOrientation, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
+        let id = nextRequestID()
+        nonisolated(unsafe) let handler = resultHandler
+        nonisolated(unsafe) let asset = asset
+        struct DataResult: @unchecked Sendable {
+            var data: Data?
+            var type: String?
+            var orientation: CGImagePropertyOrientation
+            var info: [AnyHashable: Any]
+        }
+        let work = { @Sendable () -> DataResult in
+            do {
+                let source = try Self.source(asset)
+                let data = try Data(contentsOf: source.url, options: .mappedIfSafe)
+                let stored = (try? MediaProbe().probe(source.url).orientation) ?? 1
+                let orientation = CGImagePropertyOrientation(rawValue: UInt32(stored)) ?? .up
+                return DataResult(
+                    data: data, type: source.uniformTypeIdentifier, orientation: orientation, info: Self.info(id, degraded: false, error: nil))
+            } catch {
+                return DataResult(data: nil, type: nil, orientation: .up, info: Self.info(id, degraded: false, error: error))
+            }
+        }
+        if options.isSynchronous {
+            let r = work()
+            handler(r.data, r.type, r.orientation, r.info)
+        } else {
+            workers.addOperation {
+                let r = work()
+                self.delivery.async {
+                    defer { self.finish(id) }
+                    if self.isCancelled(id) { return }
+                    handler(r.data, r.type, r.orientation, r.info)
+                }
+            }
+        }
+        return id
+    }
+
+    // MARK: - Planning and rendering
+
+    struct Source {
+        var url: URL
+        var uniformTypeIdentifier: String
+        var displayWidth: Int
+        var displayHeight: Int
+    }
+
+    struct RenderPlan: @unchecked Sendable {
+        var source: Source
+        var request: RenderRequest
+        /// A quick small rendering for `.opportunistic` and `.fastFormat`, when the final one is large.
+        var degraded: RenderRequest?
+
+        var degradedPlan: RenderPlan? { degraded.map { RenderPlan(source: source, request: $0, degraded: nil) } }
+    }
+
+    /// A result on its way to a handler.
+    struct Result: @unchecked Sendable {
+        var image: UIImage?
+        var info: [AnyHashable: Any]
+    }
+
+    /// The file to render: a photo's original (the same pixels for every version until editing exists).
+    static func source(_ asset: PHAsset) throws -> Source {
+        guard let resource = PHAssetResource.primaryResource(of: asset), let url = resource.fileURL else {
+            throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) has no stored original"])
+        }
+        guard asset.mediaType == .image else {
+            throw PHPhotosError(
+                .requestNotSupportedForAsset,
+                userInfo: [NSLocalizedDescriptionKey: "poster frames of videos are not rendered yet (\(asset.localIdentifier))"])
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the original of \(asset.localIdentifier) is missing"])
+        }
+        return Source(
+            url: url, uniformTypeIdentifier: resource.uniformTypeIdentifier, displayWidth: asset.pixelWidth,
+            displayHeight: asset.pixelHeight)
+    }
+
+    static func plan(_ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions) throws -> RenderPlan {
+        let maximum = targetSize.width == PHImageManagerMaximumSize.width && targetSize.height == PHImageManagerMaximumSize.height
+        if !maximum, !(targetSize.width > 0 && targetSize.height > 0 && targetSize.width.isFinite && targetSize.height.isFinite) {
+            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the target size \(targetSize) is not positive"])
+        }
+        var crop: (x: Double, y: Double, width: Double, height: Double)?
+        let rect = options.normalizedCropRect
+        if rect != .zero, !maximum {
+            guard rect.width > 0, rect.height > 0, rect.minX >= 0, rect.minY >= 0, rect.maxX <= 1.000_001, rect.maxY <= 1.000_001 else {
+                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the crop \(rect) is not inside the unit square"])
+            }
+            guard options.resizeMode == .exact else {
+                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "normalizedCropRect needs resizeMode .exact"])
+            }
+            crop = (Double(rect.minX), Double(rect.minY), Double(rect.width), Double(rect.height))
+        }
+        let source = try Self.source(asset)
+        let fit: RenderFit = contentMode == .aspectFill ? .fill : .fit
+        let resize: RenderResize = maximum ? .none : (options.resizeMode == .none ? .none : (options.resizeMode == .exact ? .exact : .fast))
+        let target = maximum ? nil : (width: Int(targetSize.width.rounded(.up)), height: Int(targetSize.height.rounded(.up)))
+        let request = RenderRequest(target: target, fit: fit, resize: resize, crop: crop)
+        var plan = RenderPlan(source: source, request: request, degraded: nil)
+        // A degraded image a quarter of the final size (at least 64 px), when the final one is worth waiting for.
+        let final = request.outputSize(width: source.displayWidth, height: source.displayHeight)
+        if max(final.width, final.height) > 256, !options.isSynchronous {
+            let small = (width: max(64, final.width / 4), height: max(64, final.height / 4))
+            plan.degraded = RenderRequest(target: small, fit: .fit, resize: .fast)
+        }
+        return plan
+    }
+
+    func render(_ plan: RenderPlan, id: PHImageRequestID, degraded: Bool) -> Result {
+        do {
+            let pixels = try ImageRenderer.render(
+                plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
+            return Result(image: UIImage(pixels: pixels), info: Self.info(id, degraded: degraded, error: nil))
+        } catch {
+            let wrapped = PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the original: \(error)"])
+            return Result(image: nil, info: Self.info(id, degraded: degraded, error: wrapped))
+        }
+    }
+
+    static func info(_ id: PHImageRequestID, degraded: Bool, error: (any Error)?) -> [AnyHashable: Any] {
+        var info: [AnyHashable: Any] = [
+            PHImageResultRequestIDKey: NSNumber(value: id), PHImageResultIsDegradedKey: degraded, PHImageResultIsInCloudKey: false,
+        ]
+        if let error {
+            info[PHImageErrorKey] = (error as? PHPhotosError) ?? PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+        }
+        return info
+    }
+
+    // MARK: - Request bookkeeping
+
+    func nextRequestID() -> PHImageRequestID {
+        requests.withLock { state in
+            let id = state.next
+            state.next = state.next == Int32.max ? 1 : state.next + 1
+            return id
+        }
+    }
+
+    func isCancelled(_ id: PHImageRequestID) -> Bool { requests.withLock { $0.cancelled.contains(id) } }
+
+    func finish(_ id: PHImageRequestID) { requests.withLock { _ = $0.cancelled.remove(id) } }
+}

@@ -1,0 +1,197 @@
+import CVips
+import Foundation
+
+/// 8-bit sRGB pixels, display-oriented, row by row (3 bands, or 4 with alpha).
+package struct PixelBuffer: Sendable, Equatable {
+    package var width: Int
+    package var height: Int
+    package var bands: Int
+    package var bytes: Data
+
+    package init(width: Int, height: Int, bands: Int, bytes: Data) {
+        self.width = width
+        self.height = height
+        self.bands = bands
+        self.bytes = bytes
+    }
+
+    /// The pixel at (x, y) from the top left, as RGBA (alpha 255 without an alpha band).
+    package func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        guard x >= 0, y >= 0, x < width, y < height else { return (0, 0, 0, 0) }
+        let at = (y * width + x) * bands
+        return bytes.withUnsafeBytes { raw in
+            let p = raw.bindMemory(to: UInt8.self)
+            return (p[at], p[at + min(1, bands - 1)], p[at + min(2, bands - 1)], bands == 4 ? p[at + 3] : 255)
+        }
+    }
+
+    /// Encodes the pixels.
+    package func encoded(as format: MediaFormat, quality: Double = 0.9) throws(MediaError) -> Data {
+        let code: Int32
+        switch format {
+        case .jpeg: code = 0
+        case .png: code = 1
+        case .webp: code = 2
+        case .heic, .heif: code = 3
+        default: throw .unrecognizedFormat(path: "\(format.rawValue) encoding")
+        }
+        MediaProbe.initializeLibraries()
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let q = Int32(max(1, min(100, (quality * 100).rounded())))
+        let status = bytes.withUnsafeBytes { raw in
+            cvips_encode_pixels(raw.baseAddress, raw.count, Int32(width), Int32(height), Int32(bands), code, q, &buffer, &length)
+        }
+        guard status == 0, let buffer else { throw .corrupt(path: "image", reason: MediaProbe.takeVipsError()) }
+        defer { cvips_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+}
+
+/// How a rendering fits its target (PhotoKit's content modes).
+package enum RenderFit: Sendable, Hashable {
+    case fit
+    case fill
+}
+
+/// How exactly the size is met (PhotoKit's resize modes).
+package enum RenderResize: Sendable, Hashable {
+    /// No resizing: the whole image.
+    case none
+    /// Close to the target, never smaller; aspectFill is not cropped.
+    case fast
+    /// aspectFit: within the target, touching it; aspectFill: exactly the target, cropped at the centre.
+    case exact
+}
+
+/// One rendering of an image file: what to produce.
+package struct RenderRequest: Sendable, Hashable {
+    /// Target size in pixels; nil for the largest image (PHImageManagerMaximumSize).
+    package var target: (width: Int, height: Int)?
+    package var fit: RenderFit
+    package var resize: RenderResize
+    /// A crop in unit coordinates of the displayed image (x, y, width, height), with `.exact`.
+    package var crop: (x: Double, y: Double, width: Double, height: Double)?
+
+    package init(
+        target: (width: Int, height: Int)?, fit: RenderFit, resize: RenderResize, crop: (x: Double, y: Double, width: Double, height: Double)? = nil
+    ) {
+        self.target = target
+        self.fit = fit
+        self.resize = resize
+        self.crop = crop
+    }
+
+    package static func == (a: RenderRequest, b: RenderRequest) -> Bool {
+        a.target?.width == b.target?.width && a.target?.height == b.target?.height && a.fit == b.fit && a.resize == b.resize
+            && a.crop?.x == b.crop?.x && a.crop?.y == b.crop?.y && a.crop?.width == b.crop?.width && a.crop?.height == b.crop?.height
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(target?.width)
+        hasher.combine(target?.height)
+        hasher.combine(fit)
+        hasher.combine(resize)
+        hasher.combine(crop?.x)
+        hasher.combine(crop?.y)
+        hasher.combine(crop?.width)
+        hasher.combine(crop?.height)
+    }
+
+    /// The output size for a displayed image of `width` × `height`, never enlarged.
+    package func outputSize(width: Int, height: Int) -> (width: Int, height: Int, cropToTarget: Bool) {
+        guard let target, resize != .none, width > 0, height > 0 else { return (width, height, false) }
+        let sx = Double(target.width) / Double(width)
+        let sy = Double(target.height) / Double(height)
+        let scale = min(1, fit == .fit ? min(sx, sy) : max(sx, sy))
+        let w = max(1, Int((Double(width) * scale).rounded()))
+        let h = max(1, Int((Double(height) * scale).rounded()))
+        if fit == .fill, resize == .exact {
+            return (min(w, target.width), min(h, target.height), true)
+        }
+        return (w, h, false)
+    }
+}
+
+/// Renders image files with libvips: display-oriented (EXIF orientation applied), sRGB, 8-bit.
+package enum ImageRenderer {
+    /// Renders `path` (whose displayed size is `width` × `height`) as `request` asks.
+    package static func render(_ path: String, displayWidth width: Int, displayHeight height: Int, request: RenderRequest) throws(MediaError)
+        -> PixelBuffer
+    {
+        MediaProbe.initializeLibraries()
+        let image: OpaquePointer?
+        if let crop = request.crop {
+            image = OpaquePointer(try cropped(path, crop: crop, width: width, height: height, request: request))
+        } else {
+            let size = request.outputSize(width: width, height: height)
+            if request.target == nil || request.resize == .none || (size.width == width && size.height == height && !size.cropToTarget) {
+                image = OpaquePointer(cvips_load_upright(path))
+            } else if size.cropToTarget {
+                image = OpaquePointer(cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), 1))
+            } else {
+                image = OpaquePointer(cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), 0))
+            }
+        }
+        guard let image else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
+        let vipsImage = UnsafeMutablePointer<VipsImage>(image)
+        defer { cvips_unref(vipsImage) }
+        return try pixels(vipsImage, path: path)
+    }
+
+    private static func cropped(
+        _ path: String, crop: (x: Double, y: Double, width: Double, height: Double), width: Int, height: Int, request: RenderRequest
+    ) throws(MediaError) -> UnsafeMutablePointer<VipsImage> {
+        guard let upright = cvips_load_upright(path) else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
+        defer { cvips_unref(upright) }
+        let w = Int(vips_image_get_width(upright))
+        let h = Int(vips_image_get_height(upright))
+        let left = max(0, min(w - 1, Int((crop.x * Double(w)).rounded())))
+        let top = max(0, min(h - 1, Int((crop.y * Double(h)).rounded())))
+        let cw = max(1, min(w - left, Int((crop.width * Double(w)).rounded())))
+        let ch = max(1, min(h - top, Int((crop.height * Double(h)).rounded())))
+        guard let region = cvips_crop(upright, Int32(left), Int32(top), Int32(cw), Int32(ch)) else {
+            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
+        defer { cvips_unref(region) }
+        let size = request.outputSize(width: cw, height: ch)
+        if size.cropToTarget, let target = request.target {
+            // Cover the target, then keep its centre.
+            let scale = min(1, max(Double(target.width) / Double(cw), Double(target.height) / Double(ch)))
+            let sw = max(size.width, Int((Double(cw) * scale).rounded()))
+            let sh = max(size.height, Int((Double(ch) * scale).rounded()))
+            guard let scaled = cvips_resize_exact(region, Int32(sw), Int32(sh)) else {
+                throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+            }
+            defer { cvips_unref(scaled) }
+            guard let centre = cvips_crop(scaled, Int32((sw - size.width) / 2), Int32((sh - size.height) / 2), Int32(size.width), Int32(size.height))
+            else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
+            return centre
+        }
+        guard let scaled = cvips_resize_exact(region, Int32(size.width), Int32(size.height)) else {
+            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
+        return scaled
+    }
+
+    private static func pixels(_ image: UnsafeMutablePointer<VipsImage>, path: String) throws(MediaError) -> PixelBuffer {
+        var length = 0
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var bands: Int32 = 0
+        guard let memory = cvips_srgb_pixels(image, &length, &width, &height, &bands) else {
+            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
+        defer { cvips_free(memory) }
+        return PixelBuffer(width: Int(width), height: Int(height), bands: Int(bands), bytes: Data(bytes: memory, count: length))
+    }
+
+    /// Writes a test image whose displayed top-left corner is red, top-right green and bottom-left blue, stored
+    /// rotated or mirrored so that EXIF orientation `orientation` displays it upright at `width` × `height`.
+    package static func writeMarkerImage(to path: String, width: Int, height: Int, orientation: Int) throws(MediaError) {
+        MediaProbe.initializeLibraries()
+        guard cvips_write_marker_image(path, Int32(width), Int32(height), Int32(orientation)) == 0 else {
+            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
+    }
+}

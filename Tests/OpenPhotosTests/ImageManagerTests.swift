@@ -1,0 +1,250 @@
+#if PHOTOKIT_COMPATIBILITY_TEST
+    import Photos
+#else
+    import OpenPhotos
+#endif
+import Foundation
+import PhotoMedia
+import PhotosTesting
+import Testing
+
+/// PHImageManager: exact sizes, display orientation, crops, delivery sequences, cancellation and errors.
+@Suite("Image manager")
+struct ImageManagerTests {
+    /// Imports marker images (displayed 400 × 300, red top-left, green top-right, blue bottom-left) stored with each
+    /// EXIF orientation; returns the assets by orientation.
+    static func markerAssets(_ library: TestLibrary, width: Int = 400, height: Int = 300) throws -> [Int: PHAsset] {
+        var files: [URL] = []
+        for orientation in 1...8 {
+            let file = library.scratch.appendingPathComponent("marker-\(orientation).jpg")
+            try ImageRenderer.writeMarkerImage(to: file.path, width: width, height: height, orientation: orientation)
+            files.append(file)
+        }
+        let report = try library.library.importItems(at: files)
+        #expect(report.failures.isEmpty, "\(report.failures)")
+        var assets: [Int: PHAsset] = [:]
+        for asset in PHAsset.fetchAssets(withLocalIdentifiers: report.importedLocalIdentifiers, options: library.options()) {
+            let name = PHAssetResource.assetResources(for: asset).first?.originalFilename ?? ""
+            if let n = Int(name.dropFirst("marker-".count).prefix(1)) { assets[n] = asset }
+        }
+        return assets
+    }
+
+    /// Requests synchronously (one call) and returns the image.
+    static func image(_ asset: PHAsset, _ size: CGSize, _ mode: PHImageContentMode, _ configure: (PHImageRequestOptions) -> Void = { _ in }) -> (
+        UIImage?, [AnyHashable: Any]?
+    ) {
+        let options = PHImageRequestOptions()
+        options.isSynchronous = true
+        configure(options)
+        var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
+        var calls = 0
+        PHImageManager.default().requestImage(for: asset, targetSize: size, contentMode: mode, options: options) {
+            result = ($0, $1)
+            calls += 1
+        }
+        #expect(calls == 1)
+        return result
+    }
+
+    static func isColour(_ pixel: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)?, _ r: Bool, _ g: Bool, _ b: Bool) -> Bool {
+        guard let pixel else { return false }
+        // JPEG's chroma subsampling bleeds saturated colours a little: the wanted channels stay high, the others low.
+        func on(_ v: UInt8, _ want: Bool) -> Bool { want ? v > 180 : v < 130 }
+        return on(pixel.red, r) && on(pixel.green, g) && on(pixel.blue, b)
+    }
+
+    @Test func everyContentModeAndResizeModeGivesItsSizeUprightForEveryOrientation() throws {
+        let library = try TestLibrary(name: "ImageSizes")
+        defer { library.remove() }
+        let assets = try Self.markerAssets(library)
+        #expect(assets.count == 8)
+        let cases: [(PHImageContentMode, PHImageRequestOptionsResizeMode, CGSize, Int, Int)] = [
+            (.aspectFit, .exact, CGSize(width: 100, height: 100), 100, 75),
+            (.aspectFit, .fast, CGSize(width: 100, height: 100), 100, 75),
+            (.aspectFill, .exact, CGSize(width: 100, height: 100), 100, 100),
+            (.aspectFill, .fast, CGSize(width: 100, height: 100), 133, 100),
+            (.aspectFit, .none, CGSize(width: 100, height: 100), 400, 300),
+            (.aspectFill, .exact, CGSize(width: 200, height: 50), 200, 50),
+            (.aspectFit, .exact, CGSize(width: 1000, height: 1000), 400, 300),  // never enlarged
+            (.default, .fast, PHImageManagerMaximumSize, 400, 300),
+        ]
+        for (orientation, asset) in assets.sorted(by: { $0.key < $1.key }) {
+            #expect(asset.pixelWidth == 400 && asset.pixelHeight == 300, "orientation \(orientation)")
+            for (mode, resize, size, width, height) in cases {
+                let (image, info) = Self.image(asset, size, mode) { $0.resizeMode = resize }
+                let label = "orientation \(orientation), \(mode) \(resize) \(size)"
+                let result = try #require(image, "\(label): \(String(describing: info))")
+                #expect(result.size == CGSize(width: width, height: height), "\(label)")
+                #expect(PHImageResultInfo(info).isDegraded == false)
+                // Display orientation: the red marker is top left, green top right, blue bottom left (the 200 × 50
+                // strip of aspectFill is the image's middle, where there is no marker).
+                if height == 50 { continue }
+                #expect(
+                    Self.isColour(result.pixel(x: 1, y: 1), true, false, false), "\(label): top left \(String(describing: result.pixel(x: 1, y: 1)))")
+                #expect(Self.isColour(result.pixel(x: width - 2, y: 1), false, true, false), "\(label): top right")
+                #expect(Self.isColour(result.pixel(x: 1, y: height - 2), false, false, true), "\(label): bottom left")
+            }
+        }
+    }
+
+    @Test func cropsAreInUnitCoordinatesOfTheDisplayedImage() throws {
+        let library = try TestLibrary(name: "ImageCrop")
+        defer { library.remove() }
+        let assets = try Self.markerAssets(library)
+        for orientation in [1, 6] {
+            let asset = try #require(assets[orientation])
+            // The top-left quarter: red at its top left, grey at its bottom right (the image's centre).
+            let (image, info) = Self.image(asset, CGSize(width: 100, height: 100), .aspectFit) {
+                $0.resizeMode = .exact
+                $0.normalizedCropRect = CGRect(x: 0, y: 0, width: 0.5, height: 0.5)
+            }
+            let cropped = try #require(image, "\(String(describing: info))")
+            #expect(cropped.size == CGSize(width: 100, height: 75))
+            #expect(Self.isColour(cropped.pixel(x: 1, y: 1), true, false, false))
+            let centre = try #require(cropped.pixel(x: 98, y: 73))
+            #expect(abs(Int(centre.red) - 128) < 30 && abs(Int(centre.green) - 128) < 30 && abs(Int(centre.blue) - 128) < 30)
+            // aspectFill with a crop fills the target exactly.
+            let (filled, _) = Self.image(asset, CGSize(width: 60, height: 60), .aspectFill) {
+                $0.resizeMode = .exact
+                $0.normalizedCropRect = CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5)
+            }
+            #expect(filled?.size == CGSize(width: 60, height: 60))
+        }
+    }
+
+    @Test func badRequestsGetATypedErrorNotAnImage() throws {
+        let library = try TestLibrary(name: "ImageErrors")
+        defer { library.remove() }
+        let asset = try #require(try Self.markerAssets(library)[1])
+        let requests: [(CGSize, (PHImageRequestOptions) -> Void)] = [
+            (CGSize(width: 0, height: 100), { _ in }),
+            (CGSize(width: -5, height: -5), { _ in }),
+            (
+                CGSize(width: 100, height: 100),
+                {
+                    $0.resizeMode = .exact; $0.normalizedCropRect = CGRect(x: 0.8, y: 0, width: 0.5, height: 0.5)
+                }
+            ),
+            (CGSize(width: 100, height: 100), { $0.normalizedCropRect = CGRect(x: 0, y: 0, width: 0.5, height: 0.5) }),  // needs .exact
+        ]
+        for (size, configure) in requests {
+            let (image, info) = Self.image(asset, size, .aspectFit, configure)
+            #expect(image == nil)
+            #expect(PHImageResultInfo(info).error?.code == .invalidResource)
+        }
+        // A missing original.
+        try FileManager.default.removeItem(at: try #require(PHAssetResource.assetResources(for: asset).first?.fileURL))
+        let (image, info) = Self.image(asset, CGSize(width: 50, height: 50), .aspectFit)
+        #expect(image == nil && PHImageResultInfo(info).error?.code == .missingResource)
+    }
+
+    final class Deliveries: @unchecked Sendable {
+        let lock = NSLock()
+        var results: [(size: CGSize?, degraded: Bool, id: PHImageRequestID, main: Bool)] = []
+        let arrived = DispatchSemaphore(value: 0)
+
+        func record(_ image: UIImage?, _ info: [AnyHashable: Any]?) {
+            let typed = PHImageResultInfo(info)
+            lock.withLock { results.append((image?.size, typed.isDegraded, typed.requestID, Thread.isMainThread)) }
+            arrived.signal()
+        }
+
+        func wait(_ count: Int) -> Bool {
+            for _ in 0..<count where arrived.wait(timeout: .now() + 20) != .success { return false }
+            return true
+        }
+    }
+
+    @Test func deliveryModesGiveTheirSequences() throws {
+        let library = try TestLibrary(name: "ImageDelivery")
+        defer { library.remove() }
+        let asset = try #require(try Self.markerAssets(library, width: 2000, height: 1500)[6])
+        let manager = PHImageManager()
+        let target = CGSize(width: 1200, height: 1200)
+
+        // Opportunistic: a degraded image first, then the final one, both with the request ID, never on main.
+        let opportunistic = Deliveries()
+        let id = manager.requestImage(for: asset, targetSize: target, contentMode: .aspectFit, options: nil, resultHandler: opportunistic.record)
+        #expect(id != PHInvalidImageRequestID)
+        #expect(opportunistic.wait(2))
+        #expect(opportunistic.results.map(\.degraded) == [true, false])
+        #expect(opportunistic.results.allSatisfy { $0.id == id && !$0.main })
+        #expect(opportunistic.results.last?.size == CGSize(width: 1200, height: 900))
+        #expect((opportunistic.results.first?.size?.width ?? 0) < 1200)
+
+        // High quality and fast: one call each.
+        for mode in [PHImageRequestOptionsDeliveryMode.highQualityFormat, .fastFormat] {
+            let once = Deliveries()
+            let options = PHImageRequestOptions()
+            options.deliveryMode = mode
+            manager.requestImage(for: asset, targetSize: target, contentMode: .aspectFit, options: options, resultHandler: once.record)
+            #expect(once.wait(1))
+            #expect(once.arrived.wait(timeout: .now() + 0.5) == .timedOut, "\(mode): a second call")
+            #expect(once.results.map(\.degraded) == [false])
+        }
+
+        // Synchronous with opportunistic: exactly one call, on the calling thread, before the method returns.
+        let options = PHImageRequestOptions()
+        options.isSynchronous = true
+        var calls: [Bool] = []
+        manager.requestImage(for: asset, targetSize: target, contentMode: .aspectFit, options: options) { image, info in
+            calls.append(PHImageResultInfo(info).isDegraded)
+            #expect(image?.size == CGSize(width: 1200, height: 900))
+        }
+        #expect(calls == [false])
+    }
+
+    @Test func aCancelledRequestNeverDeliversItsFinalImage() throws {
+        let library = try TestLibrary(name: "ImageCancel")
+        defer { library.remove() }
+        let asset = try #require(try Self.markerAssets(library, width: 2000, height: 1500)[1])
+        let manager = PHImageManager()
+        // Cancelled while it works: from the degraded result's handler.
+        let deliveries = Deliveries()
+        let requestID = NSLock()
+        var id: PHImageRequestID = 0
+        requestID.lock()
+        id = manager.requestImage(for: asset, targetSize: CGSize(width: 1500, height: 1500), contentMode: .aspectFit, options: nil) {
+            image, info in
+            deliveries.record(image, info)
+            requestID.lock()
+            manager.cancelImageRequest(id)
+            requestID.unlock()
+        }
+        requestID.unlock()
+        #expect(deliveries.wait(1))
+        #expect(deliveries.arrived.wait(timeout: .now() + 1.5) == .timedOut)
+        #expect(deliveries.results.map(\.degraded) == [true])
+
+        // Cancelled before it starts: nothing final arrives.
+        let early = Deliveries()
+        let options = PHImageRequestOptions()
+        options.deliveryMode = .highQualityFormat
+        let second = manager.requestImage(
+            for: asset, targetSize: CGSize(width: 1500, height: 1500), contentMode: .aspectFit, options: options, resultHandler: early.record)
+        manager.cancelImageRequest(second)
+        #expect(early.arrived.wait(timeout: .now() + 1.5) == .timedOut)
+    }
+
+    @Test func imageDataComesWithItsTypeAndOrientation() async throws {
+        let library = try TestLibrary(name: "ImageData")
+        defer { library.remove() }
+        let asset = try #require(try Self.markerAssets(library)[6])
+        let original = try Data(contentsOf: try #require(PHAssetResource.assetResources(for: asset).first?.fileURL))
+        let options = PHImageRequestOptions()
+        options.isSynchronous = true
+        var calls = 0
+        PHImageManager.default().requestImageDataAndOrientation(for: asset, options: options) { data, type, orientation, info in
+            calls += 1
+            #expect(data == original)
+            #expect(type == "public.jpeg")
+            #expect(orientation == .right)
+            #expect(PHImageResultInfo(info).error == nil)
+        }
+        #expect(calls == 1)
+        // The async variant returns the final image only.
+        let image = try await PHImageManager.default().requestImage(for: asset, targetSize: CGSize(width: 80, height: 80), contentMode: .aspectFill)
+        #expect(image.size == CGSize(width: 107, height: 80))  // resizeMode .fast by default: filled, not cropped
+    }
+}
