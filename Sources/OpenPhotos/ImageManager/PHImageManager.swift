@@ -86,7 +86,6 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     ) async throws -> UIImage {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
         if options.deliveryMode == .opportunistic { options.deliveryMode = .highQualityFormat }
-        nonisolated(unsafe) let asset = asset
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<UIImage, any Error>) in
             requestImage(for: asset, targetSize: targetSize, contentMode: contentMode, options: options) { image, info in
                 if let image {
@@ -114,7 +113,6 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
         let id = nextRequestID()
         nonisolated(unsafe) let handler = resultHandler
-        nonisolated(unsafe) let asset = asset
         struct DataResult: @unchecked Sendable {
             var data: Data?
             var type: String?
