@@ -203,3 +203,31 @@ final class Spawned: @unchecked Sendable {
         if process.isRunning { process.terminate() }
     }
 }
+
+extension PhotosCommandTests {
+    @Test func thumbnailAndExportWriteFiles() throws {
+        let test = try TestLibrary(name: "Thumbs")
+        defer { test.remove() }
+        let ids = try test.addImages(1)
+        let out = test.scratch.appendingPathComponent("thumb.png")
+        let thumb = try photos(
+            ["thumbnail", ids[0], "--size", "32x32", "--mode", "fill", "--resize", "exact", "--out", out.path, "--json"], library: test.url)
+        #expect(thumb.status == 0, "\(thumb.stderr)")
+        let written = try #require(try thumb.json() as? [String: Any])
+        #expect(written["pixelWidth"] as? Int == 32 && written["pixelHeight"] as? Int == 32)
+        #expect(try Data(contentsOf: out).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+
+        let folder = test.scratch.appendingPathComponent("exported")
+        let export = try photos(["export", ids[0], "--out", folder.path, "--json"], library: test.url)
+        #expect(export.status == 0, "\(export.stderr)")
+        let files = try #require((try export.json() as? [String: Any])?["written"] as? [String])
+        #expect(files.count == 1)
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: ids, options: test.options()).firstObject)
+        let original = try #require(PHAssetResource.assetResources(for: asset).first?.fileURL)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: files[0])) == Data(contentsOf: original))
+
+        let bad = try photos(["thumbnail", ids[0], "--size", "0x10", "--out", out.path], library: test.url)
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("3302"))
+    }
+}

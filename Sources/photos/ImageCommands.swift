@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import OpenPhotos
+
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render an asset through PHImageManager and write it (JPEG, PNG, WebP or HEIC, by the extension).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Local identifier (or a unique prefix).") var id: String
+    @Option(help: "Target size in pixels, WxH, or 'max' for the largest image.") var size: String
+    @Option(help: "fit or fill.") var mode = "fit"
+    @Option(help: "none, fast or exact.") var resize = "fast"
+    @Option(help: "A crop in unit coordinates of the displayed image: X,Y,W,H (needs --resize exact).") var crop: String?
+    @Option(help: "current, unadjusted or original.") var version = "current"
+    @Option(help: "The file to write.") var out: String
+
+    func run() throws {
+        let library = try global.open()
+        let asset = try resolveAsset(id, in: library, global: global)
+        let target: CGSize
+        if size.lowercased() == "max" {
+            target = PHImageManagerMaximumSize
+        } else {
+            let parts = size.lowercased().split(separator: "x").compactMap { Double($0) }
+            guard parts.count == 2 else { throw CLIError("--size wants WxH, e.g. 256x256, or max") }
+            target = CGSize(width: parts[0], height: parts[1])
+        }
+        let options = PHImageRequestOptions()
+        options.isSynchronous = true
+        options.deliveryMode = .highQualityFormat
+        switch resize {
+        case "none": options.resizeMode = .none
+        case "fast": options.resizeMode = .fast
+        case "exact": options.resizeMode = .exact
+        default: throw CLIError("--resize is none, fast or exact")
+        }
+        switch version {
+        case "current": options.version = .current
+        case "unadjusted": options.version = .unadjusted
+        case "original": options.version = .original
+        default: throw CLIError("--version is current, unadjusted or original")
+        }
+        if let crop {
+            let values = crop.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard values.count == 4 else { throw CLIError("--crop wants X,Y,W,H in unit coordinates") }
+            options.normalizedCropRect = CGRect(x: values[0], y: values[1], width: values[2], height: values[3])
+        }
+        let contentMode: PHImageContentMode
+        switch mode {
+        case "fit": contentMode = .aspectFit
+        case "fill": contentMode = .aspectFill
+        default: throw CLIError("--mode is fit or fill")
+        }
+        var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
+        PHImageManager.default().requestImage(for: asset, targetSize: target, contentMode: contentMode, options: options) { result = ($0, $1) }
+        guard let image = result.0 else {
+            throw CLIError(PHImageResultInfo(result.1).error.map { describe($0) } ?? "no image")
+        }
+        let url = URL(fileURLWithPath: out)
+        let data: Data?
+        switch url.pathExtension.lowercased() {
+        case "png": data = image.pngData()
+        case "webp": data = image.webpData(compressionQuality: 0.85)
+        case "heic": data = image.heicData(compressionQuality: 0.8)
+        default: data = image.jpegData(compressionQuality: 0.85)
+        }
+        guard let data else { throw CLIError("cannot encode \(url.lastPathComponent)") }
+        do { try data.write(to: url, options: .atomic) } catch { throw CLIError("cannot write \(url.path): \(error.localizedDescription)") }
+        let width = Int(image.size.width)
+        let height = Int(image.size.height)
+        if global.json {
+            Output.printJSON(["file": url.path, "pixelWidth": width, "pixelHeight": height, "bytes": data.count])
+        } else {
+            print("\(url.path)  \(width)x\(height)  \(data.count) bytes")
+        }
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write an asset's files (PHAssetResourceManager) into a folder, under their original names.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Local identifier (or a unique prefix).") var id: String
+    @Option(help: "current, unadjusted or original (the same files until editing exists).") var version = "current"
+    @Option(help: "The folder to write into (created if missing).") var out: String
+
+    func run() throws {
+        guard ["current", "unadjusted", "original"].contains(version) else { throw CLIError("--version is current, unadjusted or original") }
+        let library = try global.open()
+        let asset = try resolveAsset(id, in: library, global: global)
+        let folder = URL(fileURLWithPath: out)
+        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+            throw CLIError("cannot create \(folder.path): \(error.localizedDescription)")
+        }
+        var written: [String] = []
+        for resource in PHAssetResource.assetResources(for: asset) {
+            let target = folder.appendingPathComponent(resource.originalFilename)
+            let done = DispatchSemaphore(value: 0)
+            let failure = LockedError()
+            PHAssetResourceManager.default().writeData(for: resource, toFile: target, options: nil) { error in
+                failure.set(error)
+                done.signal()
+            }
+            done.wait()
+            if let error = failure.get() { throw CLIError("\(target.lastPathComponent): \(describe(error))") }
+            written.append(target.path)
+        }
+        if global.json { Output.printJSON(["written": written]) } else { written.forEach { print($0) } }
+    }
+}
+
+/// An error handed from a completion handler to the waiting thread.
+final class LockedError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: (any Error)?
+    func set(_ error: (any Error)?) { lock.withLock { self.error = error } }
+    func get() -> (any Error)? { lock.withLock { error } }
+}
