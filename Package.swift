@@ -61,6 +61,7 @@ let package = Package(
             dependencies: [
                 "OpenPhotos",
                 "PhotoMedia",
+                "CVips",
                 "PhotosTesting",
                 "CHeapStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

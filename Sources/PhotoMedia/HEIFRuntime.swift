@@ -15,10 +15,13 @@ package enum HEIFRuntime {
     package static var summary: String { state.summary }
     /// Whether the libheif in use reads HEIC from iOS 18.
     package static var readsCurrentIPhoneHEIC: Bool { state.current }
+    /// The folder of the libheif loaded by path (nil when the system's serves), for child processes' library path.
+    package static var loadedLibraryFolder: String? { state.folder }
 
     private struct State: Sendable {
         var summary: String
         var current: Bool
+        var folder: String? = nil
     }
 
     /// Loads the newer libheif when needed. Runs once, before libvips initialises.
@@ -37,7 +40,9 @@ package enum HEIFRuntime {
                     typealias GetVersion = @convention(c) () -> UnsafePointer<CChar>?
                     if let text = unsafeBitCast(symbol, to: GetVersion.self)() { version = String(cString: text) }
                 }
-                return State(summary: "libheif \(version) (\(candidate))", current: isCurrent(version))
+                return State(
+                    summary: "libheif \(version) (\(candidate))", current: isCurrent(version),
+                    folder: (candidate as NSString).deletingLastPathComponent)
             #endif
         }
         let found = system.map { "libheif \($0) (system)" } ?? "no libheif"

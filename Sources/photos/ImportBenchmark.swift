@@ -34,7 +34,7 @@ struct BenchImport: ParsableCommand {
             defer { try? FileManager.default.removeItem(at: library) }
             let executable = URL(
                 fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-            var importRuns: [(seconds: Double, maxRSSKilobytes: Int, output: Data)] = []
+            var importRuns: [(seconds: Double, maxRSSKilobytes: Int, output: Data, status: Int32)] = []
             var exiftoolSeconds: [Double] = []
             for _ in 0..<max(1, repetitions) {
                 try? FileManager.default.removeItem(at: library)
@@ -104,7 +104,7 @@ struct BenchImport: ParsableCommand {
     }
 
     /// Runs a command; wall time, its peak resident memory (wait4's rusage) and its standard output.
-    static func measure(_ executable: URL, _ arguments: [String]) throws -> (seconds: Double, maxRSSKilobytes: Int, output: Data) {
+    static func measure(_ executable: URL, _ arguments: [String]) throws -> (seconds: Double, maxRSSKilobytes: Int, output: Data, status: Int32) {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
@@ -125,6 +125,7 @@ struct BenchImport: ParsableCommand {
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let seconds = ms(since: start) / 1000
         try out.close()
-        return (seconds, Int(usage.ru_maxrss), try Data(contentsOf: outputFile))
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return (seconds, Int(usage.ru_maxrss), try Data(contentsOf: outputFile), exitStatus)
     }
 }
