@@ -248,3 +248,67 @@ struct ImageManagerTests {
         #expect(image.size == CGSize(width: 107, height: 80))  // resizeMode .fast by default: filled, not cropped
     }
 }
+
+@Suite("Caching image manager")
+struct CachingImageManagerTests {
+    @Test func preparedImagesAreAnsweredOnceFromMemoryAndKeptInTheLibrary() throws {
+        let library = try TestLibrary(name: "Caching")
+        defer { library.remove() }
+        let assets = try ImageManagerTests.markerAssets(library, width: 2000, height: 1500)
+        let grid = [1, 3, 6].compactMap { assets[$0] }
+        let manager = PHCachingImageManager()
+        let size = CGSize(width: 600, height: 600)
+        manager.startCachingImages(for: grid, targetSize: size, contentMode: .aspectFill, options: nil)
+        manager.waitForCaching()
+        #expect(manager.cachedByteCount == 3 * 800 * 600 * 3)  // aspectFill, resizeMode .fast: 800 × 600, RGB
+
+        // Same size, mode and options: one call, the final image, no degraded one first.
+        let deliveries = ImageManagerTests.Deliveries()
+        manager.requestImage(for: grid[1], targetSize: size, contentMode: .aspectFill, options: nil, resultHandler: deliveries.record)
+        #expect(deliveries.wait(1))
+        #expect(deliveries.arrived.wait(timeout: .now() + 0.5) == .timedOut)
+        #expect(deliveries.results.map(\.degraded) == [false])
+        #expect(deliveries.results.first?.size == CGSize(width: 800, height: 600))
+
+        // Kept in the library under the asset: another manager finds the same pixels on disk.
+        let uuid = String(grid[0].localIdentifier.prefix { $0 != "/" })
+        let folder = library.url.appendingPathComponent("resources/derivatives/\(uuid.prefix(1))/\(uuid)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+        let options = PHImageRequestOptions()
+        options.isSynchronous = true
+        var fromDisk: UIImage?
+        PHCachingImageManager().requestImage(for: grid[0], targetSize: size, contentMode: .aspectFill, options: options) { image, _ in
+            fromDisk = image
+        }
+        #expect(fromDisk?.size == CGSize(width: 800, height: 600))
+        #expect(ImageManagerTests.isColour(fromDisk?.pixel(x: 1, y: 1), true, false, false))
+
+        // Stopping drops them from memory; deleting the asset for good removes its renderings.
+        manager.stopCachingImages(for: [grid[2]], targetSize: size, contentMode: .aspectFill, options: nil)
+        #expect(manager.cachedByteCount == 2 * 800 * 600 * 3)
+        manager.stopCachingImagesForAllAssets()
+        #expect(manager.cachedByteCount == 0)
+        try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([grid[0]] as NSArray) }
+        let trashed = try #require(
+            PHAsset.fetchAssets(withLocalIdentifiers: [grid[0].localIdentifier], options: library.options()).firstObject ?? grid.first)
+        try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([trashed] as NSArray) }
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
+
+    @Test func concurrentRequestsForTheSameImageAllGetIt() throws {
+        let library = try TestLibrary(name: "CachingShared")
+        defer { library.remove() }
+        let asset = try #require(try ImageManagerTests.markerAssets(library, width: 2000, height: 1500)[1])
+        let manager = PHImageManager()
+        let options = PHImageRequestOptions()
+        options.deliveryMode = .highQualityFormat
+        let deliveries = ImageManagerTests.Deliveries()
+        for _ in 0..<6 {
+            manager.requestImage(
+                for: asset, targetSize: CGSize(width: 300, height: 300), contentMode: .aspectFit, options: options, resultHandler: deliveries.record)
+        }
+        #expect(deliveries.wait(6))
+        #expect(Set(deliveries.results.map(\.id)).count == 6)
+        #expect(deliveries.results.allSatisfy { $0.size == CGSize(width: 300, height: 225) && !$0.degraded })
+    }
+}

@@ -24,6 +24,12 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         return queue
     }()
     private let requests = Mutex<(next: Int32, cancelled: Set<Int32>)>((1, []))
+    /// Renderings in memory (128 MB of pixels by default).
+    let memory = ImageMemoryCache(limit: 128 << 20)
+    /// Renderings being made, shared by requests for the same key.
+    private let inFlight = Mutex<[RenderKey: DispatchGroup]>([:])
+    /// Whether finished renderings are also written to the library's derivatives (caching managers do).
+    var persistsDerivatives: Bool { false }
 
     /// A manager of its own (``default()`` is the shared one).
     public override init() {}
@@ -60,7 +66,8 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             handler(result.image, result.info)
             return id
         }
-        let wantsDegraded = options.deliveryMode == .opportunistic
+        // Cached at full quality: one call, as Apple does.
+        let wantsDegraded = options.deliveryMode == .opportunistic && !isCached(plan)
         let fast = options.deliveryMode == .fastFormat
         workers.addOperation { [self] in
             if wantsDegraded, let degraded = plan.degradedPlan, !isCancelled(id) {
@@ -70,7 +77,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
                 }
             }
             guard !isCancelled(id) else { return finish(id) }
-            let result = render(fast ? (plan.degradedPlan ?? plan) : plan, id: id, degraded: false)
+            let result = render(fast && !isCached(plan) ? (plan.degradedPlan ?? plan) : plan, id: id, degraded: false)
             delivery.async {
                 defer { self.finish(id) }
                 guard !self.isCancelled(id) else { return }
@@ -151,6 +158,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
 
     struct Source {
         var url: URL
+        var library: URL
+        var assetUUID: String
+        var sha256: String
         var uniformTypeIdentifier: String
         var displayWidth: Int
         var displayHeight: Int
@@ -185,7 +195,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the original of \(asset.localIdentifier) is missing"])
         }
         return Source(
-            url: url, uniformTypeIdentifier: resource.uniformTypeIdentifier, displayWidth: asset.pixelWidth,
+            url: url, library: asset.library?.libraryURL ?? url.deletingLastPathComponent(),
+            assetUUID: String(asset.localIdentifier.prefix { $0 != "/" }), sha256: resource.sha256,
+            uniformTypeIdentifier: resource.uniformTypeIdentifier, displayWidth: asset.pixelWidth,
             displayHeight: asset.pixelHeight)
     }
 
@@ -222,13 +234,55 @@ open class PHImageManager: NSObject, @unchecked Sendable {
 
     func render(_ plan: RenderPlan, id: PHImageRequestID, degraded: Bool) -> Result {
         do {
-            let pixels = try ImageRenderer.render(
-                plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
+            let pixels = try pixels(for: plan)
             return Result(image: UIImage(pixels: pixels), info: Self.info(id, degraded: degraded, error: nil))
         } catch {
             let wrapped = PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the original: \(error)"])
             return Result(image: nil, info: Self.info(id, degraded: degraded, error: wrapped))
         }
+    }
+
+    /// The key of a plan's rendering.
+    static func key(_ plan: RenderPlan) -> RenderKey {
+        RenderKey(assetUUID: plan.source.assetUUID, sha256: plan.source.sha256, request: plan.request)
+    }
+
+    /// Whether a plan's final rendering is in memory (a request for it is answered once).
+    func isCached(_ plan: RenderPlan) -> Bool { memory.pixels(for: Self.key(plan)) != nil }
+
+    /// A plan's pixels: from memory, else the library's derivatives, else rendered — once, however many requests
+    /// ask for the same key at the same time.
+    func pixels(for plan: RenderPlan) throws -> PixelBuffer {
+        let key = Self.key(plan)
+        if let cached = memory.pixels(for: key) { return cached }
+        let cacheable = plan.request.crop == nil && plan.request.target.map { max($0.width, $0.height) <= 1024 } ?? false
+        if cacheable, let stored = DerivativeStore.read(key, library: plan.source.library) {
+            memory.insert(stored, for: key)
+            return stored
+        }
+        // Join a rendering in progress, or start one.
+        let (group, owner) = inFlight.withLock { inFlight -> (DispatchGroup, Bool) in
+            if let group = inFlight[key] { return (group, false) }
+            let group = DispatchGroup()
+            group.enter()
+            inFlight[key] = group
+            return (group, true)
+        }
+        if !owner {
+            group.wait()
+            if let cached = memory.pixels(for: key) { return cached }
+        }
+        defer {
+            if owner {
+                inFlight.withLock { $0[key] = nil }
+                group.leave()
+            }
+        }
+        let pixels = try ImageRenderer.render(
+            plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
+        memory.insert(pixels, for: key)
+        if cacheable, persistsDerivatives { DerivativeStore.write(pixels, for: key, library: plan.source.library) }
+        return pixels
     }
 
     static func info(_ id: PHImageRequestID, degraded: Bool, error: (any Error)?) -> [AnyHashable: Any] {

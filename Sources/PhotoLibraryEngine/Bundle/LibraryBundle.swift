@@ -49,6 +49,11 @@ package struct LibraryBundle: Sendable {
     }
 
     /// Where an original of an asset goes: `originals/<X>/<UUID><suffix>.<ext>`.
+    /// The folder of an asset's cached renderings (thumbnails): removed with the asset.
+    package func derivativesURL(assetUUID: String) -> URL {
+        resourcesURL.appendingPathComponent("derivatives/\(assetUUID.prefix(1))/\(assetUUID)")
+    }
+
     package func originalPath(assetUUID: String, suffix: String, fileExtension: String) -> String {
         "originals/\(assetUUID.prefix(1))/\(assetUUID)\(suffix).\(fileExtension)"
     }

@@ -100,8 +100,12 @@ extension LibraryEngine {
             throw error
         }
 
-        // 3. Committed: remove purged files and moved sources, then the journal.
-        for path in purgedPaths { try? FileManager.default.removeItem(at: bundle.url.appendingPathComponent(path)) }
+        // 3. Committed: remove purged files (and their assets' cached derivatives) and moved sources, then the journal.
+        for path in purgedPaths {
+            try? FileManager.default.removeItem(at: bundle.url.appendingPathComponent(path))
+            let uuid = String((path as NSString).lastPathComponent.prefix(36))
+            try? FileManager.default.removeItem(at: bundle.derivativesURL(assetUUID: uuid))
+        }
         for file in staged {
             if let source = file.sourceToRemove { try? FileManager.default.removeItem(at: source) }
         }

@@ -1,0 +1,117 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotoMedia
+import Synchronization
+
+/// What identifies a rendering: the original's bytes (SHA-256, so a changed original never matches an old entry)
+/// and everything that shapes the output.
+package struct RenderKey: Hashable, Sendable {
+    package var assetUUID: String
+    package var sha256: String
+    package var request: RenderRequest
+
+    package init(assetUUID: String, sha256: String, request: RenderRequest) {
+        self.assetUUID = assetUUID
+        self.sha256 = sha256
+        self.request = request
+    }
+
+    /// A file name for the rendering, readable and unique per key.
+    var fileName: String {
+        var name = "\(sha256.prefix(16))-"
+        if let target = request.target { name += "\(target.width)x\(target.height)" } else { name += "max" }
+        name += "-\(request.fit == .fit ? "fit" : "fill")-\(request.resize)"
+        if let crop = request.crop { name += String(format: "-c%.4f,%.4f,%.4f,%.4f", crop.x, crop.y, crop.width, crop.height) }
+        return name + ".pixels"
+    }
+}
+
+/// Renderings in memory, bounded in bytes, least recently used out first.
+package final class ImageMemoryCache: @unchecked Sendable {
+    private struct Entry {
+        var pixels: PixelBuffer
+        var tick: UInt64
+    }
+
+    private let state = Mutex<(entries: [RenderKey: Entry], bytes: Int, tick: UInt64)>(([:], 0, 0))
+    /// The most bytes of pixels kept.
+    package let limit: Int
+
+    package init(limit: Int) { self.limit = limit }
+
+    package func pixels(for key: RenderKey) -> PixelBuffer? {
+        state.withLock { state in
+            guard var entry = state.entries[key] else { return nil }
+            state.tick += 1
+            entry.tick = state.tick
+            state.entries[key] = entry
+            return entry.pixels
+        }
+    }
+
+    package func insert(_ pixels: PixelBuffer, for key: RenderKey) {
+        let cost = pixels.bytes.count
+        guard cost <= limit else { return }
+        state.withLock { state in
+            if let old = state.entries[key] { state.bytes -= old.pixels.bytes.count }
+            state.tick += 1
+            state.entries[key] = Entry(pixels: pixels, tick: state.tick)
+            state.bytes += cost
+            while state.bytes > limit, let oldest = state.entries.min(by: { $0.value.tick < $1.value.tick }) {
+                state.entries[oldest.key] = nil
+                state.bytes -= oldest.value.pixels.bytes.count
+            }
+        }
+    }
+
+    package func remove(where shouldRemove: (RenderKey) -> Bool) {
+        state.withLock { state in
+            for key in state.entries.keys where shouldRemove(key) {
+                state.bytes -= state.entries[key]!.pixels.bytes.count
+                state.entries[key] = nil
+            }
+        }
+    }
+
+    package var byteCount: Int { state.withLock { $0.bytes } }
+    package var count: Int { state.withLock { $0.entries.count } }
+}
+
+/// Renderings persisted inside the library (`resources/derivatives/<uuid>/…`): raw pixels behind a small header,
+/// written beside and renamed, removed with their asset.
+enum DerivativeStore {
+    private static let magic = Array("OPKPIX1\0".utf8)
+
+    static func url(_ key: RenderKey, library: URL) -> URL {
+        LibraryBundle(url: library).derivativesURL(assetUUID: key.assetUUID).appendingPathComponent(key.fileName)
+    }
+
+    static func read(_ key: RenderKey, library: URL) -> PixelBuffer? {
+        guard let data = try? Data(contentsOf: url(key, library: library), options: .mappedIfSafe), data.count > 20,
+            Array(data.prefix(8)) == magic
+        else { return nil }
+        let header = Array(data[8..<20])
+        let width = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+        let height = Int(header[4]) << 24 | Int(header[5]) << 16 | Int(header[6]) << 8 | Int(header[7])
+        let bands = Int(header[8])
+        guard width > 0, height > 0, (1...4).contains(bands), data.count == 20 + width * height * bands else { return nil }
+        return PixelBuffer(width: width, height: height, bands: bands, bytes: Data(data[20...]))
+    }
+
+    static func write(_ pixels: PixelBuffer, for key: RenderKey, library: URL) {
+        let target = url(key, library: library)
+        let folder = target.deletingLastPathComponent()
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        var data = Data(magic + be32(pixels.width) + be32(pixels.height) + [UInt8(pixels.bands), 0, 0, 0])
+        data.append(pixels.bytes)
+        let temporary = folder.appendingPathComponent(".\(UUID().uuidString).partial")
+        do {
+            try data.write(to: temporary)
+            try? FileManager.default.removeItem(at: target)
+            try FileManager.default.moveItem(at: temporary, to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+        }
+    }
+}
