@@ -116,6 +116,7 @@ package struct RenderRequest: Sendable, Hashable {
 /// Renders image files with libvips: display-oriented (EXIF orientation applied), sRGB, 8-bit.
 package enum ImageRenderer {
     /// Renders `path` (whose displayed size is `width` × `height`) as `request` asks.
+    /// Colours are converted to sRGB when the file carries an ICC profile (after shrinking, on few pixels).
     package static func render(_ path: String, displayWidth width: Int, displayHeight height: Int, request: RenderRequest) throws(MediaError)
         -> PixelBuffer
     {
@@ -184,6 +185,12 @@ package enum ImageRenderer {
         }
         defer { cvips_free(memory) }
         return PixelBuffer(width: Int(width), height: Int(height), bands: Int(bands), bytes: Data(bytes: memory, count: length))
+    }
+
+    /// Whether a file carries an ICC profile (its pixels then need a conversion to sRGB).
+    package static func hasICCProfile(_ path: String) -> Bool {
+        MediaProbe.initializeLibraries()
+        return cvips_has_icc_profile(path) != 0
     }
 
     /// Writes a test image whose displayed top-left corner is red, top-right green and bottom-left blue, stored

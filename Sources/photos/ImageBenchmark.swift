@@ -11,8 +11,9 @@ struct BenchImages: ParsableCommand {
         abstract: "Measure PHImageManager against libvips: 256-px aspectFill thumbnails of a 12-MP JPEG and an iPhone HEIC.",
         discussion: """
             For each file: an uncached synchronous PHImageManager request (targetSize 256×256, aspectFill, exact)
-            against vips_thumbnail in-process on the same file (the same pixels made in memory) and against the
-            vipsthumbnail command (needs libvips-tools). Medians. Build with -c release:
+            against vips_thumbnail in-process on the same file (centre crop, the pixels made in memory; PHImageManager
+            also converts files that carry an ICC profile to sRGB) and against the vipsthumbnail command
+            (needs libvips-tools). Then cached requests: memory hits and disk hits. Medians. Build with -c release:
             swift run -c release photos bench images
             """)
     @Option(help: "Timed repetitions per measurement.") var repetitions = 15
@@ -48,19 +49,21 @@ struct BenchImages: ParsableCommand {
             request.isSynchronous = true
             request.deliveryMode = .highQualityFormat
             request.resizeMode = .exact
-            let manager = PHImageManager()
             var ours: [Double] = []
             var inProcess: [Double] = []
-            for _ in 0..<repetitions {
-                var start = DispatchTime.now()
+            func viaManager() {
+                let manager = PHImageManager()  // empty memory: uncached
+                let start = DispatchTime.now()
                 var size = CGSize.zero
                 manager.requestImage(for: asset, targetSize: CGSize(width: 256, height: 256), contentMode: .aspectFill, options: request) {
                     image, _ in size = image?.size ?? .zero
                 }
                 ours.append(ms(since: start))
                 precondition(size == CGSize(width: 256, height: 256), "PHImageManager gave \(size)")
-                start = DispatchTime.now()
-                guard let thumbnail = cvips_thumbnail_exact(stored.path, 256, 256, 1) else { throw CLIError("vips_thumbnail failed") }
+            }
+            func viaVips() throws {
+                let start = DispatchTime.now()
+                guard let thumbnail = cvips_thumbnail_plain(stored.path, 256, 256) else { throw CLIError("vips_thumbnail failed") }
                 var length = 0
                 var w: Int32 = 0
                 var h: Int32 = 0
@@ -69,6 +72,16 @@ struct BenchImages: ParsableCommand {
                 inProcess.append(ms(since: start))
                 cvips_free(memory)
                 cvips_unref(thumbnail)
+            }
+            // Alternate which goes first, so neither always finds the other's warm caches.
+            for repetition in 0..<repetitions {
+                if repetition % 2 == 0 {
+                    viaManager()
+                    try viaVips()
+                } else {
+                    try viaVips()
+                    viaManager()
+                }
             }
             var command: [Double] = []
             let output = scratch.appendingPathComponent("cli.jpg")
@@ -82,7 +95,34 @@ struct BenchImages: ParsableCommand {
                 guard run.status == 0 else { throw CLIError("vipsthumbnail failed on \(stored.lastPathComponent) (status \(run.status))") }
                 command.append(run.seconds * 1000)
             }
+            // Cached requests: memory hits (a caching manager that prepared the size), then disk hits (fresh managers
+            // that find the rendering in the library's derivatives).
+            let caching = PHCachingImageManager()
+            let cachedSize = CGSize(width: 256, height: 256)
+            caching.startCachingImages(for: [asset], targetSize: cachedSize, contentMode: .aspectFill, options: request)
+            caching.waitForCaching()
+            var hitTimes: [Double] = []
+            let hits = 20_000
+            hitTimes.reserveCapacity(hits)
+            let hitsStart = DispatchTime.now()
+            for _ in 0..<hits {
+                let start = DispatchTime.now()
+                caching.requestImage(for: asset, targetSize: cachedSize, contentMode: .aspectFill, options: request) { _, _ in }
+                hitTimes.append(ms(since: start))
+            }
+            let hitsPerSecond = Double(hits) / (ms(since: hitsStart) / 1000)
+            let p99 = hitTimes.sorted()[hits * 99 / 100]
+            var diskTimes: [Double] = []
+            for _ in 0..<500 {
+                caching.stopCachingImagesForAllAssets()  // memory empty: the rendering comes from the library's derivatives
+                let start = DispatchTime.now()
+                caching.requestImage(for: asset, targetSize: cachedSize, contentMode: .aspectFill, options: request) { _, _ in }
+                diskTimes.append(ms(since: start))
+            }
+            let diskPerSecond = 1000 / median(diskTimes)
+
             let row: [String: Any] = [
+                "memoryHitsPerSecond": hitsPerSecond, "memoryHitP99Milliseconds": p99, "diskHitsPerSecond": diskPerSecond,
                 "file": label, "phImageManagerMilliseconds": median(ours), "vipsThumbnailInProcessMilliseconds": median(inProcess),
                 "vipsthumbnailCommandMilliseconds": median(command), "ratioToInProcess": median(ours) / median(inProcess),
                 "ratioToCommand": median(ours) / median(command),
@@ -91,8 +131,10 @@ struct BenchImages: ParsableCommand {
             if !json {
                 print(
                     String(
-                        format: "%@: PHImageManager %.1f ms; vips_thumbnail in-process %.1f ms (%.2f×); vipsthumbnail command %.1f ms (%.2f×)", label,
-                        median(ours), median(inProcess), median(ours) / median(inProcess), median(command), median(ours) / median(command)))
+                        format:
+                            "%@: PHImageManager %.1f ms; vips_thumbnail in-process %.1f ms (%.2f×); vipsthumbnail command %.1f ms (%.2f×); memory hits %.0f/s (p99 %.3f ms); disk hits %.0f/s",
+                        label, median(ours), median(inProcess), median(ours) / median(inProcess), median(command), median(ours) / median(command),
+                        hitsPerSecond, p99, diskPerSecond))
             }
         }
         if json { printBenchJSON(rows) }

@@ -28,6 +28,8 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     let memory = ImageMemoryCache(limit: 128 << 20)
     /// Renderings being made, shared by requests for the same key.
     private let inFlight = Mutex<[RenderKey: DispatchGroup]>([:])
+    /// Each asset's original, by local identifier and modification date (a change of the asset asks again).
+    private let sources = Mutex<[String: Source]>([:])
     /// Whether finished renderings are also written to the library's derivatives (caching managers do).
     var persistsDerivatives: Bool { false }
 
@@ -56,7 +58,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let id = nextRequestID()
         nonisolated(unsafe) let handler = resultHandler
         let plan: RenderPlan
-        do { plan = try Self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) } catch {
+        do { plan = try self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) } catch {
             let failed = Result(image: nil, info: Self.info(id, degraded: false, error: error))
             if options.isSynchronous { handler(nil, failed.info) } else { delivery.async { handler(nil, failed.info) } }
             return id
@@ -201,7 +203,26 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             displayHeight: asset.pixelHeight)
     }
 
-    static func plan(_ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions) throws -> RenderPlan {
+    /// The original to render, remembered per asset version so a cached request reads no database.
+    func cachedSource(_ asset: PHAsset) throws -> Source {
+        let key = "\(asset.localIdentifier)@\(asset.modificationDate?.timeIntervalSince1970 ?? 0)"
+        if let known = sources.withLock({ $0[key] }) { return known }
+        let source = try Self.source(asset)
+        sources.withLock { sources in
+            if sources.count > 10_000 { sources.removeAll(keepingCapacity: true) }
+            sources[key] = source
+        }
+        return source
+    }
+
+    func plan(_ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions) throws -> RenderPlan {
+        try Self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options, source: { try self.cachedSource(asset) })
+    }
+
+    static func plan(
+        _ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions,
+        source makeSource: () throws -> Source
+    ) throws -> RenderPlan {
         let maximum = targetSize.width == PHImageManagerMaximumSize.width && targetSize.height == PHImageManagerMaximumSize.height
         if !maximum, !(targetSize.width > 0 && targetSize.height > 0 && targetSize.width.isFinite && targetSize.height.isFinite) {
             throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the target size \(targetSize) is not positive"])
@@ -217,7 +238,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             }
             crop = (Double(rect.minX), Double(rect.minY), Double(rect.width), Double(rect.height))
         }
-        let source = try Self.source(asset)
+        let source = try makeSource()
         let fit: RenderFit = contentMode == .aspectFill ? .fill : .fit
         let resize: RenderResize = maximum ? .none : (options.resizeMode == .none ? .none : (options.resizeMode == .exact ? .exact : .fast))
         let target = maximum ? nil : (width: Int(targetSize.width.rounded(.up)), height: Int(targetSize.height.rounded(.up)))
