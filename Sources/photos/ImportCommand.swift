@@ -19,6 +19,8 @@ struct Import: ParsableCommand {
     @Argument(help: "Files and folders.") var paths: [String]
     @Flag(help: "Descend into subfolders.") var recursive = false
     @Option(help: "Assets per transaction.") var batch = 64
+    @Flag(help: "Also render the grid thumbnail (256×256, aspectFill) of every imported photo into the library's derivatives.")
+    var thumbnails = false
 
     func run() throws {
         let library = try global.open()
@@ -39,6 +41,23 @@ struct Import: ParsableCommand {
                 at: paths.map { URL(fileURLWithPath: $0) }, recursive: recursive, batchSize: batch, progress: progress)
         } catch { throw CLIError(describe(error)) }
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        var thumbnailCount = 0
+        if thumbnails, !report.importedLocalIdentifiers.isEmpty {
+            // One rendering per photo, on every core; each original is decoded once (shrink-on-load for JPEG).
+            let manager = PHCachingImageManager()
+            let assets = PHAsset.fetchAssets(
+                withLocalIdentifiers: report.importedLocalIdentifiers,
+                options: global.options(library) {
+                    $0.includeHiddenAssets = true
+                    $0.includeAllBurstAssets = true
+                })
+            let photos = assets.objects(at: IndexSet(0..<assets.count)).filter { $0.mediaType == .image }
+            let options = PHImageRequestOptions()
+            options.resizeMode = .exact
+            manager.startCachingImages(for: photos, targetSize: Self.gridSize, contentMode: .aspectFill, options: options)
+            manager.waitForCaching()
+            thumbnailCount = photos.count
+        }
         let seconds = Date().timeIntervalSince(started)
         if global.json {
             Output.printJSON([
@@ -51,7 +70,7 @@ struct Import: ParsableCommand {
                 },
                 "failures": report.failures.map { ["file": $0.file.path, "reason": $0.reason] },
                 "filesExamined": report.filesExamined, "bytesRead": report.bytesRead, "seconds": seconds,
-                "processBytesRead": Self.processBytesRead() ?? NSNull(),
+                "processBytesRead": Self.processBytesRead() ?? NSNull(), "thumbnails": thumbnailCount,
             ])
             return
         }
@@ -61,10 +80,13 @@ struct Import: ParsableCommand {
         }
         print(
             String(
-                format: "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d duplicates skipped, %d failed",
+                format: "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d duplicates skipped, %d failed%@",
                 report.filesExamined, seconds, report.importedLocalIdentifiers.count, report.livePhotosPaired, report.duplicates.count,
-                report.failures.count))
+                report.failures.count, thumbnails ? ", \(thumbnailCount) thumbnails" : ""))
     }
+
+    /// The grid thumbnail size `--thumbnails` prepares (request it with resizeMode .exact, aspectFill).
+    static let gridSize = CGSize(width: 256, height: 256)
 
     /// Everything this process read through read(2) so far (`rchar` of /proc/self/io): files, database, libraries.
     static func processBytesRead() -> Int64? {

@@ -231,3 +231,20 @@ extension PhotosCommandTests {
         #expect(bad.stderr.contains("3302"))
     }
 }
+
+extension PhotosCommandTests {
+    @Test func importWithThumbnailsLeavesTheGridSizeInTheLibrary() throws {
+        let dir = try TestMedia.temporaryDirectory("photos-thumbs")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("T.photoslibrary")
+        for i in 0..<3 { try TestMedia.writeImage(to: dir.appendingPathComponent("p\(i).jpg"), width: 600 + i, height: 400) }
+        let run = try photos(["import", dir.path, "--thumbnails", "--json"], library: library)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try run.json() as? [String: Any])
+        #expect(report["thumbnails"] as? Int == 3)
+        let derivatives = library.appendingPathComponent("resources/derivatives")
+        let files = (FileManager.default.enumerator(atPath: derivatives.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".pixels") }
+        #expect(files.count == 3)
+        #expect(files.allSatisfy { $0.contains("256x256-fill-exact") })
+    }
+}
