@@ -31,12 +31,26 @@ extension PHAssetChangeRequest {
     func revertAssetContentToOriginal()
 }
 
-// MARK: §11 Image manager (issue 5)
-class PHImageManager {}
-class PHCachingImageManager {}
-class PHImageRequestOptions {}
+// MARK: §11 Image manager (issue 5): images, crops, delivery modes, cancellation and caching are done; videos and
+//   Live Photos are not. requestImage on a video answers requestNotSupportedForAsset (no poster frame yet).
 class PHVideoRequestOptions {}
 class PHLivePhotoRequestOptions {}
+class AVAsset {}            // stand-in (URL, duration, size)
+class AVAudioMix {}
+class AVPlayerItem {}
+class AVAssetExportSession {}
+extension PHImageManager {
+    func requestLivePhoto(for asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode,
+        options: PHLivePhotoRequestOptions?, resultHandler: @escaping (PHLivePhoto?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
+    func requestAVAsset(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
+        resultHandler: @escaping (AVAsset?, AVAudioMix?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
+    func requestPlayerItem(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
+        resultHandler: @escaping (AVPlayerItem?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
+    func requestExportSession(forVideo asset: PHAsset, options: PHVideoRequestOptions?, exportPreset: String,
+        resultHandler: @escaping (AVAssetExportSession?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
+    func requestImageData(for asset: PHAsset, options: PHImageRequestOptions?,
+        resultHandler: @escaping (Data?, String?, UIImage.Orientation, [AnyHashable: Any]?) -> Void) -> PHImageRequestID   // deprecated
+}
 
 // MARK: §12 Resources
 extension PHAssetResource {
