@@ -121,23 +121,36 @@ package enum ImageRenderer {
         -> PixelBuffer
     {
         MediaProbe.initializeLibraries()
-        let image: OpaquePointer?
+        let image: UnsafeMutablePointer<VipsImage>?
         if let crop = request.crop {
-            image = OpaquePointer(try cropped(path, crop: crop, width: width, height: height, request: request))
+            image = try cropped(path, crop: crop, width: width, height: height, request: request)
         } else {
             let size = request.outputSize(width: width, height: height)
             if request.target == nil || request.resize == .none || (size.width == width && size.height == height && !size.cropToTarget) {
-                image = OpaquePointer(cvips_load_upright(path))
-            } else if size.cropToTarget {
-                image = OpaquePointer(cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), 1))
+                image = cvips_load_upright(path)
             } else {
-                image = OpaquePointer(cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), 0))
+                image = cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0)
             }
         }
         guard let image else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
-        let vipsImage = UnsafeMutablePointer<VipsImage>(image)
-        defer { cvips_unref(vipsImage) }
-        return try pixels(vipsImage, path: path)
+        defer { cvips_unref(image) }
+        return try pixels(image, path: path)
+    }
+
+    /// Decodes encoded image data (any format libvips reads) to display-oriented sRGB pixels.
+    package static func pixels(fromEncoded data: Data) throws(MediaError) -> PixelBuffer {
+        MediaProbe.initializeLibraries()
+        let result: Result<PixelBuffer, MediaError> = data.withUnsafeBytes { raw in
+            // vips pipelines are lazy: the bytes must stay valid until the pixels are written.
+            guard let loaded = cvips_load_buffer(raw.baseAddress, raw.count) else {
+                return .failure(.corrupt(path: "image data", reason: MediaProbe.takeVipsError()))
+            }
+            defer { cvips_unref(loaded) }
+            guard let upright = cvips_autorot(loaded) else { return .failure(.corrupt(path: "image data", reason: MediaProbe.takeVipsError())) }
+            defer { cvips_unref(upright) }
+            return Result { () throws(MediaError) -> PixelBuffer in try pixels(upright, path: "image data") }
+        }
+        return try result.get()
     }
 
     private static func cropped(

@@ -312,3 +312,23 @@ struct CachingImageManagerTests {
         #expect(deliveries.results.allSatisfy { $0.size == CGSize(width: 300, height: 225) && !$0.degraded })
     }
 }
+
+@Suite("UIImage stand-in")
+struct UIImageTests {
+    @Test func anImageFromEncodedDataShowsItsPixelsUpright() throws {
+        let folder = try TestMedia.temporaryDirectory("uiimage")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("marker.jpg")
+        try ImageRenderer.writeMarkerImage(to: file.path, width: 80, height: 60, orientation: 8)
+        let image = try #require(UIImage(contentsOfFile: file.path))
+        #expect(image.size == CGSize(width: 80, height: 60))
+        #expect(image.imageOrientation == .left)
+        #expect(ImageManagerTests.isColour(image.pixel(x: 1, y: 1), true, false, false))
+        #expect(ImageManagerTests.isColour(image.pixel(x: 78, y: 1), false, true, false))
+        #expect(image.pixel(x: 80, y: 0) == nil)
+        // Re-encoded as PNG, the orientation is in the pixels.
+        let png = try #require(image.pngData().flatMap { UIImage(data: $0) })
+        #expect(png.imageOrientation == .up && png.size == CGSize(width: 80, height: 60))
+        #expect(image.webpData(compressionQuality: 0.8).map { $0.starts(with: Array("RIFF".utf8)) } == true)
+    }
+}

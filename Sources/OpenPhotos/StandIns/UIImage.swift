@@ -69,13 +69,7 @@ open class UIImage: NSObject, @unchecked Sendable {
 
     private var decodedPixels: PixelBuffer? {
         if let pixels { return pixels }
-        guard let png = try? ImageCodec.encode(encodedData, as: .png) else { return nil }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uiimage-\(UUID().uuidString).png")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        guard (try? png.write(to: folder)) != nil else { return nil }
-        return try? ImageRenderer.render(
-            folder.path, displayWidth: Int(size.width * scale), displayHeight: Int(size.height * scale),
-            request: RenderRequest(target: nil, fit: .fit, resize: .none))
+        return try? ImageRenderer.pixels(fromEncoded: encodedData)
     }
 
     /// Creates an image from a file; nil when the file cannot be read or is not an image.
