@@ -306,4 +306,31 @@ static inline int cvips_write_marker_image(const char *path, int width, int heig
     return result;
 }
 
+/* ---- Video poster frames (pixels from libavcodec) ---- */
+
+static inline VipsImage *cvips_image_from_rgb(const void *pixels, size_t length, int width, int height) {
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, 3, VIPS_FORMAT_UCHAR);
+    if (image) image->Type = VIPS_INTERPRETATION_sRGB;
+    return image;
+}
+
+/* Rotated clockwise by 0, 90, 180 or 270 degrees. */
+static inline VipsImage *cvips_rotate(VipsImage *in, int degrees) {
+    VipsImage *out = NULL;
+    VipsAngle angle = degrees == 90 ? VIPS_ANGLE_D90 : degrees == 180 ? VIPS_ANGLE_D180 : degrees == 270 ? VIPS_ANGLE_D270 : VIPS_ANGLE_D0;
+    if (vips_rot(in, &out, angle, NULL)) return NULL;
+    return out;
+}
+
+/* cvips_thumbnail_exact for an image in memory. */
+static inline VipsImage *cvips_thumbnail_image_exact(VipsImage *in, int width, int height, int crop) {
+    VipsImage *out = NULL;
+    if (crop) {
+        if (vips_thumbnail_image(in, &out, width, "height", height, "crop", VIPS_INTERESTING_CENTRE, NULL)) return NULL;
+    } else {
+        if (vips_thumbnail_image(in, &out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL)) return NULL;
+    }
+    return out;
+}
+
 #endif

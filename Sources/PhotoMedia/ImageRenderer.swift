@@ -1,3 +1,4 @@
+import CAVFormat
 import CVips
 import Foundation
 
@@ -135,6 +136,42 @@ package enum ImageRenderer {
         guard let image else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
         defer { cvips_unref(image) }
         return try pixels(image, path: path)
+    }
+
+    /// Renders a movie's poster frame (its first frame at or after `seconds`), display-rotated, as `request` asks.
+    /// `width` × `height` is the displayed size.
+    package static func renderPosterFrame(
+        _ path: String, at seconds: Double = 0, rotation: Int, displayWidth width: Int, displayHeight height: Int, request: RenderRequest,
+        pixelLimit: Int = MediaProbe().pixelLimit
+    ) throws(MediaError) -> PixelBuffer {
+        MediaProbe.initializeLibraries()
+        if request.crop != nil { throw .corrupt(path: path, reason: "crops of video frames are not supported yet") }
+        var rgb: UnsafeMutablePointer<UInt8>?
+        var frameWidth: Int32 = 0
+        var frameHeight: Int32 = 0
+        let err = cav_poster_frame(path, seconds, pixelLimit, &rgb, &frameWidth, &frameHeight)
+        guard err == 0, let rgb else {
+            var buffer = [CChar](repeating: 0, count: 256)
+            cav_error_string(err, &buffer, buffer.count)
+            throw .corrupt(
+                path: path, reason: "no frame: " + String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { av_free(rgb) }
+        guard let frame = cvips_image_from_rgb(rgb, Int(frameWidth) * Int(frameHeight) * 3, frameWidth, frameHeight) else {
+            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
+        defer { cvips_unref(frame) }
+        guard let upright = cvips_rotate(frame, Int32(rotation)) else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
+        defer { cvips_unref(upright) }
+        let size = request.outputSize(width: Int(vips_image_get_width(upright)), height: Int(vips_image_get_height(upright)))
+        if request.target == nil || request.resize == .none {
+            return try pixels(upright, path: path)
+        }
+        guard let scaled = cvips_thumbnail_image_exact(upright, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0) else {
+            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
+        defer { cvips_unref(scaled) }
+        return try pixels(scaled, path: path)
     }
 
     /// Decodes encoded image data (any format libvips reads) to display-oriented sRGB pixels.

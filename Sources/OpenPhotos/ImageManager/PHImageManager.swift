@@ -131,6 +131,10 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let work = { @Sendable () -> DataResult in
             do {
                 let source = try Self.source(asset)
+                guard source.videoRotation == nil else {
+                    throw PHPhotosError(
+                        .requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is a video, not image data"])
+                }
                 let data = try Data(contentsOf: source.url, options: .mappedIfSafe)
                 let stored = (try? MediaProbe().probe(source.url).orientation) ?? 1
                 let orientation = CGImagePropertyOrientation(rawValue: UInt32(stored)) ?? .up
@@ -164,6 +168,8 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         var assetUUID: String
         var sha256: String
         var uniformTypeIdentifier: String
+        /// For a video: its display rotation (the poster frame is rendered from its first frame).
+        var videoRotation: Int?
         var displayWidth: Int
         var displayHeight: Int
     }
@@ -188,18 +194,14 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         guard let resource = PHAssetResource.primaryResource(of: asset), let url = resource.fileURL else {
             throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) has no stored original"])
         }
-        guard asset.mediaType == .image else {
-            throw PHPhotosError(
-                .requestNotSupportedForAsset,
-                userInfo: [NSLocalizedDescriptionKey: "poster frames of videos are not rendered yet (\(asset.localIdentifier))"])
-        }
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the original of \(asset.localIdentifier) is missing"])
         }
         return Source(
             url: url, library: asset.library?.libraryURL ?? url.deletingLastPathComponent(),
             assetUUID: String(asset.localIdentifier.prefix { $0 != "/" }), sha256: resource.sha256,
-            uniformTypeIdentifier: resource.uniformTypeIdentifier, displayWidth: asset.pixelWidth,
+            uniformTypeIdentifier: resource.uniformTypeIdentifier,
+            videoRotation: asset.mediaType == .video ? ((try? MediaProbe().probe(url).rotation) ?? 0) : nil, displayWidth: asset.pixelWidth,
             displayHeight: asset.pixelHeight)
     }
 
@@ -299,8 +301,15 @@ open class PHImageManager: NSObject, @unchecked Sendable {
                 group.leave()
             }
         }
-        let pixels = try ImageRenderer.render(
-            plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
+        let pixels: PixelBuffer
+        if let rotation = plan.source.videoRotation {
+            pixels = try ImageRenderer.renderPosterFrame(
+                plan.source.url.path, rotation: rotation, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight,
+                request: plan.request)
+        } else {
+            pixels = try ImageRenderer.render(
+                plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
+        }
         memory.insert(pixels, for: key)
         if cacheable, persistsDerivatives { DerivativeStore.write(pixels, for: key, library: plan.source.library) }
         return pixels
