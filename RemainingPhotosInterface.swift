@@ -31,8 +31,8 @@ extension PHAssetChangeRequest {
     func revertAssetContentToOriginal()
 }
 
-// MARK: §11 Image manager (issue 5): images, crops, delivery modes, cancellation and caching are done; videos and
-//   Live Photos are not. requestImage on a video answers requestNotSupportedForAsset (no poster frame yet).
+// MARK: §11 Image manager (issue 5): images, video poster frames, crops, delivery modes, cancellation and caching are
+//   done; video playback/export objects and Live Photos are not. Crops of video frames are refused.
 class PHVideoRequestOptions {}
 class PHLivePhotoRequestOptions {}
 class AVAsset {}            // stand-in (URL, duration, size)
