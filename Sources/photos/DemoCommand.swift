@@ -7,8 +7,8 @@ struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Create a demo library from sample media, then list it and show its albums.",
         discussion: """
-            Uses ../shared/media when present (each file in its own change block, so a bad file is reported and
-            skipped); otherwise generates images and a movie. The library goes to --library (default ./demo/Demo.photoslibrary).
+            Imports ../shared/media when present (PHPhotoLibrary.importItems: metadata, Live Photos paired, bad
+            files reported and skipped); otherwise generates images and a movie. The library goes to --library (default ./demo/Demo.photoslibrary).
             """)
     @Option(help: "The library folder to create.") var library = "demo/Demo.photoslibrary"
     @Option(help: "A folder of sample media (default: ../shared/media when present).") var media: String?
@@ -41,22 +41,11 @@ struct Demo: ParsableCommand {
             if (try? TestMedia.writeMovie(to: movie, width: 640, height: 360, seconds: 2)) != nil { files.append(movie) }
         }
 
-        var added: [String] = []
-        var failures: [(String, String)] = []
-        for file in files {
-            let isMovie = ["mov", "mp4"].contains(file.pathExtension.lowercased())
-            var identifier = ""
-            do {
-                try photoLibrary.performChangesAndWait {
-                    let request = PHAssetCreationRequest.forAsset()
-                    request.addResource(with: isMovie ? .video : .photo, fileURL: file, options: nil)
-                    identifier = request.placeholderForCreatedAsset!.localIdentifier
-                }
-                added.append(identifier)
-            } catch {
-                failures.append((file.lastPathComponent, describe(error)))
-            }
-        }
+        // The import path: metadata, Live Photo pairs, duplicates and unreadable files reported, thumbnails warmed.
+        let report: PHPhotoLibrary.ImportReport
+        do { report = try photoLibrary.importItems(at: files) } catch { throw CLIError(describe(error)) }
+        let added = report.importedLocalIdentifiers
+        let failures = report.failures.map { ($0.file.lastPathComponent, $0.reason) }
         let assets = PHAsset.fetchAssets(withLocalIdentifiers: added, options: options)
         // Favourite every third asset, put the images in an album and the album in a folder.
         try perform(photoLibrary) {
@@ -79,7 +68,7 @@ struct Demo: ParsableCommand {
             return
         }
         print("Demo library: \(url.path)")
-        print("Added \(added.count) of \(files.count) files.")
+        print("Added \(added.count) assets from \(files.count) files (\(report.livePhotosPaired) Live Photos paired).")
         for (file, reason) in failures { print("  skipped \(file): \(reason)") }
         print("\n$ photos ls --library \(library)")
         for asset in all { print(Output.assetLine(asset)) }
