@@ -31,17 +31,14 @@ extension PHAssetChangeRequest {
     func revertAssetContentToOriginal()
 }
 
-// MARK: §11 Image manager (issue 5): images, video poster frames, crops, delivery modes, cancellation and caching are
-//   done; video playback/export objects and Live Photos are not. Crops of video frames are refused.
+// MARK: §11 Image manager (issue 5): images, video poster frames, crops, delivery modes, cancellation, caching and
+//   requestLivePhoto are done; video playback/export objects are not. Crops of video frames are refused.
 class PHVideoRequestOptions {}
-class PHLivePhotoRequestOptions {}
 class AVAsset {}            // stand-in (URL, duration, size)
 class AVAudioMix {}
 class AVPlayerItem {}
 class AVAssetExportSession {}
 extension PHImageManager {
-    func requestLivePhoto(for asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode,
-        options: PHLivePhotoRequestOptions?, resultHandler: @escaping (PHLivePhoto?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
     func requestAVAsset(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
         resultHandler: @escaping (AVAsset?, AVAudioMix?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
     func requestPlayerItem(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
@@ -54,7 +51,6 @@ extension PHImageManager {
 
 // MARK: §12 Resources
 extension PHAssetResource {
-    class func assetResources(for livePhoto: PHLivePhoto) -> [PHAssetResource]   // with PHLivePhoto (issue 5)
     var contentType: UTType { get }
     var dataSize: Int? { get }
 }
@@ -66,9 +62,8 @@ class PHContentEditingOutput {}
 class PHAdjustmentData {}
 protocol PHContentEditingController {}
 
-// MARK: §14 Live Photos (issue 5)
-class PHLivePhoto {}
-class PHLivePhotoEditingContext {}
+// MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
+class PHLivePhotoEditingContext {}   // with content editing (§13)
 
 // MARK: §15 Cloud identifiers (persistent history is done)
 class PHCloudIdentifier {}

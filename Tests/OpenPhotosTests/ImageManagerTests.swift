@@ -353,3 +353,103 @@ struct PosterFrameTests {
         #expect(code == .requestNotSupportedForAsset)
     }
 }
+
+@Suite("Live Photos")
+struct LivePhotoTests {
+    final class Calls: @unchecked Sendable {
+        let lock = NSLock()
+        var results: [(photo: PHLivePhoto?, info: [AnyHashable: Any])] = []
+        let arrived = DispatchSemaphore(value: 0)
+        func record(_ photo: PHLivePhoto?, _ info: [AnyHashable: Any]?) {
+            lock.withLock { results.append((photo, info ?? [:])) }
+            arrived.signal()
+        }
+        func wait(_ n: Int) -> Bool {
+            for _ in 0..<n where arrived.wait(timeout: .now() + 20) != .success { return false }
+            return true
+        }
+    }
+
+    /// A still and a video that share a content identifier (or not).
+    static func pair(_ folder: URL, still: String, video: String) throws -> (URL, URL) {
+        let photo = folder.appendingPathComponent("IMG_1.JPG")
+        let movie = folder.appendingPathComponent("IMG_1.MOV")
+        try TestMedia.writeJPEG(
+            to: photo, width: 400, height: 300, exif: TestEXIF(dateTimeOriginal: "2024:03:03 10:00:00", appleContentIdentifier: still))
+        try TestMedia.writeMovie(to: movie, seconds: 0.5, keys: ["com.apple.quicktime.content.identifier": video])
+        return (photo, movie)
+    }
+
+    @Test func resourceFilesWithTheSameIdentifierMakeALivePhotoInTwoSteps() throws {
+        let folder = try TestMedia.temporaryDirectory("live")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (photo, movie) = try Self.pair(folder, still: "ID-1", video: "ID-1")
+        let placeholder = try #require(UIImage(contentsOfFile: photo.path))
+        let calls = Calls()
+        PHLivePhoto.request(
+            withResourceFileURLs: [movie, photo], placeholderImage: placeholder, targetSize: CGSize(width: 100, height: 100),
+            contentMode: .aspectFit, resultHandler: calls.record)
+        // With a placeholder, the first call came before request returned.
+        #expect(calls.results.count == 1)
+        #expect(calls.results.first?.info[PHLivePhotoInfoIsDegradedKey] as? Bool == true)
+        #expect(calls.wait(3))
+        let sizes = calls.results.map { $0.photo?.size }
+        #expect(sizes == [CGSize(width: 400, height: 300), CGSize(width: 100, height: 75), CGSize(width: 100, height: 75)])
+        #expect(calls.results.map { $0.info[PHLivePhotoInfoIsDegradedKey] as? Bool } == [true, true, false])
+        #expect(calls.results.last?.photo.map { "\($0)" }?.contains("still only") == false)
+    }
+
+    @Test func filesWithDifferentIdentifiersAreRefused() throws {
+        let folder = try TestMedia.temporaryDirectory("live-mismatch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (photo, movie) = try Self.pair(folder, still: "ID-1", video: "ID-2")
+        let calls = Calls()
+        PHLivePhoto.request(
+            withResourceFileURLs: [photo, movie], placeholderImage: nil, targetSize: .zero, contentMode: .aspectFit, resultHandler: calls.record)
+        #expect(calls.wait(1))
+        #expect(calls.results.count == 1 && calls.results[0].photo == nil)
+        #expect((calls.results[0].info[PHLivePhotoInfoErrorKey] as? PHPhotosError)?.code == .invalidResource)
+    }
+
+    @Test func aCancelledRequestIsToldSo() throws {
+        let folder = try TestMedia.temporaryDirectory("live-cancel")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (photo, movie) = try Self.pair(folder, still: "ID-1", video: "ID-1")
+        let calls = Calls()
+        let id = PHLivePhoto.request(
+            withResourceFileURLs: [photo, movie], placeholderImage: nil, targetSize: .zero, contentMode: .aspectFit, resultHandler: calls.record)
+        PHLivePhoto.cancelRequest(withRequestID: id)
+        #expect(calls.wait(1))
+        #expect(calls.arrived.wait(timeout: .now() + 0.5) == .timedOut)
+        #expect(calls.results.last?.photo == nil)
+        #expect(calls.results.last?.info[PHLivePhotoInfoCancelledKey] as? Bool == true)
+    }
+
+    @Test func aLivePhotoAssetIsRequestedAsALivePhotoAndOthersAreRefused() throws {
+        let library = try TestLibrary(name: "LiveAsset")
+        defer { library.remove() }
+        let (photo, movie) = try Self.pair(library.scratch, still: "ID-9", video: "ID-9")
+        let other = library.scratch.appendingPathComponent("plain.jpg")
+        try TestMedia.writeImage(to: other, width: 50, height: 40)
+        let report = try library.library.importItems(at: [photo, movie, other])
+        #expect(report.livePhotosPaired == 1)
+        let assets = PHAsset.fetchAssets(withLocalIdentifiers: report.importedLocalIdentifiers, options: library.options())
+        let live = try #require(assets.objects(at: IndexSet(0..<assets.count)).first { $0.mediaSubtypes.contains(.photoLive) })
+        let plain = try #require(assets.objects(at: IndexSet(0..<assets.count)).first { !$0.mediaSubtypes.contains(.photoLive) })
+        let calls = Calls()
+        PHImageManager.default().requestLivePhoto(for: live, targetSize: CGSize(width: 200, height: 200), contentMode: .aspectFill, options: nil) {
+            calls.record($0, $1)
+        }
+        #expect(calls.wait(2))
+        #expect(calls.results.map { PHImageResultInfo($0.info).isDegraded } == [true, false])
+        let result = try #require(calls.results.last?.photo)
+        #expect(result.size == CGSize(width: 200, height: 200))
+        #expect(PHAssetResource.assetResources(for: result).map(\.type).sorted { $0.rawValue < $1.rawValue } == [.photo, .pairedVideo])
+
+        let refused = Calls()
+        PHImageManager.default().requestLivePhoto(for: plain, targetSize: .zero, contentMode: .aspectFit, options: nil) { refused.record($0, $1) }
+        #expect(refused.wait(1))
+        #expect(refused.results.first?.photo == nil)
+        #expect(PHImageResultInfo(refused.results.first?.info).error?.code == .requestNotSupportedForAsset)
+    }
+}

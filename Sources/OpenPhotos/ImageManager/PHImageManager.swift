@@ -160,6 +160,42 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         return id
     }
 
+    // MARK: - Live Photos
+
+    /// A Live Photo asset as a ``PHLivePhoto``: with `.opportunistic`, the still first (degraded), then the complete
+    /// one. An asset that is not a Live Photo gets nil and `PHImageErrorKey` (`requestNotSupportedForAsset`).
+    @discardableResult
+    open func requestLivePhoto(
+        for asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHLivePhotoRequestOptions?,
+        resultHandler: @escaping (PHLivePhoto?, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        let id = nextRequestID()
+        nonisolated(unsafe) let handler = resultHandler
+        let opportunistic = (options?.deliveryMode ?? .opportunistic) == .opportunistic
+        let resources = PHAssetResource.assetResources(for: asset)
+        let urls = resources.filter { $0.type == .photo || $0.type == .pairedVideo }.compactMap(\.fileURL)
+        guard asset.mediaSubtypes.contains(.photoLive), urls.count == 2 else {
+            let info = Self.info(id, degraded: false, error: PHPhotosError(.requestNotSupportedForAsset))
+            nonisolated(unsafe) let sendable = info
+            delivery.async { handler(nil, sendable) }
+            return id
+        }
+        workers.addOperation { [self] in
+            let outcome = PHLivePhoto.make(urls, targetSize: targetSize, contentMode: contentMode, asset: asset)
+            delivery.async {
+                defer { self.finish(id) }
+                guard !self.isCancelled(id) else { return }
+                if let error = outcome.error {
+                    handler(nil, Self.info(id, degraded: false, error: error))
+                    return
+                }
+                if opportunistic, let degraded = outcome.degraded { handler(degraded, Self.info(id, degraded: true, error: nil)) }
+                handler(outcome.complete, Self.info(id, degraded: false, error: nil))
+            }
+        }
+        return id
+    }
+
     // MARK: - Planning and rendering
 
     struct Source {

@@ -18,6 +18,11 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
         return records.map { PHAssetResource(record: $0, library: library) }
     }
 
+    /// The resources of a Live Photo made from a library asset (none for one made from loose files).
+    open class func assetResources(for livePhoto: PHLivePhoto) -> [PHAssetResource] {
+        livePhoto.asset.map { assetResources(for: $0) } ?? []
+    }
+
     static func primaryResource(of asset: PHAsset) -> PHAssetResource? {
         let resources = assetResources(for: asset)
         return resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
