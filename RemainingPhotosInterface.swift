@@ -32,15 +32,11 @@ extension PHAssetChangeRequest {
 }
 
 // MARK: §11 Image manager (issue 5): images, video poster frames, crops, delivery modes, cancellation, caching and
-//   requestLivePhoto are done; video playback/export objects are not. Crops of video frames are refused.
-class PHVideoRequestOptions {}
-class AVAsset {}            // stand-in (URL, duration, size)
-class AVAudioMix {}
+//   requestLivePhoto and requestAVAsset (an AVURLAsset stand-in: URL, duration, size) are done; playback and export
+//   objects are not. Crops of video frames are refused.
 class AVPlayerItem {}
 class AVAssetExportSession {}
 extension PHImageManager {
-    func requestAVAsset(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
-        resultHandler: @escaping (AVAsset?, AVAudioMix?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
     func requestPlayerItem(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
         resultHandler: @escaping (AVPlayerItem?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
     func requestExportSession(forVideo asset: PHAsset, options: PHVideoRequestOptions?, exportPreset: String,

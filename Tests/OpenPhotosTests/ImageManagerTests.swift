@@ -453,3 +453,33 @@ struct LivePhotoTests {
         #expect(PHImageResultInfo(refused.results.first?.info).error?.code == .requestNotSupportedForAsset)
     }
 }
+
+@Suite("Video requests")
+struct VideoRequestTests {
+    @Test func aVideoAssetComesAsAnAVAssetWithItsDurationAndSize() throws {
+        let library = try TestLibrary(name: "AVAsset")
+        defer { library.remove() }
+        let movie = library.scratch.appendingPathComponent("clip.mp4")
+        try TestMedia.writeMovie(to: movie, width: 96, height: 64, seconds: 1.5, rotation: 90)
+        let photo = try library.makeImage()
+        let report = try library.library.importItems(at: [movie, photo])
+        let assets = PHAsset.fetchAssets(withLocalIdentifiers: report.importedLocalIdentifiers, options: library.options())
+        let video = try #require(assets.objects(at: IndexSet(0..<assets.count)).first { $0.mediaType == .video })
+        let still = try #require(assets.objects(at: IndexSet(0..<assets.count)).first { $0.mediaType == .image })
+        let done = DispatchSemaphore(value: 0)
+        let results = NSLock()
+        var delivered: [(AVAsset?, PHPhotosError?)] = []
+        for asset in [video, still] {
+            PHImageManager.default().requestAVAsset(forVideo: asset, options: nil) { avAsset, _, info in
+                results.withLock { delivered.append((avAsset, PHImageResultInfo(info).error)) }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 20) == .success)
+        }
+        let urlAsset = try #require(delivered[0].0 as? AVURLAsset)
+        #expect(urlAsset.url == PHAssetResource.assetResources(for: video).first?.fileURL)
+        #expect(abs(CMTimeGetSeconds(urlAsset.duration) - 1.5) < 0.1)
+        #expect(urlAsset.naturalSize == CGSize(width: 64, height: 96))
+        #expect(delivered[1].0 == nil && delivered[1].1?.code == .requestNotSupportedForAsset)
+    }
+}

@@ -160,6 +160,35 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         return id
     }
 
+    // MARK: - Videos
+
+    /// A video asset's file as an `AVAsset` (an ``AVURLAsset`` of the stored original), on the manager's queue.
+    /// Assets that are not videos get nil and `PHImageErrorKey` (`requestNotSupportedForAsset`).
+    @discardableResult
+    open func requestAVAsset(
+        forVideo asset: PHAsset, options: PHVideoRequestOptions?, resultHandler: @escaping (AVAsset?, AVAudioMix?, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        let id = nextRequestID()
+        nonisolated(unsafe) let handler = resultHandler
+        workers.addOperation { [self] in
+            var video: AVAsset?
+            var error: (any Error)?
+            if asset.mediaType != .video {
+                error = PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is not a video"])
+            } else {
+                do { video = AVURLAsset(url: try Self.source(asset).url) } catch let failure { error = failure }
+            }
+            let result = Result(image: nil, info: Self.info(id, degraded: false, error: error))
+            let delivered = video
+            delivery.async {
+                defer { self.finish(id) }
+                guard !self.isCancelled(id) else { return }
+                handler(delivered, nil, result.info)
+            }
+        }
+        return id
+    }
+
     // MARK: - Live Photos
 
     /// A Live Photo asset as a ``PHLivePhoto``: with `.opportunistic`, the still first (degraded), then the complete

@@ -1,0 +1,94 @@
+import Foundation
+import PhotoMedia
+
+/// CoreMedia's rational time, for durations of videos.
+public struct CMTime: Sendable, Hashable, Comparable {
+    /// The numerator.
+    public var value: Int64
+    /// Units per second.
+    public var timescale: Int32
+
+    /// A time of `value` / `timescale` seconds.
+    public init(value: Int64, timescale: Int32) {
+        self.value = value
+        self.timescale = timescale
+    }
+
+    /// A time in seconds at the given precision.
+    public init(seconds: Double, preferredTimescale: Int32) {
+        self.init(value: Int64((seconds * Double(preferredTimescale)).rounded()), timescale: preferredTimescale)
+    }
+
+    /// The time in seconds.
+    public var seconds: Double { timescale == 0 ? .nan : Double(value) / Double(timescale) }
+
+    /// Zero seconds.
+    public static let zero = CMTime(value: 0, timescale: 1)
+
+    public static func < (a: CMTime, b: CMTime) -> Bool { a.seconds < b.seconds }
+}
+
+/// CoreMedia's spelling of a time's seconds.
+public func CMTimeGetSeconds(_ time: CMTime) -> Double { time.seconds }
+
+/// The shape of AVFoundation's `AVAsset` for Linux: a timed media file with its duration and size. Read it with
+/// any media library (libavformat, GStreamer) through ``AVURLAsset/url``.
+open class AVAsset: NSObject, @unchecked Sendable {
+    /// The length of the media.
+    open var duration: CMTime { .zero }
+    /// The video's size as displayed (rotation applied), in pixels.
+    open var naturalSize: CGSize { .zero }
+}
+
+/// An asset read from a file.
+open class AVURLAsset: AVAsset, @unchecked Sendable {
+    /// The file.
+    public let url: URL
+    private let info: MediaInfo?
+
+    /// An asset for the media file at `url` (its header is read once, now).
+    public init(url: URL, options: [String: Any]? = nil) {
+        self.url = url
+        self.info = try? MediaProbe().probe(url)
+    }
+
+    open override var duration: CMTime { CMTime(seconds: info?.duration ?? 0, preferredTimescale: 600) }
+    open override var naturalSize: CGSize { CGSize(width: info?.pixelWidth ?? 0, height: info?.pixelHeight ?? 0) }
+}
+
+/// AVFoundation's audio mix (empty: OpenPhotoKit has no audio adjustments to hand over).
+open class AVAudioMix: NSObject, @unchecked Sendable {}
+
+/// Options for video requests.
+open class PHVideoRequestOptions: NSObject, NSCopying, @unchecked Sendable {
+    /// Which version of a video.
+    public enum Version: Int, Sendable { case current = 0, original = 1 }
+    /// The quality of a streamed video; a local file is always delivered at full quality.
+    public enum DeliveryMode: Int, Sendable { case automatic = 0, highQualityFormat = 1, mediumQualityFormat = 2, fastFormat = 3 }
+
+    /// `.current` by default (the same file until editing exists).
+    open var version: PHVideoRequestOptionsVersion = .current
+    /// `.automatic` by default.
+    open var deliveryMode: PHVideoRequestOptionsDeliveryMode = .automatic
+    /// Whether iCloud may be used (nothing is in iCloud here).
+    open var isNetworkAccessAllowed = false
+    /// iCloud download progress (never called for local data).
+    open var progressHandler: PHAssetImageProgressHandler?
+
+    /// Default options.
+    public override init() {}
+
+    /// A copy with the same settings.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = PHVideoRequestOptions()
+        copy.version = version
+        copy.deliveryMode = deliveryMode
+        copy.isNetworkAccessAllowed = isNetworkAccessAllowed
+        copy.progressHandler = progressHandler
+        return copy
+    }
+}
+
+/// Apple's top-level names for the video option enums.
+public typealias PHVideoRequestOptionsVersion = PHVideoRequestOptions.Version
+public typealias PHVideoRequestOptionsDeliveryMode = PHVideoRequestOptions.DeliveryMode
