@@ -68,6 +68,46 @@ struct BenchImport: ParsableCommand {
                         row["bytesReadPerMediaByte"] as? Double ?? 0))
             }
         }
+        // End to end: import with grid thumbnails against exiftool followed by one vipsthumbnail batch.
+        let library = URL(fileURLWithPath: directory).appendingPathComponent("Bench.photoslibrary")
+        let thumbs = URL(fileURLWithPath: directory).appendingPathComponent("vipsthumbnail-out")
+        defer {
+            try? FileManager.default.removeItem(at: library)
+            try? FileManager.default.removeItem(at: thumbs)
+        }
+        let executable = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let jpegs = ((try? FileManager.default.contentsOfDirectory(atPath: generated.path)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
+            .map { generated.appendingPathComponent($0).path }
+        var ours: [(seconds: Double, maxRSSKilobytes: Int, output: Data, status: Int32)] = []
+        var theirs: [Double] = []
+        for _ in 0..<max(1, repetitions) {
+            try? FileManager.default.removeItem(at: library)
+            try? FileManager.default.removeItem(at: thumbs)
+            try FileManager.default.createDirectory(at: thumbs, withIntermediateDirectories: true)
+            sync()
+            ours.append(try Self.measure(executable, ["import", "--recursive", "--thumbnails", "--json", "--library", library.path, generated.path]))
+            sync()
+            let exiftool = try Self.measure(URL(fileURLWithPath: "/usr/bin/env"), ["exiftool", "-j", "-n", "-r", generated.path])
+            let batch = try Self.measure(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["vipsthumbnail", "--size", "256x256", "--smartcrop", "centre", "-o", thumbs.path + "/%s.jpg"] + jpegs)
+            guard batch.status == 0 else { throw CLIError("vipsthumbnail failed (status \(batch.status))") }
+            theirs.append(exiftool.seconds + batch.seconds)
+        }
+        let endToEnd = ours.sorted { $0.seconds < $1.seconds }[ours.count / 2]
+        let peak = Double(ours.map(\.maxRSSKilobytes).max() ?? 0) / 1024
+        results.append([
+            "folder": "end to end: import --thumbnails vs exiftool + vipsthumbnail batch", "importSeconds": endToEnd.seconds,
+            "baselineSeconds": median(theirs), "speedup": median(theirs) / endToEnd.seconds, "importPeakRSSMegabytes": peak,
+        ])
+        if !json {
+            print(
+                String(
+                    format:
+                        "end to end, %d JPEGs: import --thumbnails %.2f s; exiftool -j -n -r + one vipsthumbnail batch %.2f s → %.2f× faster; peak RSS %.0f MB",
+                    jpegs.count, endToEnd.seconds, median(theirs), median(theirs) / endToEnd.seconds, peak))
+        }
         if json { printBenchJSON(results) }
     }
 
