@@ -314,6 +314,13 @@ static inline VipsImage *cvips_image_from_rgb(const void *pixels, size_t length,
     return image;
 }
 
+/* 8-bit sRGB pixels (3 or 4 bands), copied into a new image. */
+static inline VipsImage *cvips_image_from_pixels(const void *pixels, size_t length, int width, int height, int bands) {
+    VipsImage *image = vips_image_new_from_memory_copy(pixels, length, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (image) image->Type = VIPS_INTERPRETATION_sRGB;
+    return image;
+}
+
 /* Rotated clockwise by 0, 90, 180 or 270 degrees. */
 static inline VipsImage *cvips_rotate(VipsImage *in, int degrees) {
     VipsImage *out = NULL;

@@ -174,6 +174,22 @@ package enum ImageRenderer {
         return try pixels(scaled, path: path)
     }
 
+    /// Renders `width` × `height` (centre-cropped to it with `crop`) from pixels already decoded — a larger rendering
+    /// of the same image, display-oriented: one decode of the original serves several sizes.
+    package static func render(from source: PixelBuffer, width: Int, height: Int, crop: Bool) throws(MediaError) -> PixelBuffer {
+        MediaProbe.initializeLibraries()
+        let size = (width: width, height: height, cropToTarget: crop)
+        let image: UnsafeMutablePointer<VipsImage>? = source.bytes.withUnsafeBytes { raw in
+            guard let memory = cvips_image_from_pixels(raw.baseAddress, raw.count, Int32(source.width), Int32(source.height), Int32(source.bands))
+            else { return nil }
+            defer { cvips_unref(memory) }
+            return cvips_thumbnail_image_exact(memory, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0)
+        }
+        guard let image else { throw .corrupt(path: "rendering", reason: MediaProbe.takeVipsError()) }
+        defer { cvips_unref(image) }
+        return try pixels(image, path: "rendering")
+    }
+
     /// Decodes encoded image data (any format libvips reads) to display-oriented sRGB pixels.
     package static func pixels(fromEncoded data: Data) throws(MediaError) -> PixelBuffer {
         MediaProbe.initializeLibraries()

@@ -483,3 +483,33 @@ struct VideoRequestTests {
         #expect(delivered[1].0 == nil && delivered[1].1?.code == .requestNotSupportedForAsset)
     }
 }
+
+extension CachingImageManagerTests {
+    @Test func smallerSizesComeFromALargerRenderingWithoutDecodingTheOriginalAgain() throws {
+        let library = try TestLibrary(name: "CachingSizes")
+        defer { library.remove() }
+        let asset = try #require(try ImageManagerTests.markerAssets(library, width: 2000, height: 1500)[6])
+        let manager = PHCachingImageManager()
+        let options = PHImageRequestOptions()
+        options.resizeMode = .exact
+        manager.startCachingImages(for: [asset], targetSize: CGSize(width: 1000, height: 1000), contentMode: .aspectFit, options: options)
+        manager.waitForCaching()
+        // The original is gone: the smaller sizes can only come from the 1000 × 750 rendering in memory.
+        try FileManager.default.removeItem(at: try #require(PHAssetResource.assetResources(for: asset).first?.fileURL))
+        manager.startCachingImages(for: [asset], targetSize: CGSize(width: 256, height: 256), contentMode: .aspectFill, options: options)
+        manager.startCachingImages(for: [asset], targetSize: CGSize(width: 200, height: 200), contentMode: .aspectFit, options: options)
+        manager.waitForCaching()
+        for (size, mode, expected) in [
+            (CGSize(width: 256, height: 256), PHImageContentMode.aspectFill, CGSize(width: 256, height: 256)),
+            (CGSize(width: 200, height: 200), .aspectFit, CGSize(width: 200, height: 150)),
+        ] {
+            var cached: UIImage?
+            let sync = PHImageRequestOptions()
+            sync.isSynchronous = true
+            sync.resizeMode = .exact
+            manager.requestImage(for: asset, targetSize: size, contentMode: mode, options: sync) { result, _ in cached = result }
+            #expect(cached?.size == expected)
+            #expect(ImageManagerTests.isColour(cached?.pixel(x: 1, y: 1), true, false, false))
+        }
+    }
+}

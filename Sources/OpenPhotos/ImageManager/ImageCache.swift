@@ -64,6 +64,17 @@ package final class ImageMemoryCache: @unchecked Sendable {
         }
     }
 
+    /// The largest uncropped rendering of the same original that is at least `width` × `height` — a source for a
+    /// smaller size without decoding the original again.
+    package func larger(than width: Int, _ height: Int, sha256: String) -> PixelBuffer? {
+        state.withLock { state in
+            state.entries.filter { key, entry in
+                key.sha256 == sha256 && key.request.crop == nil && !(key.request.fit == .fill && key.request.resize == .exact)
+                    && entry.pixels.width >= width && entry.pixels.height >= height
+            }.min { $0.value.pixels.bytes.count < $1.value.pixels.bytes.count }?.value.pixels
+        }
+    }
+
     package func remove(where shouldRemove: (RenderKey) -> Bool) {
         state.withLock { state in
             for key in state.entries.keys where shouldRemove(key) {

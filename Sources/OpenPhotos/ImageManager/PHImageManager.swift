@@ -367,7 +367,13 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             }
         }
         let pixels: PixelBuffer
-        if let rotation = plan.source.videoRotation {
+        let wanted = plan.request.outputSize(width: plan.source.displayWidth, height: plan.source.displayHeight)
+        if plan.request.crop == nil, plan.request.target != nil, plan.request.resize != .none,
+            let larger = memory.larger(than: wanted.width, wanted.height, sha256: plan.source.sha256)
+        {
+            // A larger rendering of the same original is in memory: one decode serves several sizes.
+            pixels = try ImageRenderer.render(from: larger, width: wanted.width, height: wanted.height, crop: wanted.cropToTarget)
+        } else if let rotation = plan.source.videoRotation {
             pixels = try ImageRenderer.renderPosterFrame(
                 plan.source.url.path, rotation: rotation, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight,
                 request: plan.request)
