@@ -179,14 +179,6 @@ static inline VipsImage *cvips_thumbnail_plain(const char *path, int width, int 
     return out;
 }
 
-/* Whether a file carries an ICC profile (header only). */
-static inline int cvips_has_icc_profile(const char *path) {
-    VipsImage *image = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (!image) return 0;
-    int has = vips_image_get_typeof(image, VIPS_META_ICC_NAME) != 0;
-    g_object_unref(image);
-    return has;
-}
 
 /* The whole image, display-oriented. */
 static inline VipsImage *cvips_load_upright(const char *path) {

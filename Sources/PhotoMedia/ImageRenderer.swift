@@ -253,12 +253,6 @@ package enum ImageRenderer {
         return PixelBuffer(width: Int(width), height: Int(height), bands: Int(bands), bytes: Data(bytes: memory, count: length))
     }
 
-    /// Whether a file carries an ICC profile (its pixels then need a conversion to sRGB).
-    package static func hasICCProfile(_ path: String) -> Bool {
-        MediaProbe.initializeLibraries()
-        return cvips_has_icc_profile(path) != 0
-    }
-
     /// Writes a test image whose displayed top-left corner is red, top-right green and bottom-left blue, stored
     /// rotated or mirrored so that EXIF orientation `orientation` displays it upright at `width` × `height`.
     package static func writeMarkerImage(to path: String, width: Int, height: Int, orientation: Int) throws(MediaError) {

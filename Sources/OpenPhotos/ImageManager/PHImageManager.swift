@@ -23,7 +23,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         queue.qualityOfService = .userInitiated
         return queue
     }()
-    private let requests = Mutex<(next: Int32, cancelled: Set<Int32>)>((1, []))
+    /// Request IDs: the next one, the asynchronous requests still running, and those of them cancelled. Only running
+    /// requests are remembered, so cancelling finished ones (a grid does it on every cell reuse) costs no memory.
+    private let requests = Mutex<(next: Int32, running: Set<Int32>, cancelled: Set<Int32>)>((1, [], []))
     /// Renderings in memory (128 MB of pixels by default).
     let memory = ImageMemoryCache(limit: 128 << 20)
     /// Renderings being made, shared by requests for the same key.
@@ -55,12 +57,19 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         resultHandler: @escaping (UIImage?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
-        let id = nextRequestID()
+        let id = nextRequestID(running: !options.isSynchronous)
         nonisolated(unsafe) let handler = resultHandler
         let plan: RenderPlan
         do { plan = try self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) } catch {
             let failed = Result(image: nil, info: Self.info(id, degraded: false, error: error))
-            if options.isSynchronous { handler(nil, failed.info) } else { delivery.async { handler(nil, failed.info) } }
+            if options.isSynchronous {
+                handler(nil, failed.info)
+            } else {
+                delivery.async {
+                    defer { self.finish(id) }
+                    if !self.isCancelled(id) { handler(nil, failed.info) }
+                }
+            }
             return id
         }
         if options.isSynchronous {
@@ -109,7 +118,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     /// Cancels an asynchronous request: no final image is delivered after this returns.
     open func cancelImageRequest(_ requestID: PHImageRequestID) {
         guard requestID != PHInvalidImageRequestID else { return }
-        requests.withLock { _ = $0.cancelled.insert(requestID) }
+        requests.withLock { state in
+            if state.running.contains(requestID) { state.cancelled.insert(requestID) }
+        }
     }
 
     /// The original (or current) bytes of a photo, their uniform type identifier and orientation — called exactly
@@ -120,7 +131,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         resultHandler: @escaping (Data?, String?, CGImagePropertyOrientation, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
-        let id = nextRequestID()
+        let id = nextRequestID(running: !options.isSynchronous)
         nonisolated(unsafe) let handler = resultHandler
         struct DataResult: @unchecked Sendable {
             var data: Data?
@@ -206,7 +217,10 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         guard asset.mediaSubtypes.contains(.photoLive), urls.count == 2 else {
             let info = Self.info(id, degraded: false, error: PHPhotosError(.requestNotSupportedForAsset))
             nonisolated(unsafe) let sendable = info
-            delivery.async { handler(nil, sendable) }
+            delivery.async {
+                defer { self.finish(id) }
+                if !self.isCancelled(id) { handler(nil, sendable) }
+            }
             return id
         }
         workers.addOperation { [self] in
@@ -398,15 +412,22 @@ open class PHImageManager: NSObject, @unchecked Sendable {
 
     // MARK: - Request bookkeeping
 
-    func nextRequestID() -> PHImageRequestID {
+    /// A new request ID; `running` for asynchronous requests, which ``finish(_:)`` when they deliver.
+    func nextRequestID(running: Bool = true) -> PHImageRequestID {
         requests.withLock { state in
             let id = state.next
             state.next = state.next == Int32.max ? 1 : state.next + 1
+            if running { state.running.insert(id) }
             return id
         }
     }
 
     func isCancelled(_ id: PHImageRequestID) -> Bool { requests.withLock { $0.cancelled.contains(id) } }
 
-    func finish(_ id: PHImageRequestID) { requests.withLock { _ = $0.cancelled.remove(id) } }
+    func finish(_ id: PHImageRequestID) {
+        requests.withLock { state in
+            state.running.remove(id)
+            state.cancelled.remove(id)
+        }
+    }
 }

@@ -44,7 +44,7 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
 
     private static let queue = DispatchQueue(label: "OpenPhotoKit.live-photos")
     private static let results = DispatchQueue(label: "OpenPhotoKit.live-photo-results")
-    private static let requests = Mutex<(next: Int32, cancelled: Set<Int32>)>((1, []))
+    private static let requests = Mutex<(next: Int32, running: Set<Int32>, cancelled: Set<Int32>)>((1, [], []))
 
     /// Builds a Live Photo from a still and a video file (from ``PHAssetResource``s, or an iPhone's pair).
     ///
@@ -61,6 +61,7 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
         let id = requests.withLock { state -> Int32 in
             let id = state.next
             state.next = state.next == Int32.max ? 1 : state.next + 1
+            state.running.insert(id)
             return id
         }
         nonisolated(unsafe) let handler = resultHandler
@@ -76,7 +77,9 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
 
     /// Cancels a request: its handler is called once more, with `PHLivePhotoInfoCancelledKey`, and no complete result.
     open class func cancelRequest(withRequestID requestID: PHLivePhotoRequestID) {
-        requests.withLock { _ = $0.cancelled.insert(requestID) }
+        requests.withLock { state in
+            if state.running.contains(requestID) { state.cancelled.insert(requestID) }
+        }
     }
 
     struct Outcome: @unchecked Sendable {
@@ -88,6 +91,7 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
     static func deliver(_ id: Int32, _ outcome: Outcome, handler: @escaping (PHLivePhoto?, [AnyHashable: Any]) -> Void) {
         nonisolated(unsafe) let handler = handler
         results.async {
+            defer { requests.withLock { _ = $0.running.remove(id) } }
             let cancelled = requests.withLock { $0.cancelled.remove(id) != nil }
             if cancelled {
                 handler(nil, [PHLivePhotoInfoCancelledKey: true])
