@@ -141,7 +141,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         }
         let work = { @Sendable () -> DataResult in
             do {
-                let source = try Self.source(asset)
+                let source = try self.cachedSource(asset)
                 guard source.videoRotation == nil else {
                     throw PHPhotosError(
                         .requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is a video, not image data"])
@@ -187,7 +187,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             if asset.mediaType != .video {
                 error = PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is not a video"])
             } else {
-                do { video = AVURLAsset(url: try Self.source(asset).url) } catch let failure { error = failure }
+                do { video = AVURLAsset(url: try cachedSource(asset).url) } catch let failure { error = failure }
             }
             let result = Result(image: nil, info: Self.info(id, degraded: false, error: error))
             let delivered = video
