@@ -31,19 +31,21 @@ extension PHAssetChangeRequest {
     func revertAssetContentToOriginal()
 }
 
-// MARK: §11 Image manager (issue 5): images, video poster frames, crops, delivery modes, cancellation, caching and
-//   requestLivePhoto and requestAVAsset (an AVURLAsset stand-in: URL, duration, size) are done; playback and export
-//   objects are not. Crops of video frames are refused.
-class AVPlayerItem {}
-class AVAssetExportSession {}
-extension PHImageManager {
-    func requestPlayerItem(forVideo asset: PHAsset, options: PHVideoRequestOptions?,
-        resultHandler: @escaping (AVPlayerItem?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
-    func requestExportSession(forVideo asset: PHAsset, options: PHVideoRequestOptions?, exportPreset: String,
-        resultHandler: @escaping (AVAssetExportSession?, [AnyHashable: Any]?) -> Void) -> PHImageRequestID
-    func requestImageData(for asset: PHAsset, options: PHImageRequestOptions?,
-        resultHandler: @escaping (Data?, String?, UIImage.Orientation, [AnyHashable: Any]?) -> Void) -> PHImageRequestID   // deprecated
+// MARK: §11 Image manager (issue 5): done — images, video poster frames (crops too), delivery modes, cancellation,
+//   caching, requestLivePhoto, requestAVAsset, requestPlayerItem, requestExportSession (AVAssetExportSession on
+//   libavformat/libavcodec), deprecated requestImageData. Left: HDR image options and export-session extras.
+extension PHImageRequestOptions {
+    var preferHDR: Bool { get set }                     // iOS 26
+    var targetHDRHeadroom: Float { get set }
 }
+extension AVAssetExportSession {
+    var timeRange: CMTimeRange { get set }              // trimming
+    var metadata: [AVMetadataItem]? { get set }
+    var fileLengthLimit: Int64 { get set }
+    var audioMix: AVAudioMix? { get set }
+    var videoComposition: AVVideoComposition? { get set }
+}
+let AVAssetExportPresetAppleM4A: String                 // audio-only export
 
 // MARK: §12 Resources
 extension PHAssetResource {

@@ -2,7 +2,7 @@
 # Installs what OpenPhotoKit needs on Debian 12 with Swift: libvips (images), libavformat (video headers),
 # ffmpeg (test media), SQLite headers. Idempotent and quiet when everything is present.
 set -euo pipefail
-packages=(pkg-config libsqlite3-dev libvips-dev libexif-dev libavformat-dev libswscale-dev ffmpeg python3-pip)
+packages=(pkg-config libsqlite3-dev libvips-dev libexif-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

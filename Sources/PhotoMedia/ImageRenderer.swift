@@ -145,7 +145,6 @@ package enum ImageRenderer {
         pixelLimit: Int = MediaProbe().pixelLimit
     ) throws(MediaError) -> PixelBuffer {
         MediaProbe.initializeLibraries()
-        if request.crop != nil { throw .corrupt(path: path, reason: "crops of video frames are not supported yet") }
         var rgb: UnsafeMutablePointer<UInt8>?
         var frameWidth: Int32 = 0
         var frameHeight: Int32 = 0
@@ -163,6 +162,11 @@ package enum ImageRenderer {
         defer { cvips_unref(frame) }
         guard let upright = cvips_rotate(frame, Int32(rotation)) else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
         defer { cvips_unref(upright) }
+        if let crop = request.crop {
+            let region = try cropped(upright, crop: crop, request: request, path: path)
+            defer { cvips_unref(region) }
+            return try pixels(region, path: path)
+        }
         let size = request.outputSize(width: Int(vips_image_get_width(upright)), height: Int(vips_image_get_height(upright)))
         if request.target == nil || request.resize == .none {
             return try pixels(upright, path: path)
@@ -211,6 +215,14 @@ package enum ImageRenderer {
     ) throws(MediaError) -> UnsafeMutablePointer<VipsImage> {
         guard let upright = cvips_load_upright(path) else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
         defer { cvips_unref(upright) }
+        return try cropped(upright, crop: crop, request: request, path: path)
+    }
+
+    /// Crops `upright` (display-oriented) to `crop` in unit coordinates, then sizes the region as `request` asks.
+    private static func cropped(
+        _ upright: UnsafeMutablePointer<VipsImage>, crop: (x: Double, y: Double, width: Double, height: Double), request: RenderRequest,
+        path: String
+    ) throws(MediaError) -> UnsafeMutablePointer<VipsImage> {
         let w = Int(vips_image_get_width(upright))
         let h = Int(vips_image_get_height(upright))
         let left = max(0, min(w - 1, Int((crop.x * Double(w)).rounded())))

@@ -20,13 +20,17 @@ public enum TestMedia {
         }
     }
 
-    /// Writes a short H.264 movie with ffmpeg (`ffmpeg` must be installed), optionally with a display rotation.
-    public static func writeMovie(to url: URL, width: Int, height: Int, seconds: Double, rotation: Int = 0) throws {
+    /// Writes a short H.264 movie with ffmpeg (`ffmpeg` must be installed), optionally with a display rotation and a
+    /// sine tone in `audioCodec` (an ffmpeg encoder name: `aac`, `pcm_s16le` …).
+    public static func writeMovie(
+        to url: URL, width: Int, height: Int, seconds: Double, rotation: Int = 0, audio: Bool = false, audioCodec: String = "aac"
+    ) throws {
         let encoded = rotation == 0 ? url : url.deletingLastPathComponent().appendingPathComponent("unrotated-\(url.lastPathComponent)")
-        try ffmpeg([
-            "-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=30:duration=\(seconds)", "-c:v", "libx264", "-preset",
-            "ultrafast", "-pix_fmt", "yuv420p", encoded.path,
-        ])
+        let sound = audio ? ["-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-c:a", audioCodec, "-shortest"] : []
+        try ffmpeg(
+            ["-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=30:duration=\(seconds)"] + sound + [
+                "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", encoded.path,
+            ])
         if rotation != 0 {
             // ffmpeg 5 keeps a rotation as a display matrix only when remuxing.
             try ffmpeg(["-i", encoded.path, "-c", "copy", "-metadata:s:v:0", "rotate=\(rotation)", url.path])
@@ -35,6 +39,39 @@ public enum TestMedia {
     }
 
     static func ffmpegRun(_ arguments: [String]) throws { try ffmpeg(arguments) }
+
+    /// One stream of a movie as `ffprobe` reports it (independent of the library's own readers).
+    public struct ProbedStream: Decodable, Sendable {
+        public struct SideData: Decodable, Sendable {
+            public var rotation: Int?
+        }
+        public var codec_type: String
+        public var codec_name: String?
+        public var codec_tag_string: String?
+        public var width: Int?
+        public var height: Int?
+        public var pix_fmt: String?
+        public var side_data_list: [SideData]?
+
+        /// The display rotation in degrees as ffprobe prints it (counter-clockwise positive), or 0.
+        public var rotation: Int { side_data_list?.compactMap(\.rotation).first ?? 0 }
+    }
+
+    /// The streams of `url` read by `ffprobe` (installed with ffmpeg).
+    public static func probeStreams(_ url: URL) throws -> [ProbedStream] {
+        struct Output: Decodable { var streams: [ProbedStream] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffprobe", "-v", "error", "-show_streams", "-of", "json", url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw GenerationError(description: "ffprobe cannot read \(url.lastPathComponent)") }
+        return try JSONDecoder().decode(Output.self, from: data).streams
+    }
 
     private static func ffmpeg(_ arguments: [String]) throws {
         let process = Process()

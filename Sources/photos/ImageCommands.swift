@@ -78,11 +78,18 @@ struct Thumbnail: ParsableCommand {
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write an asset's files (PHAssetResourceManager) into a folder, under their original names.")
+        abstract: "Write an asset's files (PHAssetResourceManager) into a folder, under their original names.",
+        discussion: """
+            With --preset, a video is exported through AVAssetExportSession instead: Passthrough copies its tracks into \
+            the --type container; 640x480, 960x540, 1280x720, 1920x1080, 3840x2160, LowQuality, MediumQuality, \
+            HighestQuality re-encode it with H.264, HEVCHighestQuality, HEVC1920x1080, HEVC3840x2160 with HEVC.
+            """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Local identifier (or a unique prefix).") var id: String
     @Option(help: "current, unadjusted or original (the same files until editing exists).") var version = "current"
     @Option(help: "The folder to write into (created if missing).") var out: String
+    @Option(help: "Export a video with this AVAssetExportSession preset (for example 1280x720 or Passthrough).") var preset: String?
+    @Option(help: "The container for --preset: mov, mp4 or m4v.") var type = "mp4"
 
     func run() throws {
         guard ["current", "unadjusted", "original"].contains(version) else { throw CLIError("--version is current, unadjusted or original") }
@@ -91,6 +98,11 @@ struct Export: ParsableCommand {
         let folder = URL(fileURLWithPath: out)
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             throw CLIError("cannot create \(folder.path): \(error.localizedDescription)")
+        }
+        if let preset {
+            let path = try exportVideo(asset, preset: preset, into: folder)
+            if global.json { Output.printJSON(["written": [path]]) } else { print(path) }
+            return
         }
         var written: [String] = []
         for resource in PHAssetResource.assetResources(for: asset) {
@@ -106,6 +118,38 @@ struct Export: ParsableCommand {
             written.append(target.path)
         }
         if global.json { Output.printJSON(["written": written]) } else { written.forEach { print($0) } }
+    }
+
+    private func exportVideo(_ asset: PHAsset, preset: String, into folder: URL) throws -> String {
+        let name = preset.hasPrefix("AVAssetExportPreset") ? preset : "AVAssetExportPreset" + preset
+        guard AVAssetExportSession.allExportPresets().contains(name) else {
+            let known = AVAssetExportSession.allExportPresets().map { $0.replacingOccurrences(of: "AVAssetExportPreset", with: "") }
+            throw CLIError("unknown preset \(preset); one of \(known.joined(separator: ", "))")
+        }
+        let types: [String: AVFileType] = ["mov": .mov, "mp4": .mp4, "m4v": .m4v]
+        guard let fileType = types[type] else { throw CLIError("--type is mov, mp4 or m4v") }
+        guard asset.mediaType == .video else { throw CLIError("\(asset.localIdentifier) is not a video; --preset exports videos") }
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedError()
+        nonisolated(unsafe) var session: AVAssetExportSession?
+        PHImageManager.default().requestExportSession(forVideo: asset, options: nil, exportPreset: name) { result, info in
+            session = result
+            failure.set(PHImageResultInfo(info).error)
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.get() { throw CLIError(describe(error)) }
+        guard let session else { throw CLIError("no export session for \(asset.localIdentifier)") }
+        let original = PHAssetResource.assetResources(for: asset).first?.originalFilename ?? asset.localIdentifier
+        let target = folder.appendingPathComponent((original as NSString).deletingPathExtension + "." + type)
+        session.outputURL = target
+        session.outputFileType = fileType
+        session.exportAsynchronously { done.signal() }
+        done.wait()
+        guard session.status == .completed else {
+            throw CLIError("\(target.lastPathComponent): \(session.error.map { describe($0) } ?? "export \(session.status)")")
+        }
+        return target.path
     }
 }
 

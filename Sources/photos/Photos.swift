@@ -57,6 +57,7 @@ struct CLIError: Error, CustomStringConvertible {
 
 func describe(_ error: any Error) -> String {
     if let photos = error as? PHPhotosError { return "\(photos.localizedDescription) (PHPhotosError \(photos.code.rawValue))" }
+    if let av = error as? AVError { return "\(av.errorDescription ?? "") (AVError \(av.code.rawValue))" }
     return "\(error)"
 }
 

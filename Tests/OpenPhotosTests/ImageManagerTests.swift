@@ -221,6 +221,15 @@ struct ImageManagerTests {
         // guarantee: once cancelImageRequest returns, no final image is delivered.)
     }
 
+    static func deprecatedImageData(_ asset: PHAsset, _ options: PHImageRequestOptions, _ check: (Data?, String?, UIImage.Orientation) -> Void) {
+        withoutActuallyEscaping(check) { check in
+            nonisolated(unsafe) let check = check
+            (PHImageManager.default() as any DeprecatedImageDataRequests).requestImageData(for: asset, options: options) {
+                data, type, orientation, _ in check(data, type, orientation)
+            }
+        }
+    }
+
     @Test func imageDataComesWithItsTypeAndOrientation() async throws {
         let library = try TestLibrary(name: "ImageData")
         defer { library.remove() }
@@ -237,11 +246,28 @@ struct ImageManagerTests {
             #expect(PHImageResultInfo(info).error == nil)
         }
         #expect(calls == 1)
+        // The iOS 8 form gives UIKit's orientation for the same bytes.
+        Self.deprecatedImageData(asset, options) { data, type, orientation in
+            calls += 1
+            #expect(data == original && type == "public.jpeg" && orientation == .right)
+        }
+        #expect(calls == 2)
         // The async variant returns the final image only.
         let image = try await PHImageManager.default().requestImage(for: asset, targetSize: CGSize(width: 80, height: 80), contentMode: .aspectFill)
         #expect(image.size == CGSize(width: 107, height: 80))  // resizeMode .fast by default: filled, not cropped
     }
 }
+
+/// Calls the deprecated iOS 8 image-data request without a deprecation warning (tests build warning-free).
+protocol DeprecatedImageDataRequests {
+    @discardableResult
+    func requestImageData(
+        for asset: PHAsset, options: PHImageRequestOptions?,
+        resultHandler: @escaping (Data?, String?, UIImage.Orientation, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID
+}
+
+extension PHImageManager: DeprecatedImageDataRequests {}
 
 @Suite("Caching image manager")
 struct CachingImageManagerTests {
@@ -343,6 +369,22 @@ struct PosterFrameTests {
         #expect(fitted?.size == CGSize(width: 45, height: 60))
         let (filled, _) = ImageManagerTests.image(video, CGSize(width: 40, height: 40), .aspectFill) { $0.resizeMode = .exact }
         #expect(filled?.size == CGSize(width: 40, height: 40))
+        // A crop of the displayed frame: its right half at 1:1 is the full frame's right half, pixel for pixel.
+        let (half, halfInfo) = ImageManagerTests.image(video, CGSize(width: 60, height: 160), .aspectFit) {
+            $0.resizeMode = .exact
+            $0.normalizedCropRect = CGRect(x: 0.5, y: 0, width: 0.5, height: 1)
+        }
+        #expect(half?.size == CGSize(width: 60, height: 160), "\(halfInfo)")
+        for (x, y) in [(0, 0), (10, 40), (59, 159), (30, 100)] {
+            let a = try #require(half?.pixel(x: x, y: y))
+            let b = try #require(full?.pixel(x: 60 + x, y: y))
+            #expect([a.red, a.green, a.blue] == [b.red, b.green, b.blue], "(\(x), \(y))")
+        }
+        let (scaledHalf, _) = ImageManagerTests.image(video, CGSize(width: 30, height: 30), .aspectFill) {
+            $0.resizeMode = .exact
+            $0.normalizedCropRect = CGRect(x: 0.5, y: 0, width: 0.5, height: 1)
+        }
+        #expect(scaledHalf?.size == CGSize(width: 30, height: 30))
         // Image data is for photos.
         let options = PHImageRequestOptions()
         options.isSynchronous = true

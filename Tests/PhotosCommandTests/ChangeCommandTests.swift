@@ -248,3 +248,27 @@ extension PhotosCommandTests {
         #expect(files.allSatisfy { $0.contains("256x256-fill-exact") })
     }
 }
+
+extension PhotosCommandTests {
+    @Test func exportWithAPresetReencodesAVideoAndNeverReplacesAFile() throws {
+        let dir = try TestMedia.temporaryDirectory("photos-export")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("E.photoslibrary")
+        let movie = dir.appendingPathComponent("clip.mov")
+        try TestMedia.writeMovie(to: movie, width: 1280, height: 720, seconds: 1, audio: true, audioCodec: "pcm_s16le")
+        let imported = try photos(["import", movie.path, "--json"], library: library)
+        let id = try #require((try imported.json() as? [String: Any])?["imported"] as? [String]).first ?? ""
+        let folder = dir.appendingPathComponent("out")
+        let export = try photos(["export", id, "--preset", "640x480", "--out", folder.path, "--json"], library: library)
+        #expect(export.status == 0, "\(export.stderr)")
+        let files = try #require((try export.json() as? [String: Any])?["written"] as? [String])
+        #expect(files == [folder.appendingPathComponent("clip.mp4").path])
+        let streams = try TestMedia.probeStreams(URL(fileURLWithPath: files[0]))
+        #expect(streams.map(\.codec_name) == ["h264", "aac"] && streams[0].width == 640 && streams[0].height == 360)
+
+        let again = try photos(["export", id, "--preset", "640x480", "--out", folder.path], library: library)
+        #expect(again.status != 0 && again.stderr.contains("-11823"), "\(again.stderr)")
+        let unknown = try photos(["export", id, "--preset", "Bogus", "--out", folder.path], library: library)
+        #expect(unknown.status != 0 && unknown.stderr.contains("unknown preset"))
+    }
+}

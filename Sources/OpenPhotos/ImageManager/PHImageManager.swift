@@ -171,6 +171,20 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         return id
     }
 
+    /// The bytes of a photo with UIKit's orientation: the iOS 8 form of
+    /// ``requestImageDataAndOrientation(for:options:resultHandler:)``, which it calls.
+    @available(*, deprecated, renamed: "requestImageDataAndOrientation(for:options:resultHandler:)")
+    @discardableResult
+    open func requestImageData(
+        for asset: PHAsset, options: PHImageRequestOptions?,
+        resultHandler: @escaping (Data?, String?, UIImage.Orientation, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        nonisolated(unsafe) let handler = resultHandler
+        return requestImageDataAndOrientation(for: asset, options: options) { data, type, orientation, info in
+            handler(data, type, UIImage.Orientation(exifOrientation: Int(orientation.rawValue)), info)
+        }
+    }
+
     // MARK: - Videos
 
     /// A video asset's file as an `AVAsset` (an ``AVURLAsset`` of the stored original), on the manager's queue.
@@ -179,22 +193,59 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     open func requestAVAsset(
         forVideo asset: PHAsset, options: PHVideoRequestOptions?, resultHandler: @escaping (AVAsset?, AVAudioMix?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
-        let id = nextRequestID()
         nonisolated(unsafe) let handler = resultHandler
+        return requestVideo(asset, make: { $0 }) { video, info in handler(video, nil, info) }
+    }
+
+    /// A video asset as an ``AVPlayerItem`` for playback, on the manager's queue. Assets that are not videos get nil
+    /// and `PHImageErrorKey` (`requestNotSupportedForAsset`).
+    @discardableResult
+    open func requestPlayerItem(
+        forVideo asset: PHAsset, options: PHVideoRequestOptions?, resultHandler: @escaping (AVPlayerItem?, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        requestVideo(asset, make: { AVPlayerItem(asset: $0) }, deliver: resultHandler)
+    }
+
+    /// A video asset in an ``AVAssetExportSession`` set up with `exportPreset`, on the manager's queue; set its
+    /// `outputURL` and `outputFileType` and start it. Assets that are not videos get nil and `PHImageErrorKey`
+    /// (`requestNotSupportedForAsset`); an unknown preset gets nil and `invalidResource`.
+    @discardableResult
+    open func requestExportSession(
+        forVideo asset: PHAsset, options: PHVideoRequestOptions?, exportPreset: String,
+        resultHandler: @escaping (AVAssetExportSession?, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        requestVideo(
+            asset,
+            make: { video in
+                guard let session = AVAssetExportSession(asset: video, presetName: exportPreset) else {
+                    throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "unknown export preset \(exportPreset)"])
+                }
+                return session
+            }, deliver: resultHandler)
+    }
+
+    /// The common walk of the video requests: the asset's stored file as an ``AVURLAsset``, shaped by `make`, handed
+    /// to `deliver` on the delivery queue unless cancelled.
+    private func requestVideo<Value>(
+        _ asset: PHAsset, make: @escaping (AVURLAsset) throws -> Value, deliver: @escaping (Value?, [AnyHashable: Any]?) -> Void
+    ) -> PHImageRequestID {
+        let id = nextRequestID()
+        nonisolated(unsafe) let make = make
+        nonisolated(unsafe) let deliver = deliver
         workers.addOperation { [self] in
-            var video: AVAsset?
+            var value: Value?
             var error: (any Error)?
             if asset.mediaType != .video {
                 error = PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is not a video"])
             } else {
-                do { video = AVURLAsset(url: try cachedSource(asset).url) } catch let failure { error = failure }
+                do { value = try make(AVURLAsset(url: try cachedSource(asset).url)) } catch let failure { error = failure }
             }
             let result = Result(image: nil, info: Self.info(id, degraded: false, error: error))
-            let delivered = video
+            nonisolated(unsafe) let delivered = value
             delivery.async {
                 defer { self.finish(id) }
                 guard !self.isCancelled(id) else { return }
-                handler(delivered, nil, result.info)
+                deliver(delivered, result.info)
             }
         }
         return id

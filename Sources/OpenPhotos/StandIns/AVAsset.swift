@@ -52,6 +52,9 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
         self.info = try? MediaProbe().probe(url)
     }
 
+    /// Whether the file's header was read as a movie.
+    var isReadable: Bool { info.map { !$0.isImage } ?? false }
+
     open override var duration: CMTime { CMTime(seconds: info?.duration ?? 0, preferredTimescale: 600) }
     open override var naturalSize: CGSize { CGSize(width: info?.pixelWidth ?? 0, height: info?.pixelHeight ?? 0) }
 }

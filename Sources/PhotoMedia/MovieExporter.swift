@@ -1,0 +1,87 @@
+import CAVFormat
+import Foundation
+
+/// Writes a movie into a new file with libavformat and libavcodec: a copy of its streams in another container
+/// (passthrough), or its video re-encoded (H.264 or HEVC) at a bounded size with the audio copied.
+package struct MovieExporter: Sendable {
+    /// The container written.
+    package enum Container: String, Sendable {
+        /// QuickTime (`.mov`).
+        case quickTime = "mov"
+        /// MPEG-4 (`.mp4`).
+        case mpeg4 = "mp4"
+        /// Apple's MPEG-4 video (`.m4v`).
+        case appleM4V = "ipod"
+    }
+
+    /// What happens to the video.
+    package enum Video: Sendable, Equatable {
+        /// Every stream copied as it is.
+        case passthrough
+        /// The first video stream re-encoded with H.264, fitting within `long` × `short` (0 × 0 = source size).
+        case h264(long: Int, short: Int)
+        /// The same with HEVC.
+        case hevc(long: Int, short: Int)
+    }
+
+    /// Why an export did not finish.
+    package enum Failure: Error, Sendable, Equatable {
+        /// The source cannot be read or decoded.
+        case unreadable(String)
+        /// A stream's codec cannot go into the container without re-encoding.
+        case unsupportedInContainer
+        /// Writing failed (disk full, permissions, an encoder error).
+        case writeFailed(String)
+        /// The progress handler asked to stop.
+        case stopped
+    }
+
+    package var container: Container
+    package var video: Video
+    /// Moves the index to the front of the file for progressive download.
+    package var optimizeForNetworkUse: Bool
+
+    package init(container: Container, video: Video, optimizeForNetworkUse: Bool = false) {
+        self.container = container
+        self.video = video
+        self.optimizeForNetworkUse = optimizeForNetworkUse
+    }
+
+    /// Writes `source` into `destination` (which must not exist; it is removed again when the export fails).
+    /// `progress` is told the fraction done and returns false to stop.
+    package func export(_ source: URL, to destination: URL, progress: (Double) -> Bool = { _ in true }) throws(Failure) {
+        MediaProbe.initializeLibraries()
+        let (codec, long, short, crf): (Int32, Int32, Int32, Int32) =
+            switch video {
+            case .passthrough: (0, 0, 0, 0)
+            case .h264(let long, let short): (1, Int32(long), Int32(short), 20)
+            case .hevc(let long, let short): (2, Int32(long), Int32(short), 24)
+            }
+        let result = withoutActuallyEscaping(progress) { progress in
+            var box = ProgressBox(report: progress)
+            return withUnsafeMutablePointer(to: &box) { pointer in
+                cav_export(
+                    source.path, destination.path, container.rawValue, codec, long, short, crf, optimizeForNetworkUse ? 1 : 0,
+                    { context, fraction in
+                        guard let context else { return 0 }
+                        return context.assumingMemoryBound(to: ProgressBox.self).pointee.report(fraction) ? 0 : 1
+                    }, pointer)
+            }
+        }
+        guard result != 0 else { return }
+        try? FileManager.default.removeItem(at: destination)
+        var buffer = [CChar](repeating: 0, count: 256)
+        cav_error_string(result, &buffer, buffer.count)
+        let reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if result == cav_exit_code() { throw .stopped }
+        if result == cav_not_supported_code() { throw .unsupportedInContainer }
+        if FileManager.default.isReadableFile(atPath: source.path), (try? MediaProbe().probe(source)) != nil {
+            throw .writeFailed(reason)
+        }
+        throw .unreadable(reason)
+    }
+
+    private struct ProgressBox {
+        var report: (Double) -> Bool
+    }
+}
