@@ -113,6 +113,9 @@ done:
 /* libheif's depth images, through whichever libheif.so.1 this process loaded (see HEIFRuntime): looked up with
    dlsym so no particular libheif is linked. Returns the primary image's depth image count, or -1. */
 #include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 typedef struct cheif_error { int code; int subcode; const char *message; } cheif_error;
 static inline int cheif_depth_image_count(const char *path) {
     void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -138,6 +141,84 @@ static inline int cheif_depth_image_count(const char *path) {
             release(ctx);
         }
     }
+    dlclose(lib);
+    return result;
+}
+
+/* The embedded thumbnail of a HEIF file's primary image, decoded by libheif (transformations applied: display-
+   oriented), when it is at least min_width x min_height; its ICC profile (the thumbnail's, else the primary's) is
+   attached for the caller's sRGB conversion. One context read and a small decode instead of libvips' heifload, which
+   opens the file several times. Returns 0 and sets *out; 1 when there is no thumbnail that large (or its shape
+   differs from the primary's); -1 when libheif fails (the caller falls back to libvips). */
+static inline int cheif_thumbnail(const char *path, int min_width, int min_height, VipsImage **out) {
+    *out = NULL;
+    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) return -1;
+    void *(*alloc)(void) = (void *(*)(void))dlsym(lib, "heif_context_alloc");
+    void (*release)(void *) = (void (*)(void *))dlsym(lib, "heif_context_free");
+    cheif_error (*read)(void *, const char *, const void *) = (cheif_error (*)(void *, const char *, const void *))dlsym(lib, "heif_context_read_from_file");
+    cheif_error (*primary)(void *, void **) = (cheif_error (*)(void *, void **))dlsym(lib, "heif_context_get_primary_image_handle");
+    int (*thumbnail_ids)(const void *, uint32_t *, int) = (int (*)(const void *, uint32_t *, int))dlsym(lib, "heif_image_handle_get_list_of_thumbnail_IDs");
+    cheif_error (*thumbnail)(const void *, uint32_t, void **) = (cheif_error (*)(const void *, uint32_t, void **))dlsym(lib, "heif_image_handle_get_thumbnail");
+    int (*handle_width)(const void *) = (int (*)(const void *))dlsym(lib, "heif_image_handle_get_width");
+    int (*handle_height)(const void *) = (int (*)(const void *))dlsym(lib, "heif_image_handle_get_height");
+    int (*has_alpha)(const void *) = (int (*)(const void *))dlsym(lib, "heif_image_handle_has_alpha_channel");
+    size_t (*profile_size)(const void *) = (size_t (*)(const void *))dlsym(lib, "heif_image_handle_get_raw_color_profile_size");
+    cheif_error (*profile)(const void *, void *) = (cheif_error (*)(const void *, void *))dlsym(lib, "heif_image_handle_get_raw_color_profile");
+    void (*release_handle)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_handle_release");
+    cheif_error (*decode)(const void *, void **, int, int, const void *) = (cheif_error (*)(const void *, void **, int, int, const void *))dlsym(lib, "heif_decode_image");
+    const uint8_t *(*plane)(const void *, int, int *) = (const uint8_t *(*)(const void *, int, int *))dlsym(lib, "heif_image_get_plane_readonly");
+    int (*image_width)(const void *, int) = (int (*)(const void *, int))dlsym(lib, "heif_image_get_width");
+    int (*image_height)(const void *, int) = (int (*)(const void *, int))dlsym(lib, "heif_image_get_height");
+    void (*release_image)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_release");
+    int result = -1;
+    void *ctx = NULL, *main_handle = NULL, *thumb = NULL, *image = NULL;
+    if (!alloc || !release || !read || !primary || !thumbnail_ids || !thumbnail || !handle_width || !handle_height || !has_alpha ||
+        !profile_size || !profile || !release_handle || !decode || !plane || !image_width || !image_height || !release_image) goto done;
+    if (!(ctx = alloc()) || read(ctx, path, NULL).code != 0 || primary(ctx, &main_handle).code != 0 || !main_handle) goto done;
+    uint32_t ids[8];
+    int count = thumbnail_ids(main_handle, ids, 8);
+    int best = -1, best_area = 0;
+    for (int i = 0; i < count; i++) {
+        void *candidate = NULL;
+        if (thumbnail(main_handle, ids[i], &candidate).code != 0 || !candidate) continue;
+        int area = handle_width(candidate) * handle_height(candidate);
+        if (area > best_area) { best_area = area; best = i; }
+        release_handle(candidate);
+    }
+    result = 1;
+    if (best < 0 || thumbnail(main_handle, ids[best], &thumb).code != 0 || !thumb) goto done;
+    int tw = handle_width(thumb), th = handle_height(thumb), pw = handle_width(main_handle), ph = handle_height(main_handle);
+    if (tw < min_width || th < min_height || tw <= 0 || th <= 0 || pw <= 0 || ph <= 0) goto done;
+    if (fabs((double)tw / th - (double)pw / ph) > 0.01 * ((double)pw / ph)) goto done;  /* not the same picture shape */
+    int bands = has_alpha(thumb) ? 4 : 3;
+    result = -1;
+    if (decode(thumb, &image, 1 /* RGB */, bands == 4 ? 11 : 10 /* interleaved RGB(A) */, NULL).code != 0 || !image) goto done;
+    int stride = 0;
+    const uint8_t *pixels = plane(image, 10 /* interleaved */, &stride);
+    int w = image_width(image, 10), h = image_height(image, 10);
+    if (!pixels || w <= 0 || h <= 0 || stride < w * bands) goto done;
+    if (w < min_width || h < min_height) { result = 1; goto done; }
+    VipsImage *copy = vips_image_new_memory();
+    vips_image_init_fields(copy, w, h, bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB, 1.0, 1.0);
+    if (vips_image_write_prepare(copy)) { g_object_unref(copy); goto done; }
+    for (int y = 0; y < h; y++) memcpy(VIPS_IMAGE_ADDR(copy, 0, y), pixels + (size_t)y * stride, (size_t)w * bands);
+    void *handles[2] = { thumb, main_handle };
+    for (int i = 0; i < 2; i++) {
+        size_t size = profile_size(handles[i]);
+        if (size == 0) continue;
+        void *icc = g_malloc(size);
+        if (profile(handles[i], icc).code == 0) vips_image_set_blob_copy(copy, VIPS_META_ICC_NAME, icc, size);
+        g_free(icc);
+        break;
+    }
+    *out = copy;
+    result = 0;
+done:
+    if (image) release_image(image);
+    if (thumb) release_handle(thumb);
+    if (main_handle) release_handle(main_handle);
+    if (ctx) release(ctx);
     dlclose(lib);
     return result;
 }

@@ -129,6 +129,8 @@ package enum ImageRenderer {
             let size = request.outputSize(width: width, height: height)
             if request.target == nil || request.resize == .none || (size.width == width && size.height == height && !size.cropToTarget) {
                 image = cvips_load_upright(path)
+            } else if let embedded = embeddedHEIFThumbnail(path, displayWidth: width, displayHeight: height, size: size) {
+                image = embedded
             } else {
                 image = cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0)
             }
@@ -136,6 +138,37 @@ package enum ImageRenderer {
         guard let image else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
         defer { cvips_unref(image) }
         return try pixels(image, path: path)
+    }
+
+    /// A HEIF's embedded thumbnail sized to `size`, when the file is HEIF and its thumbnail covers the size before any
+    /// centre crop (libvips' own rule for using it); nil otherwise, and the caller decodes the image. One libheif
+    /// context and a decode of a few hundred thousand pixels instead of libvips' heifload, which opens the file
+    /// several times (≈ 20 ms instead of ≈ 140 ms for a 256-px thumbnail of an iPhone photo).
+    private static func embeddedHEIFThumbnail(
+        _ path: String, displayWidth width: Int, displayHeight height: Int, size: (width: Int, height: Int, cropToTarget: Bool)
+    ) -> UnsafeMutablePointer<VipsImage>? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        let header = (try? handle.read(upToCount: 32)) ?? Data()
+        try? handle.close()
+        guard let format = MediaFormat.sniff(header), format == .heic || format == .heif else { return nil }
+        var need = (width: size.width, height: size.height)
+        if size.cropToTarget {
+            // The centre crop is taken from the image scaled to cover the target.
+            let scale = min(1, max(Double(size.width) / Double(width), Double(size.height) / Double(height)))
+            need = (Int((Double(width) * scale).rounded(.up)), Int((Double(height) * scale).rounded(.up)))
+        }
+        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        guard cheif_thumbnail(path, Int32(need.width), Int32(need.height), &thumbnail) == 0, let thumbnail else {
+            vips_error_clear()
+            return nil
+        }
+        defer { cvips_unref(thumbnail) }
+        guard let scaled = cvips_thumbnail_image_exact(thumbnail, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0) else {
+            vips_error_clear()
+            return nil
+        }
+        defer { cvips_unref(scaled) }
+        return cvips_to_srgb_profile(scaled)
     }
 
     /// Renders a movie's poster frame (its first frame at or after `seconds`), display-rotated, as `request` asks.
