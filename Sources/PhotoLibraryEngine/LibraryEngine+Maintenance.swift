@@ -50,7 +50,11 @@ extension LibraryEngine {
         var known = Set<String>()
         for row in rows {
             known.insert(row.path)
-            let url = bundle.url.appendingPathComponent(row.path)
+            let url: URL
+            do { url = try bundle.resolveExisting(row.path) } catch {
+                problems.append(.init(kind: .unreadable, path: row.path, detail: error.message))
+                continue
+            }
             guard FileManager.default.fileExists(atPath: url.path) else {
                 problems.append(.init(kind: .missingFile, path: row.path, detail: ""))
                 continue

@@ -39,6 +39,8 @@ package final class LibraryEngine: Sendable {
     package let configuration: LibraryConfiguration
     package let trashRetention: TimeInterval
     package let stager: FileStager
+    /// This engine's writer slot (staged files and intent journals under its lock), made on first write.
+    package let slots: WriterSlots
     /// Delivers committed transactions (of this process and others) to observers.
     package let changeCenter: ChangeCenter
 
@@ -140,7 +142,8 @@ package final class LibraryEngine: Sendable {
 
     private init(
         bundle: LibraryBundle, database: any DatabaseWriter, reader: (any DatabaseReader)? = nil, readOnly: Bool,
-        configuration: LibraryConfiguration, trashRetention: TimeInterval, changeCenter: ChangeCenter? = nil
+        configuration: LibraryConfiguration, trashRetention: TimeInterval, changeCenter: ChangeCenter? = nil,
+        slots: WriterSlots? = nil
     ) {
         self.bundle = bundle
         self.database = database
@@ -148,7 +151,9 @@ package final class LibraryEngine: Sendable {
         self.isReadOnly = readOnly
         self.configuration = configuration
         self.trashRetention = trashRetention
-        self.stager = FileStager(bundle: bundle)
+        let slots = slots ?? WriterSlots(writers: bundle.writersURL)
+        self.slots = slots
+        self.stager = FileStager(bundle: bundle, slots: slots)
         self.changeCenter =
             changeCenter
             ?? ChangeCenter(
@@ -161,7 +166,7 @@ package final class LibraryEngine: Sendable {
     package func pinned(to state: any DatabaseReader) -> LibraryEngine {
         LibraryEngine(
             bundle: bundle, database: database, reader: state, readOnly: true, configuration: configuration,
-            trashRetention: trashRetention, changeCenter: changeCenter)
+            trashRetention: trashRetention, changeCenter: changeCenter, slots: slots)
     }
 
     /// A library is read-only when its database or folder cannot be written, or has no write permission bits
@@ -176,14 +181,18 @@ package final class LibraryEngine: Sendable {
         return true
     }
 
-    /// Removes files that an interrupted transaction placed but never committed (see ``LibraryBundle``).
-    private func recoverInterruptedTransactions() throws(LibraryError) {
-        do {
-            _ = try bundle.sweep { path in
-                try self.database.read { db in
-                    try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
-                }
+    /// Removes what the transactions of writers that died left behind — staged files, and placed files no row
+    /// references — touching only slots whose lock nobody holds (see ``WriterSlot``). Transactions of live
+    /// writers, in this process or any other, are left alone.
+    @discardableResult
+    package func recoverInterruptedTransactions() throws(LibraryError) -> [String] {
+        let isReferenced = { (path: String) throws -> Bool in
+            try self.database.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
             }
+        }
+        do {
+            return try bundle.sweepAbandonedSlots(isReferenced: isReferenced) + bundle.sweepLegacyStaging(isReferenced: isReferenced)
         } catch let error as LibraryError {
             throw error
         } catch {

@@ -55,6 +55,18 @@ public final class TestLibrary: @unchecked Sendable {
         return identifiers
     }
 
+    /// What the writers' slots hold besides their locks: staged files and intent journals (empty between
+    /// transactions that finished, committed or not).
+    public func writerLeftovers() throws -> [String] {
+        let writers = url.appendingPathComponent("private/writers")
+        var found: [String] = []
+        for slot in try FileManager.default.contentsOfDirectory(atPath: writers.path) {
+            let entries = try FileManager.default.contentsOfDirectory(atPath: writers.appendingPathComponent(slot).path)
+            found += entries.filter { $0 != "lock" }.map { "\(slot)/\($0)" }
+        }
+        return found.sorted()
+    }
+
     /// Deletes the folders.
     public func remove() {
         try? FileManager.default.removeItem(at: url.deletingLastPathComponent())

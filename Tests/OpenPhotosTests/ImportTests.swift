@@ -172,7 +172,7 @@ struct ImportTests {
             })
         #expect(PHAssetResource.assetResources(for: renamed).first?.uniformTypeIdentifier == "public.jpeg")
         // Nothing was left in the staging folder.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.url.appendingPathComponent("private/staging").path) == [])
+        #expect(try library.writerLeftovers() == [])
 
         // Again, recursively: everything already there is a duplicate of its asset; only deeper/c.jpg is new.
         let again = try library.library.importItems(at: [folder], recursive: true)

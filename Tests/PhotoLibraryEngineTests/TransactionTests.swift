@@ -44,7 +44,7 @@ struct TransactionTests {
         #expect(try count(library, "SELECT count(*) FROM resource") == 0)
         #expect(try count(library, "SELECT count(*) FROM collection WHERE type = 1") == 0)
         #expect(try originals(library) == [])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: library.url.appendingPathComponent("private/staging").path) == [])
+        #expect(try library.writerLeftovers() == [])
         #expect(FileManager.default.fileExists(atPath: good.path))
     }
 
@@ -69,25 +69,55 @@ struct TransactionTests {
         #expect(try originals(library) == [])
     }
 
-    @Test func interruptedTransactionsAreSweptWhenTheLibraryOpens() throws {
+    @Test func interruptedTransactionsAreSweptOnlyWhenTheirWriterIsGone() throws {
         let library = try TestLibrary()
         defer { library.remove() }
         let ids = try library.addImages(1)
-        let engine = try LibraryEngine.open(at: library.url)
-        let kept = try engine.database.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
-        // A crash after the rename and before the commit: the journal lists a placed file no row references.
+        let fm = FileManager.default
         let orphan = "originals/Z/ZZZ.jpeg"
-        try FileManager.default.createDirectory(at: library.url.appendingPathComponent("originals/Z"), withIntermediateDirectories: true)
-        try Data([1, 2, 3]).write(to: library.url.appendingPathComponent(orphan))
-        _ = try engine.bundle.writeIntent([orphan, kept])
-        try Data([9]).write(to: engine.bundle.stagingURL.appendingPathComponent("file-leftover"))
+        var kept = ""
+        var slot: URL?
+        do {
+            let writer = try LibraryEngine.open(at: library.url)
+            kept = try writer.database.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
+            // A transaction in progress: its journal lists a placed file no row references yet, and a staged file.
+            try fm.createDirectory(at: library.url.appendingPathComponent("originals/Z"), withIntermediateDirectories: true)
+            try Data([1, 2, 3]).write(to: library.url.appendingPathComponent(orphan))
+            slot = try writer.slots.folder()
+            _ = try writer.bundle.writeIntent([orphan, kept], in: slot!)
+            try Data([9]).write(to: slot!.appendingPathComponent("file-staged"))
 
-        _ = try LibraryEngine.open(at: library.url)
-        #expect(!FileManager.default.fileExists(atPath: library.url.appendingPathComponent(orphan).path))
-        #expect(FileManager.default.fileExists(atPath: library.url.appendingPathComponent(kept).path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: engine.bundle.stagingURL.path) == [])
+            // Another open while the writer is alive (its lock is held) touches none of it.
+            let other = try LibraryEngine.open(at: library.url)
+            #expect(try other.recoverInterruptedTransactions() == [])
+            #expect(fm.fileExists(atPath: library.url.appendingPathComponent(orphan).path))
+            #expect(fm.fileExists(atPath: slot!.appendingPathComponent("file-staged").path))
+        }
+        // The writer is gone (its lock released with a journal still there: a crash as far as anyone can tell).
+        #expect(fm.fileExists(atPath: slot!.path))
+        let engine = try LibraryEngine.open(at: library.url)
+        #expect(!fm.fileExists(atPath: library.url.appendingPathComponent(orphan).path))
+        #expect(fm.fileExists(atPath: library.url.appendingPathComponent(kept).path))
+        #expect(!fm.fileExists(atPath: slot!.path))
+        // Only the slot of the test library's own handle, alive and empty, is left.
+        #expect(try library.writerLeftovers() == [])
+        #expect(try fm.contentsOfDirectory(atPath: engine.bundle.writersURL.path).count == 1)
         #expect(ids.count == 1)
         #expect(try engine.verify().problems == [])
+    }
+
+    @Test func aNewLibraryIsTheOwnersOnly() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        _ = try library.addImages(1)
+        for path in [library.url.path, library.url.appendingPathComponent("originals").path, library.url.appendingPathComponent("database").path] {
+            let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+            #expect(mode == 0o700, "\(path)")
+        }
+        let engine = try LibraryEngine.open(at: library.url)
+        let original = try engine.database.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
+        let mode = try FileManager.default.attributesOfItem(atPath: library.url.appendingPathComponent(original).path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
     }
 
     @Test func aLibraryFromANewerSchemaRefusesToOpen() throws {

@@ -202,6 +202,8 @@ final class Spawned: @unchecked Sendable {
     func kill() {
         if process.isRunning { process.terminate() }
     }
+
+    var isRunning: Bool { process.isRunning }
 }
 
 extension PhotosCommandTests {

@@ -93,12 +93,12 @@ package final class ImageMemoryCache: @unchecked Sendable {
 enum DerivativeStore {
     private static let magic = Array("OPKPIX1\0".utf8)
 
-    static func url(_ key: RenderKey, library: URL) -> URL {
-        LibraryBundle(url: library).derivativesURL(assetUUID: key.assetUUID).appendingPathComponent(key.fileName)
+    static func url(_ key: RenderKey, library: URL) -> URL? {
+        LibraryBundle(url: library).derivativesURL(assetUUID: key.assetUUID)?.appendingPathComponent(key.fileName)
     }
 
     static func read(_ key: RenderKey, library: URL) -> PixelBuffer? {
-        guard let data = try? Data(contentsOf: url(key, library: library), options: .mappedIfSafe), data.count > 20,
+        guard let file = url(key, library: library), let data = try? Data(contentsOf: file, options: .mappedIfSafe), data.count > 20,
             Array(data.prefix(8)) == magic
         else { return nil }
         let header = Array(data[8..<20])
@@ -110,7 +110,7 @@ enum DerivativeStore {
     }
 
     static func write(_ pixels: PixelBuffer, for key: RenderKey, library: URL) {
-        let target = url(key, library: library)
+        guard let target = url(key, library: library) else { return }
         let folder = target.deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }

@@ -45,8 +45,12 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     public var fileSize: Int64 { record.fileSize }
     /// OpenPhotoKit: the SHA-256 of the stored bytes (hex).
     public var sha256: String { record.sha256 }
-    /// OpenPhotoKit: where the bytes are stored.
-    public var fileURL: URL? { library.map { $0.libraryURL.appendingPathComponent(record.path) } }
+    /// OpenPhotoKit: where the bytes are stored; nil when the stored path would leave the library (a damaged or
+    /// crafted database row is never followed outside it).
+    public var fileURL: URL? {
+        guard let library else { return nil }
+        return try? LibraryBundle(url: library.libraryURL).resolveExisting(record.path)
+    }
 
     /// Private keys read with `value(forKey:)` on Apple platforms (`fileSize`, `locallyAvailable`); unknown keys return nil.
     public func value(forKey key: String) -> Any? {

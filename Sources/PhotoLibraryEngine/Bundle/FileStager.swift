@@ -19,17 +19,25 @@ package struct StagedFile: Sendable {
     package var sourceModificationDate: Date?
 }
 
-/// Copies incoming resources into the staging folder in one pass that also hashes them (each byte read once).
+/// Copies incoming resources into the writer's slot (see ``WriterSlot``) in one pass that also hashes them
+/// (each byte read once).
 package struct FileStager: Sendable {
     package let bundle: LibraryBundle
+    package let slots: WriterSlots
     package static let chunkSize = 1 << 20
 
-    package init(bundle: LibraryBundle) {
+    package init(bundle: LibraryBundle, slots: WriterSlots) {
         self.bundle = bundle
+        self.slots = slots
+    }
+
+    /// A new, unused name in this writer's slot.
+    package func newStagingURL() throws(LibraryError) -> URL {
+        try slots.folder().appendingPathComponent("file-\(UUID().uuidString)")
     }
 
     package func stage(data: Data) throws(LibraryError) -> StagedFile {
-        let url = bundle.stagingURL.appendingPathComponent("file-\(UUID().uuidString)")
+        let url = try newStagingURL()
         do { try LibraryBundle.writeDurably(data, to: url) } catch let error as LibraryError { throw error } catch {
             throw .internalError("\(error)")
         }
@@ -48,7 +56,7 @@ package struct FileStager: Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw .invalidResource("\(source.path) is not a regular file")
         }
-        let staged = bundle.stagingURL.appendingPathComponent("file-\(UUID().uuidString)")
+        let staged = try newStagingURL()
         if move {
             guard info.st_nlink <= 1 else {
                 throw .invalidResource("\(source.path) has other hard links; shouldMoveFile cannot move it")
@@ -85,7 +93,7 @@ package struct FileStager: Sendable {
         let input = open(source.path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw LibraryBundle.posixError("open \(source.path)") }
         defer { close(input) }
-        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw LibraryBundle.posixError("create staging file") }
         var ok = false
         defer {

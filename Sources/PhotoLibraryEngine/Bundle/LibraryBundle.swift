@@ -13,12 +13,15 @@ import Foundation
 ///   database/Photos.sqlite      SQLite (WAL)
 ///   originals/<X>/<UUID>.<ext>  originals, X = first character of the asset UUID
 ///   resources/                  derivatives (thumbnails), renders
-///   private/staging/            files being written, and intent journals of unfinished transactions
+///   private/writers/<UUID>/     one writer's slot: its lock, staged files and intent journals (see ``WriterSlot``)
 /// ```
 ///
-/// Files reach `originals/` atomically: written under `private/staging`, synced, then renamed. Before the rename,
-/// an intent journal lists every path the transaction may leave behind; when the library opens, each listed
-/// path that no database row references is removed. So a crash at any instant leaves no orphan and loses no file.
+/// Files reach `originals/` atomically: written into the writer's slot, synced, then renamed. Before the rename,
+/// an intent journal lists every path the transaction may leave behind. When a writer dies, the next open takes the
+/// lock of its slot and removes each listed path that no database row references. So a crash at any instant
+/// leaves no orphan and loses no file, and no process ever sweeps the transaction of one that is alive.
+///
+/// A new library is created readable by its owner only (0700), as a user's photo folder should be.
 package struct LibraryBundle: Sendable {
     package let url: URL
 
@@ -29,29 +32,68 @@ package struct LibraryBundle: Sendable {
     package var databaseURL: URL { url.appendingPathComponent("database/Photos.sqlite") }
     package var originalsURL: URL { url.appendingPathComponent("originals") }
     package var resourcesURL: URL { url.appendingPathComponent("resources") }
-    package var stagingURL: URL { url.appendingPathComponent("private/staging") }
+    /// Where the writers' slots live.
+    package var writersURL: URL { url.appendingPathComponent("private/writers") }
+    /// Where versions before writer slots staged files (swept when old; nothing is staged there any more).
+    package var legacyStagingURL: URL { url.appendingPathComponent("private/staging") }
 
-    /// Creates the folder layout (idempotent).
+    /// Creates the folder layout (idempotent). Folders it creates are the owner's only (0700).
     package func createLayout() throws {
-        let fm = FileManager.default
-        for dir in [url, databaseURL.deletingLastPathComponent(), originalsURL, resourcesURL, stagingURL] {
-            try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+        for dir in [url, databaseURL.deletingLastPathComponent(), originalsURL, resourcesURL, writersURL] {
+            try Self.createDirectory(dir)
         }
     }
 
-    /// The absolute URL of a path relative to the bundle, refusing paths that leave it.
+    /// Creates a folder and its missing parents with mode 0700 (existing ones keep theirs).
+    package static func createDirectory(_ dir: URL) throws {
+        var info = stat()
+        if stat(dir.path, &info) == 0 { return }
+        let parent = dir.deletingLastPathComponent()
+        if parent.path != dir.path { try createDirectory(parent) }
+        guard mkdir(dir.path, 0o700) == 0 || errno == EEXIST else { throw posixError("create \(dir.path)") }
+    }
+
+    /// The absolute URL of a path relative to the bundle, refusing paths that leave it: absolute paths, `..`,
+    /// `.` and empty components, control characters, and paths whose folders are symbolic links (a link inside
+    /// the bundle could point anywhere). Every path read from the database goes through here before a file is
+    /// opened or removed.
     package func resolve(_ relativePath: String) throws(LibraryError) -> URL {
         let components = relativePath.split(separator: "/", omittingEmptySubsequences: false)
-        guard !relativePath.hasPrefix("/"), !components.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else {
-            throw .invalidResource("the path \(relativePath) leaves the library")
+        guard !relativePath.isEmpty, !relativePath.hasPrefix("/"),
+            !components.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }),
+            !relativePath.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        else {
+            throw .invalidResource("the path \(relativePath.debugDescription) leaves the library")
+        }
+        var folder = url
+        for component in components.dropLast() {
+            folder.appendPathComponent(String(component))
+            var info = stat()
+            if lstat(folder.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+                throw .invalidResource("the path \(relativePath.debugDescription) leaves the library through a symbolic link")
+            }
         }
         return url.appendingPathComponent(relativePath)
     }
 
+    /// Resolves a path from the database for removal: like ``resolve(_:)``, and the file itself must not be a
+    /// symbolic link (removing a link removes the link, but a file that became a link is not ours).
+    package func resolveExisting(_ relativePath: String) throws(LibraryError) -> URL {
+        let file = try resolve(relativePath)
+        var info = stat()
+        if lstat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+            throw .invalidResource("\(relativePath.debugDescription) is a symbolic link, not a library file")
+        }
+        return file
+    }
+
     /// Where an original of an asset goes: `originals/<X>/<UUID><suffix>.<ext>`.
     /// The folder of an asset's cached renderings (thumbnails): removed with the asset.
-    package func derivativesURL(assetUUID: String) -> URL {
-        resourcesURL.appendingPathComponent("derivatives/\(assetUUID.prefix(1))/\(assetUUID)")
+    /// nil when `assetUUID` is not made of letters, digits and dashes (it comes from the database).
+    package func derivativesURL(assetUUID: String) -> URL? {
+        guard !assetUUID.isEmpty, assetUUID.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { return nil }
+        return resourcesURL.appendingPathComponent("derivatives/\(assetUUID.prefix(1))/\(assetUUID)")
     }
 
     package func originalPath(assetUUID: String, suffix: String, fileExtension: String) -> String {
@@ -60,9 +102,10 @@ package struct LibraryBundle: Sendable {
 
     // MARK: - Intent journals
 
-    /// Records the paths a transaction is about to place or remove, durably, before touching them.
-    package func writeIntent(_ paths: [String]) throws -> URL {
-        let journal = stagingURL.appendingPathComponent("intent-\(UUID().uuidString).txt")
+    /// Records, in the writer's slot, the paths a transaction is about to place or remove, durably, before
+    /// touching them.
+    package func writeIntent(_ paths: [String], in slot: URL) throws -> URL {
+        let journal = slot.appendingPathComponent("intent-\(UUID().uuidString).txt")
         let data = Data(paths.joined(separator: "\n").utf8)
         try Self.writeDurably(data, to: journal)
         return journal
@@ -72,25 +115,20 @@ package struct LibraryBundle: Sendable {
         try? FileManager.default.removeItem(at: journal)
     }
 
-    /// Sweeps what an interrupted transaction left: staged temporaries, and listed paths that no row references.
-    /// - parameter isReferenced: whether the database references a bundle-relative path.
-    package func sweep(isReferenced: (String) throws -> Bool) throws -> [String] {
+    /// Sweeps `private/staging`, where versions before writer slots staged files and kept journals, taking only
+    /// entries untouched for an hour (no lock tells whether an old writer is still at work).
+    package func sweepLegacyStaging(isReferenced: (String) throws -> Bool) throws -> [String] {
         let fm = FileManager.default
+        guard let entries = try? fm.contentsOfDirectory(atPath: legacyStagingURL.path) else { return [] }
         var removed: [String] = []
-        guard let entries = try? fm.contentsOfDirectory(atPath: stagingURL.path) else { return [] }
         for name in entries.sorted() {
-            let entry = stagingURL.appendingPathComponent(name)
+            let entry = legacyStagingURL.appendingPathComponent(name)
+            guard Self.age(of: entry) > 3600 else { continue }
             if name.hasPrefix("intent-") {
-                let text = (try? String(contentsOf: entry, encoding: .utf8)) ?? ""
-                for path in text.split(separator: "\n").map(String.init) where !path.isEmpty {
-                    guard let file = try? resolve(path), fm.fileExists(atPath: file.path) else { continue }
-                    if try !isReferenced(path) {
-                        try fm.removeItem(at: file)
-                        removed.append(path)
-                    }
-                }
+                removed += try replayIntent(entry, isReferenced: isReferenced)
+            } else {
+                try? fm.removeItem(at: entry)
             }
-            try? fm.removeItem(at: entry)
         }
         return removed
     }
@@ -99,7 +137,7 @@ package struct LibraryBundle: Sendable {
 
     /// Writes data to a file and flushes it to disk before returning.
     package static func writeDurably(_ data: Data, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw posixError("open \(url.path)") }
         defer { close(fd) }
         try data.withUnsafeBytes { raw in
@@ -122,7 +160,7 @@ package struct LibraryBundle: Sendable {
     package func place(staged: URL, at relativePath: String) throws -> URL {
         let destination = try resolve(relativePath)
         let folder = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.createDirectory(folder)
         guard rename(staged.path, destination.path) == 0 else { throw Self.posixError("rename to \(relativePath)") }
         return folder
     }

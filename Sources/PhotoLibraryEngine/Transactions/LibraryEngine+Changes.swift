@@ -70,7 +70,8 @@ extension LibraryEngine {
             summary = try commitTransaction("performing changes", clientID: access.clientID, now: now) { db -> CommitSummary in
                 var summary = CommitSummary()
                 purgedPaths = try self.pathsPurged(by: intents, db: db)
-                journal = try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths)
+                journal = try self.bundle.writeIntent(
+                    prepared.flatMap { $0.resources.map(\.path) } + purgedPaths, in: try self.slots.folder())
                 var folders = Set<URL>()
                 for asset in prepared {
                     for resource in asset.resources {
@@ -94,7 +95,7 @@ extension LibraryEngine {
                 return summary
             }
         } catch {
-            for path in placed { try? FileManager.default.removeItem(at: bundle.url.appendingPathComponent(path)) }
+            for path in placed { if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) } }
             for file in staged { try? FileManager.default.removeItem(at: file.url) }
             if let journal { bundle.removeIntent(journal) }
             throw error
@@ -102,9 +103,9 @@ extension LibraryEngine {
 
         // 3. Committed: remove purged files (and their assets' cached derivatives) and moved sources, then the journal.
         for path in purgedPaths {
-            try? FileManager.default.removeItem(at: bundle.url.appendingPathComponent(path))
+            if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) }
             let uuid = String((path as NSString).lastPathComponent.prefix(36))
-            try? FileManager.default.removeItem(at: bundle.derivativesURL(assetUUID: uuid))
+            if let derivatives = bundle.derivativesURL(assetUUID: uuid) { try? FileManager.default.removeItem(at: derivatives) }
         }
         for file in staged {
             if let source = file.sourceToRemove { try? FileManager.default.removeItem(at: source) }
