@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // C libraries behind tiny system-library modules with static-inline shims.
@@ -31,7 +32,7 @@ let package = Package(
         // Adapters: decoding and metadata.
         .target(
             name: "PhotoMedia",
-            dependencies: ["CVips", "CAVFormat", "CExif"],
+            dependencies: ["CVips", "CAVFormat", "CExif", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The library itself: bundle, store, queries, transactions, access policy.
@@ -47,7 +48,7 @@ let package = Package(
         // The PhotoKit mirror.
         .target(
             name: "OpenPhotos",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),
@@ -65,6 +66,7 @@ let package = Package(
                 "PhotosTesting",
                 "CHeapStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -18,7 +18,7 @@ struct Albums: ParsableCommand {
                 return object
             }
         }
-        let top = PHCollection.fetchTopLevelUserCollections(with: global.options(library))
+        let top = try checked(PHCollection.fetchTopLevelUserCollections(with: global.options(library)))
         let smartAlbums = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, options: global.options(library))
         if global.json {
             var object: [String: Any] = ["userCollections": tree(top)]

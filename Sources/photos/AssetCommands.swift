@@ -19,7 +19,7 @@ struct Add: ParsableCommand {
                 identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
             }
         }
-        let assets = PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: global.options(library))
+        let assets = try checked(PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: global.options(library)))
         if global.json {
             Output.printJSON(assets.map { Output.asset($0) })
         } else {
@@ -76,11 +76,11 @@ struct AssetSelection: ParsableArguments {
             guard let collection = try resolveCollection(album, in: library, global: global) as? PHAssetCollection else {
                 throw CLIError("'\(album)' is a folder, not an album")
             }
-            return PHAsset.fetchAssets(in: collection, options: options)
+            return try checked(PHAsset.fetchAssets(in: collection, options: options))
         }
         if let smartAlbum {
             let wanted = smartAlbum.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: " ", with: "")
-            let all = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, options: global.options(library))
+            let all = try checked(PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, options: global.options(library)))
             guard
                 let collection = all.first(where: {
                     let subtype = "\($0.assetCollectionSubtype)".lowercased()
@@ -90,9 +90,9 @@ struct AssetSelection: ParsableArguments {
             else {
                 throw CLIError("no smart album '\(smartAlbum)'; try: " + all.compactMap(\.localizedTitle).joined(separator: ", "))
             }
-            return PHAsset.fetchAssets(in: collection, options: options)
+            return try checked(PHAsset.fetchAssets(in: collection, options: options))
         }
-        return PHAsset.fetchAssets(with: options)
+        return try checked(PHAsset.fetchAssets(with: options))
     }
 }
 

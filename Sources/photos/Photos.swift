@@ -61,6 +61,12 @@ func describe(_ error: any Error) -> String {
     return "\(error)"
 }
 
+/// A fetch result, or the error that left it empty: the command must not print "nothing" for "could not read".
+func checked<T>(_ result: PHFetchResult<T>) throws -> PHFetchResult<T> {
+    if let error = result.fetchError { throw CLIError(describe(error)) }
+    return result
+}
+
 /// Runs a change block, turning failures into one-line errors.
 func perform(_ library: PHPhotoLibrary, _ block: () -> Void) throws {
     do { try library.performChangesAndWait(block) } catch { throw CLIError(describe(error)) }
@@ -70,7 +76,7 @@ func perform(_ library: PHPhotoLibrary, _ block: () -> Void) throws {
 
 /// Finds an asset by local identifier or a unique prefix of it (hidden and deleted assets included).
 func resolveAsset(_ id: String, in library: PHPhotoLibrary, global: GlobalOptions) throws -> PHAsset {
-    let exact = PHAsset.fetchAssets(withLocalIdentifiers: [id], options: global.options(library))
+    let exact = try checked(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: global.options(library)))
     if let asset = exact.firstObject { return asset }
     let candidates = PHAsset.fetchAssets(
         with: global.options(library) {
@@ -97,7 +103,7 @@ func trashedAssets(_ library: PHPhotoLibrary, _ global: GlobalOptions) -> PHFetc
 
 /// Finds a user album or folder by identifier, identifier prefix or exact title.
 func resolveCollection(_ id: String, in library: PHPhotoLibrary, global: GlobalOptions) throws -> PHCollection {
-    var all: [PHCollection] = PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: global.options(library)).map { $0 }
+    var all: [PHCollection] = try checked(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: global.options(library))).map { $0 }
     all += PHCollectionList.fetchCollectionLists(with: .folder, subtype: .any, options: global.options(library)).map { $0 as PHCollection }
     if let exact = all.first(where: { $0.localIdentifier == id }) { return exact }
     let matches = all.filter { $0.localIdentifier.lowercased().hasPrefix(id.lowercased()) || $0.localizedTitle == id }

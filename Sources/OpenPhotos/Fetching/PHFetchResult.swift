@@ -41,6 +41,13 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     var origin: Origin = .none
     /// The newest transaction of the library the result's membership reflects.
     var version: Int64 = 0
+    /// OpenPhotoKit: why this result is empty when the library could not answer the fetch (a database error,
+    /// an unreadable library), else nil.
+    ///
+    /// Apple's fetch methods cannot throw, and neither can these: a fetch that fails returns an empty result, as
+    /// PhotoKit does, logs the error (label `OpenPhotoKit`), and keeps it here, so that a caller that must not
+    /// mistake a failure for "no photos" (a command line, a server) can tell. Set before the result is returned.
+    public internal(set) var fetchError: PHPhotosError?
     /// The options the result was fetched with (for change details).
     let fetchOptions: PHFetchOptions?
     private let cacheLock = NSLock()

@@ -1,22 +1,60 @@
 import Foundation
+import Logging
 import PhotoLibraryEngine
+import PhotoMedia
 
 /// Fetch plumbing shared by the class methods: options → engine scope → fetch result.
 ///
 /// Unusable options trap with a message naming the key (as Apple raises); a library that could not be opened,
-/// or a client without read access, gets empty results — never an error with data.
+/// or a client without read access, gets empty results — never an error with data. A fetch the database fails
+/// gets an empty result too (Apple's fetches cannot throw) with the error logged and kept in
+/// ``PHFetchResult/fetchError``: never an empty result that looks like a true answer.
 extension PHPhotoLibrary {
     private func spec(_ options: PHFetchOptions?) -> FetchOptionsSpec {
         do throws(FetchPredicateError) { return try PHFetchOptions.spec(from: options) } catch { photoKitMisuse(error.description) }
     }
 
+    /// The error of the last fetch made on this thread that failed (set by ``run(_:empty:)``), to put on its result.
+    @TaskLocal private static var failureSink: FailureSink?
+
+    private final class FailureSink: @unchecked Sendable {
+        var error: PHPhotosError?
+    }
+
     private func run<T>(_ body: () throws -> T, empty: T) -> T {
-        do { return try body() } catch let error as FetchPredicateError { photoKitMisuse(error.description) } catch { return empty }
+        do { return try body() } catch let error as FetchPredicateError { photoKitMisuse(error.description) } catch {
+            let photosError = (error as? LibraryError).map(PHPhotosError.init) ?? PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+            PhotosLog.library.error("fetch failed; returning an empty result: \(photosError.localizedDescription)")
+            Self.failureSink?.error = photosError
+            return empty
+        }
+    }
+
+    /// An empty result for a library that could not be opened, with the reason.
+    private func unavailable<T>() -> PHFetchResult<T> {
+        let result = PHFetchResult<T>()
+        if case .failure(let error) = state {
+            PhotosLog.library.error("fetch from a library that could not be opened: \(error.message)")
+            result.fetchError = PHPhotosError(error)
+        }
+        return result
+    }
+
+    /// Runs a fetch and puts the error of a failed database read on the result it returns.
+    private func reportingFailure<T>(_ fetch: () -> PHFetchResult<T>) -> PHFetchResult<T> {
+        let sink = FailureSink()
+        let result = Self.$failureSink.withValue(sink) { fetch() }
+        if let error = sink.error { result.fetchError = error }
+        return result
     }
 
     func fetchAssets(scope: AssetScope, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        reportingFailure { fetchAssetsReportingNothing(scope: scope, options: options) }
+    }
+
+    private func fetchAssetsReportingNothing(scope: AssetScope, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
         let spec = spec(options)
-        guard let engine = engineIfAvailable else { return PHFetchResult() }
+        guard let engine = engineIfAvailable else { return unavailable() }
         let access = self.access
         let (ids, version) = run({ try engine.fetchAssetIDsAndVersion(scope: scope, options: spec, access: access) }, empty: ([], 0))
         let result = PHFetchResult<PHAsset>(storage: .assets(engine, ids), library: self, options: options)
@@ -56,10 +94,12 @@ extension PHPhotoLibrary {
     }
 
     func fetchStoredCollections<T: PHCollection>(_ scope: CollectionScope, table: KeyTable, options: PHFetchOptions?) -> PHFetchResult<T> {
-        let spec = spec(options)
-        guard let engine = engineIfAvailable else { return PHFetchResult() }
-        let records = run({ try engine.fetchCollections(scope: scope, table: table, options: spec, access: access) }, empty: [])
-        return PHFetchResult(objects: records.compactMap { makeCollection($0) as? T }, library: self, options: options)
+        reportingFailure {
+            let spec = spec(options)
+            guard let engine = engineIfAvailable else { return unavailable() }
+            let records = run({ try engine.fetchCollections(scope: scope, table: table, options: spec, access: access) }, empty: [])
+            return PHFetchResult(objects: records.compactMap { makeCollection($0) as? T }, library: self, options: options)
+        }
     }
 
     func makeCollection(_ record: CollectionRecord) -> PHCollection {
@@ -75,9 +115,11 @@ extension PHPhotoLibrary {
 
     func fetchAssetCollections(type: Int, subtype: PHAssetCollectionSubtype, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
         if type == 3 {
-            return PHFetchResult(
-                objects: fetchMomentRecords(filter: nil, options: options).map { PHAssetCollection(record: $0, library: self) },
-                library: self, options: options)
+            return reportingFailure {
+                PHFetchResult(
+                    objects: fetchMomentRecords(filter: nil, options: options).map { PHAssetCollection(record: $0, library: self) },
+                    library: self, options: options)
+            }
         }
         var subtypeFilter: Int? = subtype == .any ? nil : subtype.rawValue
         // Ported code often asks for smart albums with an album subtype and still expects smart albums.
@@ -116,8 +158,10 @@ extension PHPhotoLibrary {
         case .moment, .none:
             if momentList != nil { return PHFetchResult() }
         }
-        let records = fetchMomentRecords(filter: filter, options: options)
-        return PHFetchResult(objects: records.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
+        return reportingFailure {
+            let records = fetchMomentRecords(filter: filter, options: options)
+            return PHFetchResult(objects: records.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
+        }
     }
 
     func momentLists(subtype: Int?) -> [PHCollectionList] {
@@ -128,8 +172,10 @@ extension PHPhotoLibrary {
 
     func fetchCollectionLists(type: Int, subtype: Int, options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
         if type == 1 {
-            let lists = momentLists(subtype: subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype)
-            return PHFetchResult(objects: lists, library: self, options: options)
+            return reportingFailure {
+                let lists = momentLists(subtype: subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype)
+                return PHFetchResult(objects: lists, library: self, options: options)
+            }
         }
         let subtypeFilter = subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype
         return fetchStoredCollections(.collectionLists(type: type, subtype: subtypeFilter), table: .collectionList, options: options)

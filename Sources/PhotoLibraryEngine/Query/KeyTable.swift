@@ -10,6 +10,8 @@ package struct KeyTable: Sendable {
     package struct Column: Sendable {
         package var sql: String
         package var kind: KeyKind
+        /// Whether the column can be NULL (a nil value in PhotoKit), which changes how `!=` and `NOT` compile.
+        package var nullable = false
     }
 
     /// The PhotoKit class the table describes, for messages.
@@ -35,7 +37,7 @@ package struct KeyTable: Sendable {
         columns: [
             "SELF": Column(sql: "a.local_id", kind: .identifier),
             "localIdentifier": Column(sql: "a.local_id", kind: .identifier),
-            "creationDate": Column(sql: "a.creation_date", kind: .date),
+            "creationDate": Column(sql: "a.creation_date", kind: .date, nullable: true),
             "modificationDate": Column(sql: "a.modification_date", kind: .date),
             "mediaType": Column(sql: "a.media_type", kind: .integer),
             "mediaSubtypes": Column(sql: "a.media_subtypes", kind: .integer),
@@ -46,7 +48,7 @@ package struct KeyTable: Sendable {
             "isFavorite": Column(sql: "a.is_favorite", kind: .bool),
             "hidden": Column(sql: "a.is_hidden", kind: .bool),
             "isHidden": Column(sql: "a.is_hidden", kind: .bool),
-            "burstIdentifier": Column(sql: "a.burst_identifier", kind: .string),
+            "burstIdentifier": Column(sql: "a.burst_identifier", kind: .string, nullable: true),
         ]
     )
 
@@ -55,10 +57,10 @@ package struct KeyTable: Sendable {
         var columns: [String: Column] = [
             "SELF": Column(sql: "\(alias).local_id", kind: .identifier),
             "localIdentifier": Column(sql: "\(alias).local_id", kind: .identifier),
-            "localizedTitle": Column(sql: "\(alias).title", kind: .string),
-            "title": Column(sql: "\(alias).title", kind: .string),
-            "startDate": Column(sql: "\(alias).start_date", kind: .date),
-            "endDate": Column(sql: "\(alias).end_date", kind: .date),
+            "localizedTitle": Column(sql: "\(alias).title", kind: .string, nullable: true),
+            "title": Column(sql: "\(alias).title", kind: .string, nullable: true),
+            "startDate": Column(sql: "\(alias).start_date", kind: .date, nullable: true),
+            "endDate": Column(sql: "\(alias).end_date", kind: .date, nullable: true),
         ]
         if counts { columns["estimatedAssetCount"] = Column(sql: "\(alias).asset_count", kind: .integer) }
         return columns

@@ -13,19 +13,28 @@ package struct PredicateCompiler: Sendable {
         self.table = table
     }
 
+    /// Compiles a predicate to a condition with NSPredicate's semantics for nil.
+    ///
+    /// `NOT` is pushed down to the comparisons (De Morgan), so `NOT NOT` disappears and no `NOT (…)` nests; chains
+    /// of `AND` (or of `OR`) at any depth of parentheses become one flat list. A comparison with a nil key value is
+    /// false, except `!=`, which is true (Core Data's `(col <> ? OR col IS NULL)`): so `burstIdentifier != "x"` and
+    /// `NOT (burstIdentifier == "x")` both include the assets that have no burst identifier.
     package func compile(_ expression: FetchPredicate) throws(FetchPredicateError) -> SQLFragment {
+        try compile(expression, negated: false)
+    }
+
+    private func compile(_ expression: FetchPredicate, negated: Bool) throws(FetchPredicateError) -> SQLFragment {
         switch expression {
         case .constant(let value):
-            return SQLFragment(value ? "1" : "0")
+            return SQLFragment(value != negated ? "1" : "0")
         case .and(let parts):
-            return try group(parts, separator: " AND ")
+            return try group(parts, conjunction: !negated, negated: negated)
         case .or(let parts):
-            return try group(parts, separator: " OR ")
+            return try group(parts, conjunction: negated, negated: negated)
         case .not(let inner):
-            let compiled = try compile(inner)
-            return SQLFragment("NOT (\(compiled.sql))", compiled.arguments)
+            return try compile(inner, negated: !negated)
         case .comparison(let lhs, let op, let rhs, let options):
-            return try comparison(lhs, op, rhs, options)
+            return try comparison(lhs, op, rhs, options, negated: negated)
         }
     }
 
@@ -39,10 +48,23 @@ package struct PredicateCompiler: Sendable {
         return terms
     }
 
-    private func group(_ parts: [FetchPredicate], separator: String) throws(FetchPredicateError) -> SQLFragment {
+    /// `parts` joined by AND (`conjunction`) or OR, each negated or not; nested groups of the same connective
+    /// (after negation) are spliced into this one.
+    private func group(_ parts: [FetchPredicate], conjunction: Bool, negated: Bool) throws(FetchPredicateError) -> SQLFragment {
         var compiled: [SQLFragment] = []
-        for part in parts { compiled.append(try compile(part)) }
-        let joined = SQLFragment.joined(compiled, separator: separator)
+        var pending = parts.map { ($0, negated) }[...]
+        while let (part, isNegated) = pending.popFirst() {
+            switch part {
+            case .and(let inner) where conjunction != isNegated, .or(let inner) where conjunction == isNegated:
+                pending = (inner.map { ($0, isNegated) } + pending)[...]
+            case .not(let inner):
+                pending = ([(inner, !isNegated)] + pending)[...]
+            default:
+                compiled.append(try compile(part, negated: isNegated))
+            }
+        }
+        if compiled.count == 1 { return compiled[0] }
+        let joined = SQLFragment.joined(compiled, separator: conjunction ? " AND " : " OR ")
         return SQLFragment("(\(joined.sql))", joined.arguments)
     }
 
@@ -51,7 +73,7 @@ package struct PredicateCompiler: Sendable {
     ]
 
     private func comparison(
-        _ lhs: PredicateOperand, _ op: ComparisonOperator, _ rhs: PredicateOperand, _ options: ComparisonOptions
+        _ lhs: PredicateOperand, _ op: ComparisonOperator, _ rhs: PredicateOperand, _ options: ComparisonOptions, negated: Bool
     ) throws(FetchPredicateError) -> SQLFragment {
         // Normalise `value op key` to `key op' value`.
         if case .value = lhs, !(rhs.isValue) {
@@ -60,10 +82,30 @@ package struct PredicateCompiler: Sendable {
                     operator: op.rawValue, key: rhs.keyName,
                     message: "the key must be on the left of \(op.rawValue)")
             }
-            return try comparison(rhs, flipped, lhs, options)
+            return try comparison(rhs, flipped, lhs, options, negated: negated)
         }
+        let (positive, nullable) = try comparison(lhs, op, rhs, options)
+        // SQL that is never NULL negates plainly.
+        guard let nullable else { return negated ? SQLFragment("NOT (\(positive.sql))", positive.arguments) : positive }
+        // A nil key value makes SQL's comparison NULL; NSPredicate's is false, except `!=`, which is true.
+        if op == .notEqual {
+            let value = positive.arguments.suffix(1)
+            return negated
+                ? SQLFragment("\(nullable.sql) = ?", nullable.arguments + value)
+                : SQLFragment("(\(nullable.sql) != ? OR \(nullable.sql) IS NULL)", nullable.arguments + value)
+        }
+        if !negated { return positive }
+        return SQLFragment("(NOT (\(positive.sql)) OR \(nullable.sql) IS NULL)", positive.arguments + nullable.arguments)
+    }
+
+    /// The comparison as SQL that is true where the predicate holds (NULL counting as false), and the nullable
+    /// operand whose nil makes it NULL, if any.
+    private func comparison(
+        _ lhs: PredicateOperand, _ op: ComparisonOperator, _ rhs: PredicateOperand, _ options: ComparisonOptions
+    ) throws(FetchPredicateError) -> (SQLFragment, nullable: SQLFragment?) {
         let (left, kind) = try operand(lhs)
         let keyName = lhs.keyName
+        let leftNullable = try isNullable(lhs) ? left : nil
 
         if case .value(let value) = rhs {
             switch op {
@@ -71,21 +113,21 @@ package struct PredicateCompiler: Sendable {
                 guard case .array(let values) = value else {
                     throw .badArgument(format: "\(lhs) IN \(value)", message: "IN needs a collection of values")
                 }
-                if values.isEmpty { return SQLFragment("0") }
+                if values.isEmpty { return (SQLFragment("0"), nil) }
                 let bound = try values.map { v throws(FetchPredicateError) in try bind(v, kind: kind, key: keyName) }
                 if bound.count <= inlineListLimit {
-                    return SQLFragment(
+                    return (SQLFragment(
                         "\(left.sql) IN (\(Array(repeating: "?", count: bound.count).joined(separator: ", ")))",
-                        left.arguments + bound)
+                        left.arguments + bound), leftNullable)
                 }
-                return SQLFragment("\(left.sql) IN (SELECT value FROM json_each(?))", left.arguments + [.text(Self.json(bound))])
+                return (SQLFragment("\(left.sql) IN (SELECT value FROM json_each(?))", left.arguments + [.text(Self.json(bound))]), leftNullable)
             case .between:
                 guard case .array(let values) = value, values.count == 2 else {
                     throw .badArgument(format: "\(lhs) BETWEEN \(value)", message: "BETWEEN needs exactly two values")
                 }
-                return SQLFragment(
+                return (SQLFragment(
                     "\(left.sql) BETWEEN ? AND ?",
-                    left.arguments + [try bind(values[0], kind: kind, key: keyName), try bind(values[1], kind: kind, key: keyName)])
+                    left.arguments + [try bind(values[0], kind: kind, key: keyName), try bind(values[1], kind: kind, key: keyName)]), leftNullable)
             case .contains, .beginsWith, .endsWith, .like:
                 guard kind == .string || kind == .identifier else {
                     throw .unsupportedOperator(operator: op.rawValue, key: keyName, message: "string operators apply to string keys only")
@@ -93,39 +135,45 @@ package struct PredicateCompiler: Sendable {
                 guard case .string(let text) = value else {
                     throw .badArgument(format: "\(lhs) \(op.rawValue) \(value)", message: "\(op.rawValue) needs a string")
                 }
-                return SQLFragment(
+                return (SQLFragment(
                     "ph_compare(\(left.sql), ?, \(Self.operatorCodes[op]!), \(options.rawValue))",
-                    left.arguments + [.text(text)])
+                    left.arguments + [.text(text)]), nil)
             case .equal, .notEqual:
                 if case .null = value {
-                    return SQLFragment("\(left.sql) IS \(op == .equal ? "" : "NOT ")NULL", left.arguments)
+                    return (SQLFragment("\(left.sql) IS \(op == .equal ? "" : "NOT ")NULL", left.arguments), nil)
                 }
                 if !options.isEmpty, case .string(let text) = value {
-                    return SQLFragment(
+                    return (SQLFragment(
                         "ph_compare(\(left.sql), ?, \(Self.operatorCodes[op]!), \(options.rawValue))",
-                        left.arguments + [.text(text)])
+                        left.arguments + [.text(text)]), nil)
                 }
                 let bound = try bind(value, kind: kind, key: keyName)
-                return SQLFragment("\(left.sql) \(op == .equal ? "=" : "!=") ?", left.arguments + [bound])
+                return (SQLFragment("\(left.sql) \(op == .equal ? "=" : "!=") ?", left.arguments + [bound]), leftNullable)
             case .less, .lessOrEqual, .greater, .greaterOrEqual:
                 if kind == .identifier || kind == .bool {
                     throw .unsupportedOperator(operator: op.rawValue, key: keyName, message: "ordering comparisons need a number or a date")
                 }
                 let bound = try bind(value, kind: kind, key: keyName)
-                return SQLFragment("\(left.sql) \(op.rawValue) ?", left.arguments + [bound])
+                return (SQLFragment("\(left.sql) \(op.rawValue) ?", left.arguments + [bound]), leftNullable)
             }
         }
 
         // key op key
         let (right, _) = try operand(rhs)
         switch op {
-        case .equal: return SQLFragment("\(left.sql) = \(right.sql)", left.arguments + right.arguments)
-        case .notEqual: return SQLFragment("\(left.sql) != \(right.sql)", left.arguments + right.arguments)
+        // `IS` compares nil as a value (nil == nil), and coalesce makes a comparison with nil false: never NULL.
+        case .equal: return (SQLFragment("\(left.sql) IS \(right.sql)", left.arguments + right.arguments), nil)
+        case .notEqual: return (SQLFragment("\(left.sql) IS NOT \(right.sql)", left.arguments + right.arguments), nil)
         case .less, .lessOrEqual, .greater, .greaterOrEqual:
-            return SQLFragment("\(left.sql) \(op.rawValue) \(right.sql)", left.arguments + right.arguments)
+            return (SQLFragment("coalesce(\(left.sql) \(op.rawValue) \(right.sql), 0)", left.arguments + right.arguments), nil)
         default:
             throw .unsupportedOperator(operator: op.rawValue, key: keyName, message: "the right-hand side must be a value")
         }
+    }
+
+    private func isNullable(_ operand: PredicateOperand) throws(FetchPredicateError) -> Bool {
+        if case .key(let key) = operand { return try table.column(for: key).nullable }
+        return false
     }
 
     private func operand(_ operand: PredicateOperand) throws(FetchPredicateError) -> (SQLFragment, KeyKind) {
@@ -209,6 +257,11 @@ extension ComparisonOperator {
 extension PredicateOperand {
     var isValue: Bool {
         if case .value = self { return true }
+        return false
+    }
+
+    var isNullValue: Bool {
+        if case .value(.null) = self { return true }
         return false
     }
 

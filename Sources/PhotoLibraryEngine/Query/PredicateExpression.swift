@@ -97,6 +97,24 @@ package indirect enum FetchPredicate: Sendable, Hashable, CustomStringConvertibl
         }
     }
 
+    /// Levels of alternating AND and OR once chains of one connective are flattened and NOT is pushed down to
+    /// the comparisons (as the compiler emits it): `a AND (b AND c)` is 1, `a AND (b OR c)` is 2.
+    package var logicalDepth: Int {
+        func depth(_ node: FetchPredicate, under parent: Bool?, negated: Bool) -> Int {
+            switch node {
+            case .constant, .comparison: return 0
+            case .not(let inner): return depth(inner, under: parent, negated: !negated)
+            case .and(let parts), .or(let parts):
+                var isAnd = true
+                if case .or = node { isAnd = false }
+                let connective = isAnd != negated  // after De Morgan
+                let children = parts.map { depth($0, under: connective, negated: negated) }.max() ?? 0
+                return children + (parent == connective ? 0 : 1)
+            }
+        }
+        return depth(self, under: nil, negated: false)
+    }
+
     /// Every key the expression names, in order of appearance.
     package var keys: [String] {
         func keys(_ operand: PredicateOperand) -> [String] {

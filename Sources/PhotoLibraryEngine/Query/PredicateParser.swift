@@ -53,6 +53,17 @@ package struct PredicateParser {
     private var arguments: [PredicateValue]
     private var tokens: [(token: Token, offset: Int)] = []
     private var position = 0
+    /// How deep the parentheses nest here (each level costs stack; hostile input nests thousands).
+    private var depth = 0
+    /// Token positions of `(` where reading a predicate failed: the operand reading is taken at once when
+    /// backtracking reaches them again (without it, nested parentheses around an operand cost 2^depth).
+    private var notAPredicateAt = Set<Int>()
+
+    /// The most parentheses a predicate may nest.
+    package static let maximumNesting = 64
+    /// The most levels of alternating AND and OR (after flattening chains of one of them): each level is one
+    /// parenthesised group in SQL, and SQLite's parser has a fixed stack.
+    package static let maximumLogicalDepth = 16
 
     /// Parses `format` with its arguments.
     package static func parse(_ format: String, arguments: [PredicateValue]) throws(FetchPredicateError) -> FetchPredicate {
@@ -61,6 +72,11 @@ package struct PredicateParser {
         let expression = try parser.parsePredicate()
         guard case .end = parser.current else {
             throw parser.syntaxError("unexpected \(parser.describe(parser.current)) after the end of the predicate")
+        }
+        if expression.logicalDepth > maximumLogicalDepth {
+            throw FetchPredicateError.syntax(
+                format: format, offset: 0,
+                message: "AND and OR alternate more than \(maximumLogicalDepth) levels deep; simplify the predicate")
         }
         if !parser.arguments.isEmpty {
             // Foundation ignores extra arguments; so do we.
@@ -261,11 +277,22 @@ package struct PredicateParser {
     }
 
     private mutating func parseNot() throws(FetchPredicateError) -> FetchPredicate {
-        if isKeyword("NOT") || isSymbol("!") {
+        // A loop, not recursion: any number of NOTs costs no stack, and an even number cancels out.
+        var negations = 0
+        while isKeyword("NOT") || isSymbol("!") {
             advance()
-            return .not(try parseNot())
+            negations += 1
         }
-        return try parsePrimary()
+        let primary = try parsePrimary()
+        return negations % 2 == 1 ? .not(primary) : primary
+    }
+
+    /// Enters one level of parentheses, refusing to nest deeper than ``maximumNesting``.
+    private mutating func enterNesting() throws(FetchPredicateError) {
+        depth += 1
+        if depth > Self.maximumNesting {
+            throw syntaxError("parentheses nest more than \(Self.maximumNesting) levels deep")
+        }
     }
 
     private mutating func parsePrimary() throws(FetchPredicateError) -> FetchPredicate {
@@ -277,18 +304,23 @@ package struct PredicateParser {
             advance()
             return .constant(false)
         }
-        if isSymbol("(") {
+        if isSymbol("("), !notAPredicateAt.contains(position) {
             // Either a parenthesised predicate, or a parenthesised operand such as `(mediaSubtypes & %d) != 0`.
-            let saved = (position, arguments)
+            let saved = (position, arguments, depth)
+            try enterNesting()
             advance()
             do {
                 let inner = try parsePredicate()
                 if isSymbol(")") {
                     advance()
+                    depth -= 1
                     if !isComparisonOperatorAhead() { return inner }
                 }
-            } catch {}
-            (position, arguments) = saved
+            } catch {
+                if case .syntax(_, _, let message) = error, message.hasPrefix("parentheses nest") { throw error }
+            }
+            notAPredicateAt.insert(saved.0)
+            (position, arguments, depth) = saved
         }
         if isKeyword("ANY") || isKeyword("ALL") || isKeyword("SOME") || isKeyword("NONE") {
             throw FetchPredicateError.unsupportedOperator(
@@ -379,10 +411,12 @@ package struct PredicateParser {
     private mutating func parseTerm() throws(FetchPredicateError) -> PredicateOperand {
         switch current {
         case .symbol("("):
+            try enterNesting()
             advance()
             let inner = try parseOperand()
             guard isSymbol(")") else { throw syntaxError("expected ')'") }
             advance()
+            depth -= 1
             return inner
         case .symbol("{"):
             advance()
