@@ -61,6 +61,7 @@ let package = Package(
             name: "photos",
             dependencies: [
                 "OpenPhotos",
+                "PhotoLibraryEngine",
                 "PhotoMedia",
                 "CVips",
                 "PhotosTesting",
@@ -83,7 +84,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosCommandTests",
-            dependencies: ["PhotosTesting", "OpenPhotos", "photos"],
+            dependencies: ["PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "photos", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
     ],

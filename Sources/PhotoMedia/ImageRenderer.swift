@@ -122,6 +122,14 @@ package enum ImageRenderer {
         -> PixelBuffer
     {
         MediaProbe.initializeLibraries()
+        return try MediaLog.reading(path) { () throws(MediaError) -> PixelBuffer in
+            try renderLogged(path, displayWidth: width, displayHeight: height, request: request)
+        }
+    }
+
+    private static func renderLogged(_ path: String, displayWidth width: Int, displayHeight height: Int, request: RenderRequest)
+        throws(MediaError) -> PixelBuffer
+    {
         let image: UnsafeMutablePointer<VipsImage>?
         if let crop = request.crop {
             image = try cropped(path, crop: crop, width: width, height: height, request: request)
@@ -135,7 +143,9 @@ package enum ImageRenderer {
                 image = cvips_thumbnail_exact(path, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0)
             }
         }
-        guard let image else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
+        guard let image else {
+            throw MediaProbe.decodingError(path: path, format: (try? MediaProbe().sniff(URL(fileURLWithPath: path))) ?? .jpeg)
+        }
         defer { cvips_unref(image) }
         return try pixels(image, path: path)
     }

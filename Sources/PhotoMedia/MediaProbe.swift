@@ -3,6 +3,10 @@ import CVips
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What the photo library's object model needs from a new file: its kind, its displayed pixel size and its
 /// duration. The full metadata pipeline (dates, GPS, Live Photo and burst keys) reads more; this is the seam
 /// it extends.
@@ -38,6 +42,8 @@ package enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     case unrecognizedFormat(path: String)
     case corrupt(path: String, reason: String)
     case tooManyPixels(path: String, width: Int, height: Int, limit: Int)
+    /// The file may be fine, but the decoder installed is too old for it (HEIC from iOS 18 and libheif < 1.17).
+    case decoderTooOld(path: String, format: String, needs: String, found: String)
 
     package var description: String {
         switch self {
@@ -45,6 +51,8 @@ package enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty(let path): "\(path) is empty"
         case .unrecognizedFormat(let path): "\(path) is not an image or video in a supported format"
         case .corrupt(let path, let reason): "\(path) is damaged: \(reason)"
+        case .decoderTooOld(let path, let format, let needs, let found):
+            "cannot read \(path): this \(format) needs \(needs), found \(found) (scripts/setup.sh installs a newer one)"
         case .tooManyPixels(let path, let width, let height, let limit):
             "\(path) declares \(width)×\(height) pixels, over the limit of \(limit) pixels"
         }
@@ -67,12 +75,24 @@ package struct MediaProbe: Sendable {
     }
 
     private static let libraryInitialization: Bool = {
-        HEIFRuntime.prepare()
+        MediaLog.install()
         if cvips_init("OpenPhotoKit") != 0 { return false }
         vips_cache_set_max(0)
         cav_quiet()
         return true
     }()
+
+    /// The error for a file libvips could not decode: a decoder too old for the format when that is the likely
+    /// cause (a HEIC and a libheif older than iOS 18's files need), else a damaged file.
+    package static func decodingError(path: String, format: MediaFormat) -> MediaError {
+        let reason = takeVipsError()
+        if format == .heic || format == .heif, !HEIFRuntime.readsCurrentIPhoneHEIC {
+            return .decoderTooOld(
+                path: path, format: "HEIC", needs: "libheif ≥ \(HEIFRuntime.versionForCurrentIPhoneHEIC)",
+                found: HEIFRuntime.version.map { "libheif \($0)" } ?? "no libheif")
+        }
+        return .corrupt(path: path, reason: reason)
+    }
 
     /// Which decoder serves which format, one line each (for start-up reports and `photos inspect`).
     package static var decoders: [String] {
@@ -86,33 +106,59 @@ package struct MediaProbe: Sendable {
         ]
     }
 
-    /// Reads the first bytes of a file and recognises its format.
+    /// Reads the first bytes of a file and recognises its format. Anything but a regular file (a FIFO, a device,
+    /// a folder) is refused before a byte is read: opening it must never block or read forever.
     package func sniff(_ url: URL) throws(MediaError) -> MediaFormat {
         let path = url.path
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .unreadable(path: path, reason: "no such file or no permission")
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .unreadable(path: path, reason: String(cString: strerror(errno)))
         }
-        defer { try? handle.close() }
-        let header: Data
-        do { header = try handle.read(upToCount: 32) ?? Data() } catch {
-            throw .unreadable(path: path, reason: "\(error)")
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .unreadable(path: path, reason: "not a regular file (\(Self.fileKind(info.st_mode)))")
         }
-        if header.isEmpty { throw .empty(path: path) }
-        guard let format = MediaFormat.sniff(header) else { throw .unrecognizedFormat(path: path) }
+        var header = [UInt8](repeating: 0, count: 32)
+        var count = 0
+        while count < header.count {
+            let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if n == 0 { break }
+            count += n
+        }
+        if count == 0 { throw .empty(path: path) }
+        guard let format = MediaFormat.sniff(header[..<count]) else { throw .unrecognizedFormat(path: path) }
         return format
+    }
+
+    /// "a FIFO", "a folder", … for messages.
+    static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFDIR: "a folder"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        case S_IFLNK: "a symbolic link"
+        default: "not a plain file"
+        }
     }
 
     /// Reads what the object model needs from a file.
     package func probe(_ url: URL) throws(MediaError) -> MediaInfo {
         Self.initializeLibraries()
-        let format = try sniff(url)
-        return format.isImage ? try probeImage(url, format: format) : try probeMovie(url, format: format)
+        return try MediaLog.reading(url.path) { () throws(MediaError) -> MediaInfo in
+            let format = try sniff(url)
+            return format.isImage ? try probeImage(url, format: format) : try probeMovie(url, format: format)
+        }
     }
 
     private func probeImage(_ url: URL, format: MediaFormat) throws(MediaError) -> MediaInfo {
         let path = url.path
         guard let image = cvips_header_from_file(path) else {
-            throw .corrupt(path: path, reason: Self.takeVipsError())
+            throw Self.decodingError(path: path, format: format)
         }
         defer { cvips_unref(image) }
         let width = Int(vips_image_get_width(image))

@@ -85,13 +85,11 @@ struct BenchImages: ParsableCommand {
             }
             var command: [Double] = []
             let output = scratch.appendingPathComponent("cli.jpg")
-            // The command gets the same libheif as this process (Debian's refuses iOS 18 HEIC).
-            var environment: [String] = []
-            if let library = HEIFRuntime.loadedLibraryFolder { environment = ["LD_LIBRARY_PATH=\(library)"] }
+            // The command uses the same system libheif as this process.
             for _ in 0..<max(3, repetitions / 3) {
                 let run = try BenchImport.measure(
                     URL(fileURLWithPath: "/usr/bin/env"),
-                    environment + ["vipsthumbnail", stored.path, "--size", "256x256", "--smartcrop", "centre", "-o", output.path])
+                    ["vipsthumbnail", stored.path, "--size", "256x256", "--smartcrop", "centre", "-o", output.path])
                 guard run.status == 0 else { throw CLIError("vipsthumbnail failed on \(stored.lastPathComponent) (status \(run.status))") }
                 command.append(run.seconds * 1000)
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
+import PhotoLibraryEngine
 
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -106,7 +107,9 @@ struct Export: ParsableCommand {
         }
         var written: [String] = []
         for resource in PHAssetResource.assetResources(for: asset) {
-            let target = folder.appendingPathComponent(resource.originalFilename)
+            // The stored name is data, not a path: only a sanitised last component names the file.
+            let fallback = "\(resource.assetLocalIdentifier.prefix(8))-\(resource.type.rawValue)"
+            let target = folder.appendingPathComponent(ResourceName.safeFileName(resource.originalFilename, fallback: fallback))
             let done = DispatchSemaphore(value: 0)
             let failure = LockedError()
             PHAssetResourceManager.default().writeData(for: resource, toFile: target, options: nil) { error in

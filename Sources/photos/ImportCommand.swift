@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -12,8 +13,9 @@ struct Import: ParsableCommand {
         discussion: """
             Each file is copied into the library and hashed in one read. Files whose bytes the library already holds
             are skipped as duplicates; a still and a video with the same Apple content identifier become one Live
-            Photo. Files that cannot be read are listed with the reason, and the import goes on; the exit status is 0
-            when the run completed, whatever it skipped.
+            Photo. Files that cannot be read are listed with the reason, and the import goes on. Exit status: 0 when
+            every file was imported or was a duplicate; 2 when some files could not be imported (the others were);
+            1 when the library could not be used; 130 when interrupted (what was committed stays).
             """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Files and folders.") var paths: [String]
@@ -22,42 +24,37 @@ struct Import: ParsableCommand {
     @Flag(help: "Also render the grid thumbnail (256×256, aspectFill) of every imported photo into the library's derivatives.")
     var thumbnails = false
 
+    /// Exit status when some files could not be imported and the rest were.
+    static let partialFailureStatus: Int32 = 2
+
     func run() throws {
         let library = try global.open()
         let started = Date()
         if !global.json {
             for line in PhotoMediaReport.decoders { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
-        let showProgress = isatty(STDERR_FILENO) == 1 && !global.json
+        Interruption.cooperate()
+        let reporter = Mutex<ProgressReporter?>(nil)
+        let json = global.json
         let report: PHPhotoLibrary.ImportReport
-        let progress: (@Sendable (PHPhotoLibrary.ImportProgress) -> Void)?
-        if showProgress {
-            progress = { Self.drawProgress($0, started: started) }
-        } else {
-            progress = nil
-        }
         do {
             report = try library.importItems(
-                at: paths.map { URL(fileURLWithPath: $0) }, recursive: recursive, batchSize: batch, progress: progress)
+                at: paths.map { URL(fileURLWithPath: $0) }, recursive: recursive, batchSize: batch,
+                progress: { progress in
+                    let bar = reporter.withLock { bar in
+                        if bar == nil { bar = ProgressReporter("import", total: progress.filesTotal, unit: "files", json: json) }
+                        return bar!
+                    }
+                    bar.update(progress.filesDone, bytes: progress.bytesDone)
+                },
+                isCancelled: { Interruption.requested })
         } catch { throw CLIError(describe(error)) }
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        reporter.withLock { $0?.finish() }
         var thumbnailCount = 0
-        if thumbnails, !report.importedLocalIdentifiers.isEmpty {
-            // One rendering per photo, on every core; each original is decoded once (shrink-on-load for JPEG).
-            let manager = PHCachingImageManager()
-            let assets = PHAsset.fetchAssets(
-                withLocalIdentifiers: report.importedLocalIdentifiers,
-                options: global.options(library) {
-                    $0.includeHiddenAssets = true
-                    $0.includeAllBurstAssets = true
-                })
-            let photos = assets.objects(at: IndexSet(0..<assets.count)).filter { $0.mediaType == .image }
-            let options = PHImageRequestOptions()
-            options.resizeMode = .exact
-            manager.startCachingImages(for: photos, targetSize: Self.gridSize, contentMode: .aspectFill, options: options)
-            manager.waitForCaching()
-            thumbnailCount = photos.count
+        if thumbnails, !report.importedLocalIdentifiers.isEmpty, !Interruption.requested {
+            thumbnailCount = renderThumbnails(report.importedLocalIdentifiers, library: library)
         }
+        let interrupted = report.wasCancelled || Interruption.requested
         let seconds = Date().timeIntervalSince(started)
         if global.json {
             Output.printJSON([
@@ -69,20 +66,55 @@ struct Import: ParsableCommand {
                     ]
                 },
                 "failures": report.failures.map { ["file": $0.file.path, "reason": $0.reason] },
+                "skippedLinks": report.skippedLinks.map(\.path), "interrupted": interrupted,
                 "filesExamined": report.filesExamined, "bytesRead": report.bytesRead, "seconds": seconds,
                 "processBytesRead": Self.processBytesRead() ?? NSNull(), "thumbnails": thumbnailCount,
             ])
-            return
+        } else {
+            for failure in report.failures { print("failed: \(Output.printable(failure.description))") }
+            for link in report.skippedLinks {
+                print("skipped: \(Output.printable(link.path)) (a link to a folder already visited)")
+            }
+            for duplicate in report.duplicates {
+                print(
+                    "duplicate: \(Output.printable(duplicate.file.path)) (same bytes as \(Output.printable(duplicate.existingLocalIdentifier ?? duplicate.sameAs?.path ?? "?")))"
+                )
+            }
+            print(
+                String(
+                    format: "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d duplicates skipped, %d failed%@%@",
+                    report.filesExamined, seconds, report.importedLocalIdentifiers.count, report.livePhotosPaired, report.duplicates.count,
+                    report.failures.count, thumbnails ? ", \(thumbnailCount) thumbnails" : "",
+                    interrupted ? " (interrupted: the rest was not imported)" : ""))
         }
-        for failure in report.failures { print("failed: \(failure)") }
-        for duplicate in report.duplicates {
-            print("duplicate: \(duplicate.file.path) (same bytes as \(duplicate.existingLocalIdentifier ?? duplicate.sameAs?.path ?? "?"))")
+        if interrupted { throw ExitCode(Interruption.exitStatus) }
+        if !report.failures.isEmpty { throw ExitCode(Self.partialFailureStatus) }
+    }
+
+    /// Renders the grid size of every imported photo, in chunks so progress can be shown and Ctrl-C heard.
+    private func renderThumbnails(_ identifiers: [String], library: PHPhotoLibrary) -> Int {
+        let manager = PHCachingImageManager()
+        let assets = PHAsset.fetchAssets(
+            withLocalIdentifiers: identifiers,
+            options: global.options(library) {
+                $0.includeHiddenAssets = true
+                $0.includeAllBurstAssets = true
+            })
+        let photos = assets.objects(at: IndexSet(0..<assets.count)).filter { $0.mediaType == .image }
+        let options = PHImageRequestOptions()
+        options.resizeMode = .exact
+        let bar = ProgressReporter("thumbnails", total: photos.count, unit: "photos", json: global.json)
+        var done = 0
+        // One rendering per photo, on every core; each original is decoded once (shrink-on-load for JPEG).
+        for start in stride(from: 0, to: photos.count, by: 64) where !Interruption.requested {
+            let chunk = Array(photos[start..<min(start + 64, photos.count)])
+            manager.startCachingImages(for: chunk, targetSize: Self.gridSize, contentMode: .aspectFill, options: options)
+            manager.waitForCaching()
+            done += chunk.count
+            bar.update(done)
         }
-        print(
-            String(
-                format: "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d duplicates skipped, %d failed%@",
-                report.filesExamined, seconds, report.importedLocalIdentifiers.count, report.livePhotosPaired, report.duplicates.count,
-                report.failures.count, thumbnails ? ", \(thumbnailCount) thumbnails" : ""))
+        bar.finish()
+        return done
     }
 
     /// The grid thumbnail size `--thumbnails` prepares (request it with resizeMode .exact, aspectFill).
@@ -97,17 +129,4 @@ struct Import: ParsableCommand {
         return nil
     }
 
-    /// One line on stderr: files, rate, ETA.
-    static func drawProgress(_ progress: PHPhotoLibrary.ImportProgress, started: Date) {
-        let elapsed = max(Date().timeIntervalSince(started), 0.001)
-        let rate = Double(progress.filesDone) / elapsed
-        let remaining = rate > 0 ? Double(progress.filesTotal - progress.filesDone) / rate : 0
-        let width = 30
-        let filled = progress.filesTotal > 0 ? width * progress.filesDone / progress.filesTotal : width
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let line = String(
-            format: "\r%@ %d/%d files  %.1f files/s  %.0f MB  ETA %.0f s\u{1B}[K", bar, progress.filesDone, progress.filesTotal, rate,
-            Double(progress.bytesDone) / 1_000_000, remaining)
-        FileHandle.standardError.write(Data(line.utf8))
-    }
 }

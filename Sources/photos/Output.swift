@@ -85,6 +85,24 @@ enum Output {
         return object
     }
 
+    /// Text from files and the database made safe for a terminal line: control characters (escape sequences,
+    /// newlines, carriage returns) are shown escaped, so a crafted file name can neither drive the terminal nor
+    /// forge output lines.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0..<0x20, 0x7F, 0x80..<0xA0: out += String(format: "\\x%02X", scalar.value)
+            case 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: out += String(format: "\\u{%04X}", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     static func printJSON(_ value: Any) {
         let data =
             (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
@@ -98,7 +116,7 @@ enum Output {
         if asset.isFavorite { flags += "♥" }
         if asset.isHidden { flags += "hidden " }
         if asset.trashedDate != nil { flags += "deleted " }
-        let name = PHAssetResource.assetResources(for: asset).first?.originalFilename ?? ""
+        let name = printable(PHAssetResource.assetResources(for: asset).first?.originalFilename ?? "")
         let subtypes = subtypeNames(asset.mediaSubtypes)
         return [
             asset.localIdentifier, "\(asset.mediaType)", "\(asset.pixelWidth)x\(asset.pixelHeight)", date,
@@ -112,8 +130,8 @@ enum Output {
             let count =
                 album.estimatedAssetCount == NSNotFound
                 ? PHAsset.fetchAssets(in: album, options: nil).count : album.estimatedAssetCount
-            return "\(indent)\(album.localIdentifier)  \(album.localizedTitle ?? "(untitled)")  \(count) assets"
+            return "\(indent)\(album.localIdentifier)  \(printable(album.localizedTitle ?? "(untitled)"))  \(count) assets"
         }
-        return "\(indent)\(collection.localIdentifier)  \(collection.localizedTitle ?? "(untitled)")/"
+        return "\(indent)\(collection.localIdentifier)  \(printable(collection.localizedTitle ?? "(untitled)"))/"
     }
 }

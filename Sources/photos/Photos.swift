@@ -1,16 +1,25 @@
 import ArgumentParser
 import Foundation
+import Logging
 import OpenPhotos
 
 @main
 struct Photos: ParsableCommand {
+    /// The version of OpenPhotoKit this command is built from.
+    static let version = "0.11.0"
+
     static let configuration = CommandConfiguration(
         commandName: "photos",
         abstract: "Manage an OpenPhotoKit photo library (a .photoslibrary folder).",
         discussion: """
             The library is --library PATH, else $PHOTOS_LIBRARY, else ~/Pictures/Photos Library.photoslibrary.
-            Every command takes --json; field names are PhotoKit's property names.
+            Every command takes --json (field names are PhotoKit's property names) and --verbose (warnings of the
+            library and its decoders); these and --library may come before or after the command.
+            Exit status: 0 done; 1 failed; 2 partly done (import: some files could not be imported); 64 usage;
+            130 interrupted (Ctrl-C; what was committed stays, the library is consistent).
+            Shell completion: photos --generate-completion-script bash|zsh|fish.
             """,
+        version: version,
         subcommands: [
             Add.self, List.self, Show.self, Favorite.self, Hide.self, Delete.self, Recover.self, EmptyTrash.self,
             Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Watch.self, Changes.self, Inspect.self, Import.self,
@@ -20,6 +29,48 @@ struct Photos: ParsableCommand {
     )
 }
 
+extension Photos {
+    /// Options every command takes, wherever they are written: `photos --library L ls` works as `photos ls --library L`.
+    static let globalOptionsWithValue: Set<String> = ["--library"]
+    static let globalFlags: Set<String> = ["--json", "--verbose"]
+
+    /// Moves the global options written before the command's name to after it, where the command reads them.
+    static func arrangingGlobalOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = String(argument.prefix { $0 != "=" })
+            if globalFlags.contains(argument) || (globalOptionsWithValue.contains(name) && argument.contains("=")) {
+                leading.append(argument)
+                index += 1
+            } else if globalOptionsWithValue.contains(argument), index + 1 < arguments.count {
+                leading += [argument, arguments[index + 1]]
+                index += 2
+            } else {
+                break
+            }
+        }
+        let rest = Array(arguments[index...])
+        // `photos --json` alone, or before --help/--version: leave it to the parser.
+        guard let first = rest.first, !first.hasPrefix("-") else { return arguments }
+        return rest + leading
+    }
+
+    static func main() {
+        let arguments = arrangingGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        // Library and decoder warnings go through swift-log to standard error, shown with --verbose only.
+        let verbose = arguments.contains("--verbose")
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .info : .critical
+            return handler
+        }
+        Interruption.install()
+        main(arguments)
+    }
+}
+
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The library folder (default: $PHOTOS_LIBRARY, else ~/Pictures/Photos Library.photoslibrary).")
@@ -27,6 +78,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Print JSON (PhotoKit property names, ISO-8601 dates).")
     var json = false
+
+    @Flag(name: .long, help: "Show the warnings of the library and of its decoders (libvips, GLib, libheif) on standard error.")
+    var verbose = false
 
     var libraryURL: URL {
         library.map { URL(fileURLWithPath: $0) } ?? PHPhotoLibrary.defaultLibraryURL
@@ -98,12 +152,19 @@ func trashedAssets(_ library: PHPhotoLibrary, _ global: GlobalOptions) -> PHFetc
             with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted, options: global.options(library)
         ).firstObject
     else { return PHFetchResult() }
-    return PHAsset.fetchAssets(in: trash, options: global.options(library))
+    // Every asset in Recently Deleted can be named: hidden ones and every frame of a burst too.
+    return PHAsset.fetchAssets(
+        in: trash,
+        options: global.options(library) {
+            $0.includeHiddenAssets = true
+            $0.includeAllBurstAssets = true
+        })
 }
 
 /// Finds a user album or folder by identifier, identifier prefix or exact title.
 func resolveCollection(_ id: String, in library: PHPhotoLibrary, global: GlobalOptions) throws -> PHCollection {
-    var all: [PHCollection] = try checked(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: global.options(library))).map { $0 }
+    var all: [PHCollection] = try checked(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: global.options(library))).map
+    { $0 }
     all += PHCollectionList.fetchCollectionLists(with: .folder, subtype: .any, options: global.options(library)).map { $0 as PHCollection }
     if let exact = all.first(where: { $0.localIdentifier == id }) { return exact }
     let matches = all.filter { $0.localIdentifier.lowercased().hasPrefix(id.lowercased()) || $0.localizedTitle == id }

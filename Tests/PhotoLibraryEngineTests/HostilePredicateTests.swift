@@ -52,7 +52,9 @@ struct HostilePredicateTests {
         let flat = try sql(format)
         #expect(!flat.sql.dropFirst().contains("("))
         #expect(flat.arguments.count == 61)
-        #expect(try sql("favorite == YES AND NOT (hidden == YES OR mediaType == 2)").sql == "(a.is_favorite = ? AND NOT (a.is_hidden = ?) AND NOT (a.media_type = ?))")
+        #expect(
+            try sql("favorite == YES AND NOT (hidden == YES OR mediaType == 2)").sql
+                == "(a.is_favorite = ? AND NOT (a.is_hidden = ?) AND NOT (a.media_type = ?))")
     }
 
     @Test func alternatingDepthIsLimitedBeforeSQLiteRefusesIt() throws {
@@ -79,7 +81,9 @@ struct HostilePredicateTests {
         #expect(try sql("NOT (burstIdentifier != %@)", [.string("x")]).sql == "a.burst_identifier = ?")
         #expect(try sql("burstIdentifier == nil").sql == "a.burst_identifier IS NULL")
         #expect(try sql("NOT (burstIdentifier == nil)").sql == "NOT (a.burst_identifier IS NULL)")
-        #expect(try sql("NOT (creationDate < %@)", [.date(Date(timeIntervalSince1970: 5))]).sql == "(NOT (a.creation_date < ?) OR a.creation_date IS NULL)")
+        #expect(
+            try sql("NOT (creationDate < %@)", [.date(Date(timeIntervalSince1970: 5))]).sql
+                == "(NOT (a.creation_date < ?) OR a.creation_date IS NULL)")
         // Keys that are never nil keep the plain form.
         #expect(try sql("favorite != YES").sql == "a.is_favorite != ?")
         #expect(try sql("NOT (favorite == YES)").sql == "NOT (a.is_favorite = ?)")

@@ -26,7 +26,8 @@ extension PHPhotoLibrary {
         return authorizationStatus(for: accessLevel)
     }
 
-    /// OpenPhotoKit: the owner's decision for a client (what a system prompt decides on Apple platforms).
+    /// OpenPhotoKit: the owner's decision for a client (what a system prompt decides on Apple platforms). Only the
+    /// owner's handle (no client identifier) may make it; a client's handle gets ``PHPhotosError/Code/accessUserDenied``.
     /// - parameters:
     ///   - status: `.authorized` (read-write), `.limited` (with `selection`), `.denied`, `.restricted`,
     ///     or `.notDetermined` to forget the client.
@@ -34,6 +35,7 @@ extension PHPhotoLibrary {
     public func setAuthorization(
         _ status: PHAuthorizationStatus, for client: String, accessLevel: PHAccessLevel = .readWrite, selection: [String] = []
     ) throws {
+        try requireOwner("granting access to '\(client)'")
         let grant: ClientGrant?
         switch status {
         case .notDetermined: grant = nil

@@ -59,7 +59,17 @@ extension PHPhotoLibrary {
         case .restricted: name = "restricted"
         case .denied, .notDetermined: name = "denied"
         }
+        try requireOwner("setting the access of new clients")
         do { try engine().setSetting("default_client_grant", name) } catch { throw PHPhotosError(error) }
+    }
+
+    /// Decisions about access are the owner's: a handle that acts for a client (`$PHOTOS_CLIENT_ID`) cannot make
+    /// them, whatever it was granted — or any client could grant itself read-write access.
+    func requireOwner(_ what: String) throws {
+        guard let client = clientIdentifier else { return }
+        throw PHPhotosError(
+            .accessUserDenied,
+            userInfo: [NSLocalizedDescriptionKey: "only the library's owner may decide access; client '\(client)' cannot: \(what)"])
     }
 }
 

@@ -23,7 +23,8 @@ extension PHPhotoLibrary {
 
     private func run<T>(_ body: () throws -> T, empty: T) -> T {
         do { return try body() } catch let error as FetchPredicateError { photoKitMisuse(error.description) } catch {
-            let photosError = (error as? LibraryError).map(PHPhotosError.init) ?? PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+            let photosError =
+                (error as? LibraryError).map(PHPhotosError.init) ?? PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
             PhotosLog.library.error("fetch failed; returning an empty result: \(photosError.localizedDescription)")
             Self.failureSink?.error = photosError
             return empty

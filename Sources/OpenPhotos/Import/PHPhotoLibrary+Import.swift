@@ -18,6 +18,11 @@ extension PHPhotoLibrary {
         public var filesExamined = 0
         /// Bytes read from the files (each file is read once: copied and hashed in one pass).
         public var bytesRead: Int64 = 0
+        /// Symbolic links to folders not followed: the folder was already visited (a link loop, or a second way
+        /// to the same folder), so its files are imported once.
+        public var skippedLinks: [URL] = []
+        /// Whether `isCancelled` stopped the import early: what was committed before stays, nothing else is left.
+        public var wasCancelled = false
     }
 
     /// OpenPhotoKit: a file skipped because its bytes are already in the library.
@@ -70,17 +75,25 @@ extension PHPhotoLibrary {
     /// metadata). Bytes the library already holds are reported as duplicates, not imported again. A still and a
     /// video with the same Apple content identifier become one Live Photo (`photo` + `pairedVideo` resources,
     /// `photoLive`); only files without identifiers are paired by the same base name within a few seconds, and two
-    /// files whose identifiers differ never are. Files that cannot be read are reported with the reason and the
-    /// import goes on. Assets are created with ``PHAssetCreationRequest`` in transactions of `batchSize`.
+    /// files whose identifiers differ never are. Files that cannot be read — damaged, not regular files, names
+    /// that are not UTF-8 — are reported with the reason and the import goes on. Folders are walked once each
+    /// (a link back to a visited folder is skipped and reported), at most ``maximumFolderDepth`` deep.
+    /// Assets are created with ``PHAssetCreationRequest`` in transactions of `batchSize`.
+    /// - parameter isCancelled: asked between files and between transactions; when it returns true the import
+    ///   stops, keeps what it committed, removes what it staged, and reports ``ImportReport/wasCancelled``.
     /// - throws: ``PHPhotosError`` only when the library itself cannot be used; per-file problems are in the report.
     public func importItems(
-        at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil
+        at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        isCancelled: (@Sendable () -> Bool)? = nil
     ) throws -> ImportReport {
         let engine: LibraryEngine
         do { engine = try self.engine() } catch { throw PHPhotosError(error) }
         var report = ImportReport()
-        var files: [URL] = []
-        for url in urls { Self.collectFiles(url, recursive: recursive, into: &files, failures: &report.failures) }
+        var walk = FolderWalk(recursive: recursive)
+        for url in urls { walk.collect(url, depth: 0) }
+        let files = walk.files
+        report.failures = walk.failures
+        report.skippedLinks = walk.skippedLinks
         report.filesExamined = files.count
 
         // 1. Copy + hash (one read), probe the copy's header: on every core, results kept in file order.
@@ -99,6 +112,7 @@ extension PHPhotoLibrary {
             nonisolated(unsafe) let slots = slots
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 for index in stride(from: worker, to: paths.count, by: workers) {
+                    if isCancelled?() == true { break }
                     let outcome = Self.stageAndProbe(paths[index], engine: engine)
                     slots[index] = outcome
                     let now = counter.withLock { state in
@@ -150,7 +164,8 @@ extension PHPhotoLibrary {
         let units = Self.pairLivePhotos(items)
         report.livePhotosPaired = units.filter { $0.count == 2 }.count
         var start = 0
-        while start < units.count {
+        if isCancelled?() == true { report.wasCancelled = true }
+        while start < units.count, !report.wasCancelled {
             let batch = Array(units[start..<min(start + max(1, batchSize), units.count)])
             start += batch.count
             var identifiers: [String] = []
@@ -166,6 +181,7 @@ extension PHPhotoLibrary {
                     }
                 }
                 report.importedLocalIdentifiers += identifiers
+                if isCancelled?() == true { report.wasCancelled = true }
             } catch {
                 for unit in batch {
                     for item in unit {
@@ -175,9 +191,16 @@ extension PHPhotoLibrary {
                 }
             }
         }
+        // Cancelled: what was staged and not committed goes now (a kill would leave it to the next open's sweep).
+        for unit in units[start...] {
+            for item in unit { try? FileManager.default.removeItem(at: item.staged.url) }
+        }
         phase("commit")
         return report
     }
+
+    /// OpenPhotoKit: how deep ``importItems(at:recursive:batchSize:progress:isCancelled:)`` descends into folders.
+    public static let maximumFolderDepth = 64
 
     struct ImportItem {
         var file: URL
@@ -202,33 +225,6 @@ extension PHPhotoLibrary {
             try? FileManager.default.removeItem(at: staged.url)
             return .failure(
                 ImportFailure(file: file, reason: error.description.replacingOccurrences(of: staged.url.path, with: file.lastPathComponent)))
-        }
-    }
-
-    /// Files under `url` (hidden files and folders skipped), sorted by path.
-    static func collectFiles(_ url: URL, recursive: Bool, into files: inout [URL], failures: inout [ImportFailure]) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            failures.append(ImportFailure(file: url, reason: "no such file or folder"))
-            return
-        }
-        guard isDirectory.boolValue else {
-            files.append(url)
-            return
-        }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: url.path) else {
-            failures.append(ImportFailure(file: url, reason: "cannot list the folder"))
-            return
-        }
-        for name in names.sorted() where !name.hasPrefix(".") {
-            let child = url.appendingPathComponent(name)
-            var childIsDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: child.path, isDirectory: &childIsDirectory) else { continue }
-            if childIsDirectory.boolValue {
-                if recursive { collectFiles(child, recursive: true, into: &files, failures: &failures) }
-            } else {
-                files.append(child)
-            }
         }
     }
 

@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 import PhotoLibraryEngine
 import Synchronization
 
@@ -79,12 +83,15 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
                 completionHandler(CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: fileURL.path]))
                 return
             }
-            let temporary = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: nil), let output = try? FileHandle(forWritingTo: temporary)
-            else {
-                completionHandler(CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: fileURL.path]))
+            // A short temporary name (a long original name plus a suffix would pass NAME_MAX), linked into place
+            // at the end: link(2) fails rather than replace a file that appeared meanwhile.
+            let temporary = fileURL.deletingLastPathComponent().appendingPathComponent(".opk-\(UUID().uuidString).partial")
+            let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                completionHandler(Self.fileError(errno, fileURL))
                 return
             }
+            let output = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             var writeError: (any Error)?
             var error = self.stream(resource, id: id, progress: progress) { chunk in
                 guard writeError == nil else { return }
@@ -95,15 +102,15 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
                 do {
                     try output.synchronize()
                     try output.close()
-                    try FileManager.default.moveItem(at: temporary, to: fileURL)
+                    if link(temporary.path, fileURL.path) != 0 { error = Self.fileError(errno, fileURL) }
                 } catch let failure {
                     error = failure
                 }
-            }
-            if error != nil {
+            } else {
                 try? output.close()
-                try? FileManager.default.removeItem(at: temporary)
             }
+            // Gone before the caller hears of it (a caller may exit as soon as it does).
+            unlink(temporary.path)
             completionHandler(error)
         }
     }
@@ -115,6 +122,22 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
                 if let error { continuation.resume(throwing: error) } else { continuation.resume() }
             }
         }
+    }
+
+    /// The Cocoa error for a failed file operation on `url`, from errno.
+    static func fileError(_ code: Int32, _ url: URL) -> CocoaError {
+        let kind: CocoaError.Code
+        switch code {
+        case EEXIST: kind = .fileWriteFileExists
+        case EACCES, EPERM: kind = .fileWriteNoPermission
+        case ENOSPC, EDQUOT: kind = .fileWriteOutOfSpace
+        case EROFS: kind = .fileWriteVolumeReadOnly
+        case ENAMETOOLONG: kind = .fileWriteInvalidFileName
+        case ENOENT: kind = .fileNoSuchFile
+        default: kind = .fileWriteUnknown
+        }
+        return CocoaError(
+            kind, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(url.lastPathComponent): \(String(cString: strerror(code)))"])
     }
 
     /// Stops a data request: no chunk is delivered after the next check, and its completion gets `userCancelled`.

@@ -91,7 +91,10 @@ package struct LibraryBundle: Sendable {
     /// The folder of an asset's cached renderings (thumbnails): removed with the asset.
     /// nil when `assetUUID` is not made of letters, digits and dashes (it comes from the database).
     package func derivativesURL(assetUUID: String) -> URL? {
-        guard !assetUUID.isEmpty, assetUUID.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        guard !assetUUID.isEmpty,
+            assetUUID.utf8.allSatisfy({
+                $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
         else { return nil }
         return resourcesURL.appendingPathComponent("derivatives/\(assetUUID.prefix(1))/\(assetUUID)")
     }

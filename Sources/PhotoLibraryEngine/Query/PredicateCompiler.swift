@@ -116,18 +116,22 @@ package struct PredicateCompiler: Sendable {
                 if values.isEmpty { return (SQLFragment("0"), nil) }
                 let bound = try values.map { v throws(FetchPredicateError) in try bind(v, kind: kind, key: keyName) }
                 if bound.count <= inlineListLimit {
-                    return (SQLFragment(
-                        "\(left.sql) IN (\(Array(repeating: "?", count: bound.count).joined(separator: ", ")))",
-                        left.arguments + bound), leftNullable)
+                    return (
+                        SQLFragment(
+                            "\(left.sql) IN (\(Array(repeating: "?", count: bound.count).joined(separator: ", ")))",
+                            left.arguments + bound), leftNullable
+                    )
                 }
                 return (SQLFragment("\(left.sql) IN (SELECT value FROM json_each(?))", left.arguments + [.text(Self.json(bound))]), leftNullable)
             case .between:
                 guard case .array(let values) = value, values.count == 2 else {
                     throw .badArgument(format: "\(lhs) BETWEEN \(value)", message: "BETWEEN needs exactly two values")
                 }
-                return (SQLFragment(
-                    "\(left.sql) BETWEEN ? AND ?",
-                    left.arguments + [try bind(values[0], kind: kind, key: keyName), try bind(values[1], kind: kind, key: keyName)]), leftNullable)
+                return (
+                    SQLFragment(
+                        "\(left.sql) BETWEEN ? AND ?",
+                        left.arguments + [try bind(values[0], kind: kind, key: keyName), try bind(values[1], kind: kind, key: keyName)]), leftNullable
+                )
             case .contains, .beginsWith, .endsWith, .like:
                 guard kind == .string || kind == .identifier else {
                     throw .unsupportedOperator(operator: op.rawValue, key: keyName, message: "string operators apply to string keys only")
@@ -135,17 +139,21 @@ package struct PredicateCompiler: Sendable {
                 guard case .string(let text) = value else {
                     throw .badArgument(format: "\(lhs) \(op.rawValue) \(value)", message: "\(op.rawValue) needs a string")
                 }
-                return (SQLFragment(
-                    "ph_compare(\(left.sql), ?, \(Self.operatorCodes[op]!), \(options.rawValue))",
-                    left.arguments + [.text(text)]), nil)
+                return (
+                    SQLFragment(
+                        "ph_compare(\(left.sql), ?, \(Self.operatorCodes[op]!), \(options.rawValue))",
+                        left.arguments + [.text(text)]), nil
+                )
             case .equal, .notEqual:
                 if case .null = value {
                     return (SQLFragment("\(left.sql) IS \(op == .equal ? "" : "NOT ")NULL", left.arguments), nil)
                 }
                 if !options.isEmpty, case .string(let text) = value {
-                    return (SQLFragment(
-                        "ph_compare(\(left.sql), ?, \(Self.operatorCodes[op]!), \(options.rawValue))",
-                        left.arguments + [.text(text)]), nil)
+                    return (
+                        SQLFragment(
+                            "ph_compare(\(left.sql), ?, \(Self.operatorCodes[op]!), \(options.rawValue))",
+                            left.arguments + [.text(text)]), nil
+                    )
                 }
                 let bound = try bind(value, kind: kind, key: keyName)
                 return (SQLFragment("\(left.sql) \(op == .equal ? "=" : "!=") ?", left.arguments + [bound]), leftNullable)

@@ -152,6 +152,7 @@ extension LibraryEngine {
         let uuid = String(localIdentifier.prefix { $0 != "/" })
         var resources: [PreparedResource] = []
         for input in inputs {
+            if let name = input.originalFilename { try ResourceName.validate(name) }
             let file: StagedFile
             switch input.source {
             case .data(let data):

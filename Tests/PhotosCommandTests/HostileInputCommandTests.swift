@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import PhotoLibraryEngine
+import PhotosTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The command line as a new user meets it, and as an attacker feeds it.
+extension PhotosCommandTests {
+    /// A library with one generated photo; returns the library, its asset's identifier and a scratch folder.
+    func libraryWithOnePhoto(_ label: String) throws -> (library: URL, id: String, dir: URL) {
+        let dir = try TestMedia.temporaryDirectory(label)
+        let library = dir.appendingPathComponent("L.photoslibrary")
+        let photo = dir.appendingPathComponent("photo.jpg")
+        try TestMedia.writeImage(to: photo, width: 30, height: 20)
+        let added = try photos(["add", photo.path, "--json"], library: library)
+        let id = try #require((try added.json() as? [[String: Any]])?.first?["localIdentifier"] as? String, "\(added.stderr)")
+        return (library, id, dir)
+    }
+
+    func database(_ library: URL) throws -> DatabaseQueue {
+        try DatabaseQueue(path: library.appendingPathComponent("database/Photos.sqlite").path)
+    }
+
+    @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {
+        let (library, id, dir) = try libraryWithOnePhoto("cli-globals")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for arguments in [
+            ["--library", library.path, "--json", "ls"], ["--json", "--library=\(library.path)", "ls"], ["ls", "--json", "--library", library.path],
+        ] {
+            let run = try photos(arguments, library: nil)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect((try? run.json() as? [[String: Any]])?.first?["localIdentifier"] as? String == id, "\(arguments)")
+        }
+        let version = try photos(["--version"], library: nil)
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        let completion = try photos(["--generate-completion-script", "bash"], library: nil)
+        #expect(completion.status == 0 && completion.stdout.contains("photos"))
+    }
+
+    @Test func hiddenAndBurstAssetsInRecentlyDeletedCanBeNamed() throws {
+        let (library, id, dir) = try libraryWithOnePhoto("cli-trash")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let frame = dir.appendingPathComponent("frame.jpg")
+        try TestMedia.writeImage(to: frame, width: 31, height: 20)
+        let added = try photos(["add", frame.path, "--json"], library: library)
+        let frameID = try #require((try added.json() as? [[String: Any]])?.first?["localIdentifier"] as? String)
+        // A burst frame that is not the representative (burst_hidden), and a hidden photo.
+        try database(library).write { db in
+            try db.execute(sql: "UPDATE asset SET burst_identifier = 'B1', burst_hidden = 1 WHERE local_id = ?", arguments: [frameID])
+        }
+        #expect(try photos(["hide", id], library: library).status == 0)
+        for asset in [id, frameID] {
+            let deleted = try photos(["delete", asset], library: library)
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            let favorite = try photos(["favorite", String(asset.prefix(8))], library: library)
+            #expect(favorite.status == 0, "\(favorite.stderr)")
+            let recovered = try photos(["recover", asset], library: library)
+            #expect(recovered.status == 0, "\(recovered.stderr)")
+        }
+        #expect(try photos(["hide", id, "--off"], library: library).status == 0)
+        let listed = try photos(["ls", "--json", "--include-all-burst-assets"], library: library)
+        #expect((try listed.json() as? [[String: Any]])?.count == 2)
+    }
+
+    @Test func onlyTheOwnerGrantsAccess() throws {
+        let (library, _, dir) = try libraryWithOnePhoto("cli-grant")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let selfGrant = try photos(["grant", "x", "readWrite"], library: library, client: "x")
+        #expect(selfGrant.status != 0)
+        #expect(selfGrant.stderr.contains("only the library's owner may decide access"))
+        let byOther = try photos(["grant", "--default", "readWrite"], library: library, client: "y")
+        #expect(byOther.status != 0)
+        let byOwner = try photos(["grant", "--default", "readWrite"], library: library)
+        #expect(byOwner.status == 0, "\(byOwner.stderr)")
+        #expect(try photos(["grant", "x", "denied"], library: library).status == 0)
+        #expect(try photos(["ls"], library: library, client: "x").stdout.isEmpty)
+    }
+
+    @Test func namesAndPathsFromTheDatabaseNeverLeaveTheirFolders() throws {
+        let (library, id, dir) = try libraryWithOnePhoto("cli-paths")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out")
+        // A crafted name: the export stays in --out under a sanitised last component.
+        try database(library).write { db in
+            try db.execute(sql: "UPDATE resource SET original_filename = '../../escaped.jpg'")
+        }
+        let exported = try photos(["export", id, "--out", out.path], library: library)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["escaped.jpg"])
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("escaped.jpg").path))
+
+        // A long name (over NAME_MAX once a temporary suffix is added) exports under its own name.
+        let long = String(repeating: "n", count: 240) + ".jpg"
+        try database(library).write { db in try db.execute(sql: "UPDATE resource SET original_filename = ?", arguments: [long]) }
+        let longExport = try photos(["export", id, "--out", out.appendingPathComponent("long").path], library: library)
+        #expect(longExport.status == 0, "\(longExport.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("long").path) == [long])
+
+        // Control characters in names never reach the terminal raw.
+        try database(library).write { db in
+            try db.execute(sql: "UPDATE resource SET original_filename = ?", arguments: ["a\u{1B}[31mred\nforged line.jpg"])
+        }
+        let listed = try photos(["ls"], library: library)
+        #expect(listed.stdout.split(separator: "\n").count == 1)
+        #expect(!listed.stdout.contains("\u{1B}"))
+        #expect(listed.stdout.contains("a\\x1B[31mred\\nforged line.jpg"))
+
+        // A crafted resource path: nothing outside the library is read, exported or deleted.
+        let outside = dir.appendingPathComponent("outside.jpg")
+        try TestMedia.writeImage(to: outside, width: 10, height: 10)
+        try database(library).write { db in
+            try db.execute(sql: "UPDATE resource SET path = '../outside.jpg', original_filename = 'x.jpg'")
+        }
+        let thumbnail = try photos(["thumbnail", id, "--size", "8x8", "--out", dir.appendingPathComponent("t.png").path], library: library)
+        #expect(thumbnail.status != 0)
+        let leaked = try photos(["export", id, "--out", dir.appendingPathComponent("leak").path], library: library)
+        #expect(leaked.status != 0)
+        let leakedFiles = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("leak").path)) ?? []
+        #expect(leakedFiles.isEmpty, "\(leakedFiles)")
+        #expect(try photos(["delete", id], library: library).status == 0)
+        #expect(try photos(["empty-trash"], library: library).status == 0)
+        #expect(FileManager.default.fileExists(atPath: outside.path))
+        let verify = try photos(["verify"], library: library)
+        #expect(verify.status != 0 || verify.stdout.contains("0 problems") || verify.stdout.contains("no problem"))
+    }
+
+    @Test func importReportsEveryFileItCannotTakeAndSaysSoInItsStatus() throws {
+        let dir = try TestMedia.temporaryDirectory("cli-hostile-import")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("L.photoslibrary")
+        let card = dir.appendingPathComponent("card")
+        let sub = card.appendingPathComponent("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try TestMedia.writeImage(to: card.appendingPathComponent("good.jpg"), width: 20, height: 10)
+        try TestMedia.writeImage(to: sub.appendingPathComponent("deeper.jpg"), width: 21, height: 10)
+        try Data("not a photo".utf8).write(to: card.appendingPathComponent("notes.jpg"))
+        #expect(mkfifo(card.appendingPathComponent("pipe.jpg").path, 0o644) == 0)
+        // Two links back up the tree: without loop detection the walk never ends.
+        try FileManager.default.createSymbolicLink(atPath: sub.appendingPathComponent("up").path, withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: sub.appendingPathComponent("again").path, withDestinationPath: "../sub")
+        // A name that is not UTF-8.
+        let badName: [CChar] = (Array(card.path.utf8) + Array("/IMG_".utf8) + [0xFF] + Array(".jpg".utf8) + [0]).map { CChar(bitPattern: $0) }
+        let made = creat(badName, 0o644)
+        #expect(made >= 0)
+        close(made)
+
+        let run = try photos(["import", card.path, "--recursive", "--json"], library: library)
+        #expect(run.status == 2, "\(run.stderr)")
+        let report = try #require(try run.json() as? [String: Any])
+        #expect((report["imported"] as? [String])?.count == 2)
+        let failures = (report["failures"] as? [[String: String]]) ?? []
+        #expect(failures.count == 3, "\(failures)")
+        #expect(failures.contains { $0["file"]?.hasSuffix("IMG_\\xFF.jpg") == true && $0["reason"]?.contains("not valid UTF-8") == true })
+        #expect(failures.contains { $0["file"]?.hasSuffix("pipe.jpg") == true && $0["reason"]?.contains("not a regular file") == true })
+        #expect(failures.contains { $0["file"]?.hasSuffix("notes.jpg") == true })
+        #expect((report["skippedLinks"] as? [String])?.count == 2)
+
+        // A FIFO given to inspect is refused at once, never opened for reading.
+        let inspect = try photos(["inspect", card.appendingPathComponent("pipe.jpg").path], library: nil)
+        #expect(inspect.status == 1)
+        #expect(inspect.stdout.contains("not a regular file (a FIFO)"))
+    }
+
+    @Test func aDatabaseErrorFailsTheCommandInsteadOfPrintingNothing() throws {
+        let (library, _, dir) = try libraryWithOnePhoto("cli-db-error")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try database(library).write { db in try db.execute(sql: "ALTER TABLE asset RENAME COLUMN burst_hidden TO gone") }
+        let listed = try photos(["ls"], library: library)
+        #expect(listed.status != 0)
+        #expect(listed.stderr.contains("burst_hidden"))
+        #expect(listed.stdout.isEmpty)
+    }
+}
