@@ -274,6 +274,32 @@ static inline VipsImage *cvips_load_upright(const char *path) {
     return srgb;
 }
 
+/* The whole image, display-oriented, in 8-bit sRGB, streamed into a file (format and options from the name, as
+   "out.jpg[Q=85]"): libvips pulls the pixels through in strips, so memory stays bounded whatever the size (an
+   upright image is read sequentially; a rotation reads the tiles it needs). Returns 0, or -1 with the vips error. */
+static inline int cvips_write_upright(const char *path, const char *target) {
+    VipsImage *header = vips_image_new_from_file(path, NULL);
+    if (!header) return -1;
+    int orientation = vips_image_get_orientation(header);
+    g_object_unref(header);
+    VipsAccess access = orientation > 1 ? VIPS_ACCESS_RANDOM : VIPS_ACCESS_SEQUENTIAL;
+    VipsImage *in = vips_image_new_from_file(path, "access", access, NULL);
+    if (!in) return -1;
+    VipsImage *upright = NULL;
+    int failed = vips_autorot(in, &upright, NULL);
+    g_object_unref(in);
+    if (failed) return -1;
+    VipsImage *srgb = cvips_to_srgb_profile(upright);
+    g_object_unref(upright);
+    VipsImage *eight = NULL;
+    failed = vips_colourspace(srgb, &eight, VIPS_INTERPRETATION_sRGB, NULL);
+    g_object_unref(srgb);
+    if (failed) return -1;
+    failed = vips_image_write_to_file(eight, target, NULL);
+    g_object_unref(eight);
+    return failed ? -1 : 0;
+}
+
 static inline VipsImage *cvips_crop(VipsImage *in, int left, int top, int width, int height) {
     VipsImage *out = NULL;
     if (vips_crop(in, &out, left, top, width, height, NULL)) return NULL;

@@ -2,6 +2,10 @@ import CAVFormat
 import CVips
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// 8-bit sRGB pixels, display-oriented, row by row (3 bands, or 4 with alpha).
 package struct PixelBuffer: Sendable, Equatable {
     package var width: Int
@@ -116,6 +120,29 @@ package struct RenderRequest: Sendable, Hashable {
 
 /// Renders image files with libvips: display-oriented (EXIF orientation applied), sRGB, 8-bit.
 package enum ImageRenderer {
+    /// Writes the whole image of `path`, display-oriented, in sRGB, to `target` (JPEG, PNG, WebP, HEIC or TIFF by its
+    /// extension) without holding it in memory: libvips streams it through in strips. The file is written beside
+    /// `target` and renamed into place. Returns the size written.
+    package static func writeFullSize(_ path: String, to target: URL, quality: Int = 85) throws(MediaError) -> (width: Int, height: Int) {
+        MediaProbe.initializeLibraries()
+        let ext = target.pathExtension.lowercased()
+        let suffix = ["jpg", "jpeg", "webp", "heic", "heif"].contains(ext) ? "[Q=\(quality)]" : ""
+        let temporary = target.deletingLastPathComponent().appendingPathComponent(".opk-\(UUID().uuidString).\(ext.isEmpty ? "jpg" : ext)")
+        let status = MediaLog.reading(path) { cvips_write_upright(path, temporary.path + suffix) }
+        guard status == 0 else {
+            unlink(temporary.path)
+            throw MediaProbe.decodingError(path: path, format: (try? MediaProbe().sniff(URL(fileURLWithPath: path))) ?? .jpeg)
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw .unreadable(path: target.path, reason: "cannot write: \(reason)")
+        }
+        guard let written = cvips_header_from_file(target.path) else { return (0, 0) }
+        defer { cvips_unref(written) }
+        return (Int(vips_image_get_width(written)), Int(vips_image_get_height(written)))
+    }
+
     /// Renders `path` (whose displayed size is `width` × `height`) as `request` asks.
     /// Colours are converted to sRGB when the file carries an ICC profile (after shrinking, on few pixels).
     package static func render(_ path: String, displayWidth width: Int, displayHeight height: Int, request: RenderRequest) throws(MediaError)

@@ -30,15 +30,17 @@ package enum MediaLog {
     static func log(domain: String, flags: Int32, _ text: String) {
         var metadata: Logger.Metadata = ["library": .string(domain)]
         if let file = currentFile { metadata["file"] = .string(file) }
-        let message: Logger.Message = "\(domain): \(text)"
-        if flags & Int32(G_LOG_LEVEL_ERROR.rawValue) != 0 || flags & Int32(G_LOG_LEVEL_CRITICAL.rawValue) != 0 {
-            PhotosLog.media.error(message, metadata: metadata)
+        let message: Logger.Message = "\(text)"
+        let level: Logger.Level
+        if flags & Int32(G_LOG_LEVEL_ERROR.rawValue | G_LOG_LEVEL_CRITICAL.rawValue) != 0 {
+            level = .error
         } else if flags & Int32(G_LOG_LEVEL_WARNING.rawValue) != 0 {
-            PhotosLog.media.warning(message, metadata: metadata)
-        } else if flags & Int32(G_LOG_LEVEL_MESSAGE.rawValue | G_LOG_LEVEL_INFO.rawValue) != 0 {
-            PhotosLog.media.info(message, metadata: metadata)
+            level = .warning
+        } else if flags & Int32(G_LOG_LEVEL_MESSAGE.rawValue) != 0 {
+            level = .notice
         } else {
-            PhotosLog.media.debug(message, metadata: metadata)
+            level = .debug  // GLib's info and debug: hidden by GLib's own handler unless asked for
         }
+        PhotosLog.media.log(level: level, message, metadata: metadata)
     }
 }

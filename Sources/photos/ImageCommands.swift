@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
+import PhotoMedia
 import PhotoLibraryEngine
 
 struct Thumbnail: ParsableCommand {
@@ -52,6 +53,10 @@ struct Thumbnail: ParsableCommand {
         case "fill": contentMode = .aspectFill
         default: throw CLIError("--mode is fit or fill")
         }
+        if size.lowercased() == "max", crop == nil {
+            try writeFullSize(asset, version: options.version)
+            return
+        }
         var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
         PHImageManager.default().requestImage(for: asset, targetSize: target, contentMode: contentMode, options: options) { result = ($0, $1) }
         guard let image = result.0 else {
@@ -73,6 +78,25 @@ struct Thumbnail: ParsableCommand {
             Output.printJSON(["file": url.path, "pixelWidth": width, "pixelHeight": height, "bytes": data.count])
         } else {
             print("\(url.path)  \(width)x\(height)  \(data.count) bytes")
+        }
+    }
+}
+
+extension Thumbnail {
+    /// The full-size image streamed from the original into the file: memory stays bounded whatever the size
+    /// (a 16000 × 16000 PNG included), where a rendering in memory would hold every pixel.
+    private func writeFullSize(_ asset: PHAsset, version: PHImageRequestOptionsVersion) throws {
+        guard asset.mediaType == .image else { throw CLIError("--size max streams photos; for a video, give a size") }
+        guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == .photo }), let source = resource.fileURL
+        else { throw CLIError("the asset's original is not in the library") }
+        let url = URL(fileURLWithPath: out)
+        let written: (width: Int, height: Int)
+        do { written = try ImageRenderer.writeFullSize(source.path, to: url) } catch { throw CLIError(error.description) }
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        if global.json {
+            Output.printJSON(["file": url.path, "pixelWidth": written.width, "pixelHeight": written.height, "bytes": bytes])
+        } else {
+            print("\(url.path)  \(written.width)x\(written.height)  \(bytes) bytes")
         }
     }
 }

@@ -145,27 +145,7 @@ struct BenchImport: ParsableCommand {
 
     /// Runs a command; wall time, its peak resident memory (wait4's rusage) and its standard output.
     static func measure(_ executable: URL, _ arguments: [String]) throws -> (seconds: Double, maxRSSKilobytes: Int, output: Data, status: Int32) {
-        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: outputFile) }
-        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outputFile)
-        var fileActions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&fileActions)
-        defer { posix_spawn_file_actions_destroy(&fileActions) }
-        posix_spawn_file_actions_adddup2(&fileActions, out.fileDescriptor, 1)
-        posix_spawn_file_actions_addopen(&fileActions, 2, "/dev/null", O_WRONLY, 0)
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let start = DispatchTime.now()
-        let spawned = posix_spawn(&pid, executable.path, &fileActions, nil, argv, environ)
-        guard spawned == 0 else { throw CLIError("cannot run \(executable.path): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        let seconds = ms(since: start) / 1000
-        try out.close()
-        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (seconds, Int(usage.ru_maxrss), try Data(contentsOf: outputFile), exitStatus)
+        let outcome = try ChildProcess.run(executable, arguments)
+        return (outcome.seconds, outcome.maxRSSKilobytes, outcome.standardOutput, outcome.status)
     }
 }

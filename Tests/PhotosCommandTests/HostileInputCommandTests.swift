@@ -176,3 +176,59 @@ extension PhotosCommandTests {
         #expect(listed.stdout.isEmpty)
     }
 }
+
+extension PhotosCommandTests {
+    @Test func decoderWarningsAreLoggedWithTheirFileOnlyWhenAskedFor() throws {
+        let (library, _, dir) = try libraryWithOnePhoto("cli-warnings")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A JPEG cut short: libjpeg warns "Premature end of JPEG file" while libvips still decodes it.
+        let whole = dir.appendingPathComponent("whole.jpg")
+        try TestMedia.writeImage(to: whole, width: 400, height: 300)
+        let data = try Data(contentsOf: whole)
+        let cut = dir.appendingPathComponent("cut.jpg")
+        try data.prefix(data.count * 2 / 3).write(to: cut)
+        let imported = try photos(["import", cut.path, "--json"], library: library)
+        let id = try #require((try imported.json() as? [String: Any])?["imported"] as? [String]).first ?? ""
+        let quiet = try photos(["thumbnail", id, "--size", "64x64", "--out", dir.appendingPathComponent("q.png").path], library: library)
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("Premature end of JPEG file"))
+        #expect(!quiet.stdout.contains("WARNING"))
+        let verbose = try photos(
+            ["--verbose", "thumbnail", id, "--size", "64x65", "--out", dir.appendingPathComponent("v.png").path], library: library)
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        let line = try #require(verbose.stderr.split(separator: "\n").first { $0.contains("Premature end of JPEG file") })
+        #expect(line.contains("warning") && line.contains("file=") && line.contains("/originals/"))
+    }
+}
+
+extension PhotosCommandTests {
+    /// A 16000 × 16000 PNG (256 megapixels, under the import pixel limit): its full size is streamed to a file with
+    /// bounded memory, and the image manager refuses to hold it whole in memory with a typed error.
+    @Test func fullSizeRenderingsOfHugeImagesKeepMemoryBounded() throws {
+        let dir = try TestMedia.temporaryDirectory("cli-huge")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("L.photoslibrary")
+        let huge = dir.appendingPathComponent("huge.png")
+        try TestMedia.writeImage(to: huge, width: 16_000, height: 16_000)
+        let imported = try photos(["import", huge.path, "--json"], library: library)
+        let id = try #require((try imported.json() as? [String: Any])?["imported"] as? [String]).first ?? ""
+
+        let out = dir.appendingPathComponent("full.png")
+        let streamed = try ChildProcess.run(
+            Self.executable, ["thumbnail", id, "--size", "max", "--out", out.path, "--json", "--library", library.path])
+        #expect(streamed.status == 0)
+        let written = try #require(try JSONSerialization.jsonObject(with: streamed.standardOutput) as? [String: Any])
+        #expect(written["pixelWidth"] as? Int == 16_000 && written["pixelHeight"] as? Int == 16_000)
+        // 256 megapixels are 768 MB of RGB; the stream holds strips of them.
+        #expect(streamed.maxRSSKilobytes < 400_000, "peak \(streamed.maxRSSKilobytes) KiB")
+
+        let inMemory = try photos(
+            ["thumbnail", id, "--size", "max", "--crop", "0,0,1,1", "--resize", "exact", "--out", dir.appendingPathComponent("x.png").path],
+            library: library)
+        #expect(inMemory.status != 0)
+        #expect(inMemory.stderr.contains("100-megapixel limit") && inMemory.stderr.contains("3307"), "\(inMemory.stderr)")
+        // A smaller size of the same image is fine.
+        let small = try photos(["thumbnail", id, "--size", "512x512", "--out", dir.appendingPathComponent("s.jpg").path], library: library)
+        #expect(small.status == 0, "\(small.stderr)")
+    }
+}

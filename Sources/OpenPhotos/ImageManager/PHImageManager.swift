@@ -41,6 +41,13 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     /// The shared image manager.
     open class func `default`() -> PHImageManager { shared }
 
+    /// OpenPhotoKit: the most pixels one rendering may have (100 megapixels: 400 MB of RGBA). An image is
+    /// rendered into memory whole, so a request for more — `PHImageManagerMaximumSize` of a 16000 × 16000 PNG —
+    /// fails with ``PHPhotosError/Code/limitExceeded`` in `PHImageErrorKey` rather than exhaust the memory. Smaller
+    /// target sizes of the same image are fine (JPEG and HEIC shrink on load); `photos thumbnail --size max` streams
+    /// full-size files of any size.
+    public static let maximumRenderedPixelCount = 100_000_000
+
     // MARK: - Images
 
     /// Requests an image of `asset` at `targetSize` (pixels), fitted or filled as `contentMode` says.
@@ -376,8 +383,17 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let target = maximum ? nil : (width: Int(targetSize.width.rounded(.up)), height: Int(targetSize.height.rounded(.up)))
         let request = RenderRequest(target: target, fit: fit, resize: resize, crop: crop)
         var plan = RenderPlan(source: source, request: request, degraded: nil)
-        // A degraded image a quarter of the final size (at least 64 px), when the final one is worth waiting for.
         let final = request.outputSize(width: source.displayWidth, height: source.displayHeight)
+        let maximumRenderedPixelCount = PHImageManager.maximumRenderedPixelCount
+        if final.width * final.height > maximumRenderedPixelCount {
+            throw PHPhotosError(
+                .limitExceeded,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "a \(final.width) × \(final.height) image is over the \(maximumRenderedPixelCount / 1_000_000)-megapixel limit of in-memory renderings; ask for a smaller target size"
+                ])
+        }
+        // A degraded image a quarter of the final size (at least 64 px), when the final one is worth waiting for.
         if max(final.width, final.height) > 256, !options.isSynchronous {
             let small = (width: max(64, final.width / 4), height: max(64, final.height / 4))
             plan.degraded = RenderRequest(target: small, fit: .fit, resize: .fast)

@@ -1,0 +1,73 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process started with posix_spawn, whose end is collected with wait4 — so its own peak resident memory
+/// is known (Foundation's `Process` does not give it) — and which can be killed at any instant (SIGKILL).
+public final class ChildProcess: @unchecked Sendable {
+    /// How a child ended.
+    public struct Outcome: Sendable {
+        /// The exit status, or 128 + the signal that ended it.
+        public var status: Int32
+        /// Whether a signal ended it.
+        public var wasSignalled: Bool
+        /// Seconds from start to end.
+        public var seconds: Double
+        /// Its peak resident memory (wait4's ru_maxrss), in KiB.
+        public var maxRSSKilobytes: Int
+        /// What it wrote to standard output.
+        public var standardOutput: Data
+    }
+
+    public let pid: pid_t
+    private let started = DispatchTime.now()
+    private let outputFile: URL
+
+    /// Starts `executable` with `arguments`; standard output goes to a file read at the end, standard error to
+    /// /dev/null unless `standardError` names a file.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil, standardError: URL? = nil) throws {
+        outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).out")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, standardError?.path ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned =
+            envp.map { env in posix_spawn(&pid, executable.path, &actions, nil, argv, env) }
+            ?? posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw CocoaError(
+                .executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot run \(executable.path): \(String(cString: strerror(spawned)))"])
+        }
+        self.pid = pid
+    }
+
+    /// Runs a command to its end.
+    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> Outcome {
+        try ChildProcess(executable, arguments, environment: environment).wait()
+    }
+
+    /// Sends SIGKILL.
+    public func kill() { _ = Glibc.kill(pid, SIGKILL) }
+
+    /// Waits for the end.
+    public func wait() -> Outcome {
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        let output = (try? Data(contentsOf: outputFile)) ?? Data()
+        try? FileManager.default.removeItem(at: outputFile)
+        let signalled = (status & 0x7F) != 0
+        return Outcome(
+            status: signalled ? 128 + (status & 0x7F) : (status >> 8) & 0xFF, wasSignalled: signalled, seconds: seconds,
+            maxRSSKilobytes: Int(usage.ru_maxrss), standardOutput: output)
+    }
+}
