@@ -300,6 +300,24 @@ static inline int cvips_write_upright(const char *path, const char *target) {
     return failed ? -1 : 0;
 }
 
+/* The whole image with an EXIF orientation the file's loader did not see (a PNG eXIf after the image data), then
+   display-oriented and in sRGB: the caller sizes it with cvips_thumbnail_image_exact. */
+static inline VipsImage *cvips_load_oriented(const char *path, int orientation) {
+    VipsImage *in = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
+    if (!in) return NULL;
+    VipsImage *tagged = NULL;
+    if (vips_copy(in, &tagged, NULL)) { g_object_unref(in); return NULL; }
+    g_object_unref(in);
+    vips_image_set_int(tagged, VIPS_META_ORIENTATION, orientation);
+    VipsImage *out = NULL;
+    int failed = vips_autorot(tagged, &out, NULL);
+    g_object_unref(tagged);
+    if (failed) return NULL;
+    VipsImage *srgb = cvips_to_srgb_profile(out);
+    g_object_unref(out);
+    return srgb;
+}
+
 static inline VipsImage *cvips_crop(VipsImage *in, int left, int top, int width, int height) {
     VipsImage *out = NULL;
     if (vips_crop(in, &out, left, top, width, height, NULL)) return NULL;

@@ -158,7 +158,19 @@ package enum ImageRenderer {
         throws(MediaError) -> PixelBuffer
     {
         let image: UnsafeMutablePointer<VipsImage>?
-        if let crop = request.crop {
+        if let orientation = trailingPNGOrientation(path) {
+            // An orientation libvips did not read (eXIf after the PNG data): applied here, then sized as usual.
+            guard let upright = cvips_load_oriented(path, Int32(orientation)) else {
+                throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
+            }
+            defer { cvips_unref(upright) }
+            if let crop = request.crop {
+                image = try cropped(upright, crop: crop, request: request, path: path)
+            } else {
+                let size = request.outputSize(width: width, height: height)
+                image = cvips_thumbnail_image_exact(upright, Int32(size.width), Int32(size.height), size.cropToTarget ? 1 : 0)
+            }
+        } else if let crop = request.crop {
             image = try cropped(path, crop: crop, width: width, height: height, request: request)
         } else {
             let size = request.outputSize(width: width, height: height)
@@ -175,6 +187,15 @@ package enum ImageRenderer {
         }
         defer { cvips_unref(image) }
         return try pixels(image, path: path)
+    }
+
+    /// The orientation (2–8) of a PNG whose eXIf chunk follows the image data, which libvips' loader misses.
+    private static func trailingPNGOrientation(_ path: String) -> Int? {
+        guard path.lowercased().hasSuffix(".png"), let exif = PNGChunks.trailingEXIF(path) else { return nil }
+        var metadata = MediaMetadata()
+        exif.withUnsafeBytes { EXIFReader.read($0, into: &metadata, xmp: nil) }
+        guard let orientation = metadata.orientation, orientation > 1 else { return nil }
+        return orientation
     }
 
     /// A HEIF's embedded thumbnail sized to `size`, when the file is HEIF and its thumbnail covers the size before any

@@ -11,10 +11,15 @@ package struct MediaMetadata: Sendable, Equatable {
     package var timeZoneOffset: Int?
     /// The tag the date came from ("EXIF:DateTimeOriginal", "QuickTime:CreationDate" …).
     package var creationDateSource: String?
+    /// Whether the capture date is a guess rather than the camera's record of the shutter: the GPS time stamp (when
+    /// the position was fixed, in UTC, with no local zone), as Immich and exiftool fall back to it.
+    package var creationDateIsLowConfidence: Bool { creationDateSource == "GPS:DateTime" }
     package var latitude: Double?
     package var longitude: Double?
     /// Metres above sea level (negative below).
     package var altitude: Double?
+    /// The EXIF orientation (1–8) the block records (IFD0's Orientation tag).
+    package var orientation: Int?
     package var make: String?
     package var model: String?
     package var lensModel: String?

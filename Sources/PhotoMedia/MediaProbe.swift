@@ -168,9 +168,8 @@ package struct MediaProbe: Sendable {
             throw .tooManyPixels(path: path, width: width, height: height, limit: pixelLimit)
         }
         // libheif applies the HEIF transforms (irot, imir) itself: the size libvips reports is already upright.
-        let orientation = Int(cvips_orientation(image))
+        var orientation = Int(cvips_orientation(image))
         let upright = format == .heic || format == .heif || format == .avif
-        let swaps = !upright && (5...8).contains(orientation)
         var metadata = MediaMetadata()
         var xmpLength = 0
         let xmp = cvips_blob(image, "xmp-data", &xmpLength).map {
@@ -179,11 +178,16 @@ package struct MediaProbe: Sendable {
         var exifLength = 0
         if let exif = cvips_blob(image, "exif-data", &exifLength) {
             EXIFReader.read(UnsafeRawBufferPointer(start: exif, count: exifLength), into: &metadata, xmp: xmp)
+        } else if format == .png, let trailing = PNGChunks.trailingEXIF(path) {
+            // An eXIf after the image data, which libvips does not read: its orientation too (the renderer applies it).
+            trailing.withUnsafeBytes { EXIFReader.read($0, into: &metadata, xmp: xmp) }
+            orientation = metadata.orientation ?? orientation
         } else if let xmp, let date = XMPReader.date(xmp) {
             metadata.creationDate = MetadataDate.instant(date.parsed, offset: date.parsed.offset)
             metadata.timeZoneOffset = date.parsed.offset
             metadata.creationDateSource = date.source
         }
+        let swaps = !upright && (5...8).contains(orientation)
         let frames = Int(cvips_n_pages(image))
         if upright, HEIFRuntime.readsCurrentIPhoneHEIC || format != .heic {
             metadata.hasDepthData = cheif_depth_image_count(path) > 0

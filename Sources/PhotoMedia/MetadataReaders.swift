@@ -35,6 +35,7 @@ enum EXIFReader {
             return cexif_number(data, e, index)
         }
 
+        metadata.orientation = number(ifd0, 0x0112).map { Int($0) }.flatMap { (1...8).contains($0) ? $0 : nil }
         metadata.make = string(ifd0, 0x010F)
         metadata.model = string(ifd0, 0x0110)
         metadata.software = string(ifd0, 0x0131)

@@ -18,6 +18,11 @@ public struct TestEXIF: Sendable {
     public var userComment: String?
     public var appleContentIdentifier: String?
     public var appleBurstUUID: String?
+    /// GPSDateStamp ("YYYY:MM:DD") and GPSTimeStamp (hours, minutes, seconds), in UTC.
+    public var gpsDateStamp: String?
+    public var gpsTimeStamp: (Int, Int, Int)?
+    /// IFD0's Orientation (1–8).
+    public var orientation: Int?
 
     public init(
         make: String? = nil, model: String? = nil, lensModel: String? = nil, dateTimeOriginal: String? = nil,
@@ -109,6 +114,9 @@ public struct TestEXIF: Sendable {
         if let v = userComment { exifEntries.append((0x9286, .undefined(Array("ASCII".utf8) + [0, 0, 0] + Array(v.utf8)))) }
         if let note = makerNote { exifEntries.append((0x927C, .undefined(note))) }
         var gpsEntries: [(UInt16, Value)] = []
+        if let day = gpsDateStamp, let (h, m, sec) = gpsTimeStamp {
+            gpsEntries += [(0x0007, .rationals([(UInt32(h), 1), (UInt32(m), 1), (UInt32(sec), 1)])), (0x001D, .ascii(day))]
+        }
         if let lat = latitude, let lon = longitude {
             gpsEntries += [
                 (0x0001, .ascii(lat < 0 ? "S" : "N")), (0x0002, .rationals(Self.dms(lat))), (0x0003, .ascii(lon < 0 ? "W" : "E")),
@@ -120,6 +128,7 @@ public struct TestEXIF: Sendable {
         }
         var ifd0Entries: [(UInt16, Value)] = []
         if let v = make { ifd0Entries.append((0x010F, .ascii(v))) }
+        if let v = orientation { ifd0Entries.append((0x0112, .short(v))) }
         if let v = model { ifd0Entries.append((0x0110, .ascii(v))) }
         // Lay out: header (8) | IFD0 | Exif IFD | GPS IFD; pointers need the sizes, so build twice.
         func layout(exifOffset: Int, gpsOffset: Int) -> [UInt8] {

@@ -56,6 +56,7 @@ struct Inspect: ParsableCommand {
                 String(format: "%@%02d:%02d", offset < 0 ? "-" : "+", abs(offset) / 3600, abs(offset) % 3600 / 60)
             } ?? NSNull()
         object["creationDateSource"] = m.creationDateSource ?? NSNull()
+        object["creationDateConfidence"] = m.creationDate == nil ? NSNull() : (m.creationDateIsLowConfidence ? "low" : "high")
         if let latitude = m.latitude, let longitude = m.longitude {
             object["location"] = ["latitude": latitude, "longitude": longitude, "altitude": m.altitude.map { $0 as Any } ?? NSNull()]
         } else {
