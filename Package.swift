@@ -83,6 +83,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["PhotosTesting", "photos"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "PhotosCommandTests",
             dependencies: ["PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "photos", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict

@@ -21,26 +21,41 @@ extension LibraryEngine {
         try purgeTrash(trashedBefore: now.addingTimeInterval(-trashRetention))
     }
 
-    /// Permanently removes every asset in Recently Deleted (`photos empty-trash`).
+    /// Permanently removes every asset in Recently Deleted (`photos empty-trash`), in transactions of `batchSize`
+    /// assets — each all or nothing — reporting the count done after each; `isCancelled` is asked between them.
     @discardableResult
-    package func emptyTrash() throws(LibraryError) -> Int {
-        try purgeTrash(trashedBefore: .distantFuture)
+    package func emptyTrash(
+        batchSize: Int = 500, progress: ((_ done: Int, _ total: Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+    ) throws(LibraryError) -> Int {
+        try purgeTrash(trashedBefore: .distantFuture, batchSize: batchSize, progress: progress, isCancelled: isCancelled)
     }
 
-    private func purgeTrash(trashedBefore cutoff: Date) throws(LibraryError) -> Int {
+    private func purgeTrash(
+        trashedBefore cutoff: Date, batchSize: Int = .max, progress: ((Int, Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+    ) throws(LibraryError) -> Int {
         let ids = try read { db in
             try String.fetchAll(
                 db, sql: "SELECT local_id FROM asset WHERE trashed_date IS NOT NULL AND trashed_date < ?",
                 arguments: [cutoff.timeIntervalSince1970])
         }
-        if ids.isEmpty { return 0 }
-        try apply([.deleteAssets(ids)], access: accessContext(clientID: nil))
-        return ids.count
+        var done = 0
+        while done < ids.count {
+            if isCancelled?() == true { break }
+            let batch = Array(ids[done..<min(ids.count, done + max(1, batchSize))])
+            try apply([.deleteAssets(batch)], access: accessContext(clientID: nil))
+            done += batch.count
+            progress?(done, ids.count)
+        }
+        return done
     }
 
     /// Checks that every resource row's file is present with the recorded size and SHA-256, and that no file in
     /// `originals/` lacks a row.
-    package func verify() throws(LibraryError) -> (checked: Int, problems: [VerificationProblem]) {
+    /// `progress` hears the files checked so far; when `isCancelled` returns true the check stops (the orphan
+    /// scan is skipped) and `complete` is false.
+    package func verify(
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
+    ) throws(LibraryError) -> (checked: Int, problems: [VerificationProblem], complete: Bool) {
         let rows = try read { db in
             try Row.fetchAll(db, sql: "SELECT path, file_size, sha256 FROM resource ORDER BY path").map {
                 (path: $0[0] as String, size: $0[1] as Int64, sha256: $0[2] as String)
@@ -48,7 +63,11 @@ extension LibraryEngine {
         }
         var problems: [VerificationProblem] = []
         var known = Set<String>()
+        var checked = 0
         for row in rows {
+            if isCancelled?() == true { return (checked, problems, false) }
+            checked += 1
+            progress?(checked, rows.count)
             known.insert(row.path)
             let url: URL
             do { url = try bundle.resolveExisting(row.path) } catch {
@@ -80,6 +99,6 @@ extension LibraryEngine {
                 }
             }
         }
-        return (rows.count, problems)
+        return (rows.count, problems, true)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
+import Synchronization
 
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add photos and videos (one asset per file, all or nothing).")
@@ -184,35 +185,67 @@ struct Recover: ParsableCommand {
 }
 
 struct EmptyTrash: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Remove everything in Recently Deleted for good.")
+    static let configuration = CommandConfiguration(
+        abstract: "Remove everything in Recently Deleted for good.",
+        discussion: "Transactions of a few hundred assets; Ctrl-C stops between them (what was purged stays purged), exit 130.")
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let library = try global.open()
+        Interruption.cooperate()
+        let bar = Mutex<ProgressReporter?>(nil)
+        let json = global.json
         let count: Int
-        do { count = try library.emptyTrash() } catch { throw CLIError(describe(error)) }
-        if global.json { Output.printJSON(["purged": count]) } else { print("purged \(count) assets") }
+        do {
+            count = try library.emptyTrash(
+                progress: { done, total in
+                    bar.withLock { $0 = $0 ?? ProgressReporter("empty-trash", total: total, unit: "assets", json: json) }
+                    bar.withLock { $0 }?.update(done)
+                }, isCancelled: { Interruption.requested })
+        } catch { throw CLIError(describe(error)) }
+        bar.withLock { $0 }?.finish()
+        let interrupted = Interruption.requested
+        if global.json {
+            Output.printJSON(["purged": count, "interrupted": interrupted])
+        } else {
+            print("purged \(count) assets\(interrupted ? " (interrupted: the rest is still in Recently Deleted)" : "")")
+        }
+        if interrupted { throw ExitCode(Interruption.exitStatus) }
     }
 }
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check every stored file (present, size, SHA-256) and look for orphans; exits 1 on problems.")
+        abstract: "Check every stored file (present, size, SHA-256) and look for orphans; exits 1 on problems.",
+        discussion: "Ctrl-C stops the check and reports what it found so far (exit 130).")
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let library = try global.open()
+        Interruption.cooperate()
+        let bar = Mutex<ProgressReporter?>(nil)
+        let json = global.json
         let report: PHLibraryVerificationReport
-        do { report = try library.verify() } catch { throw CLIError(describe(error)) }
+        do {
+            report = try library.verify(
+                progress: { done, total in
+                    bar.withLock { $0 = $0 ?? ProgressReporter("verify", total: total, unit: "files", json: json) }
+                    bar.withLock { $0 }?.update(done)
+                }, isCancelled: { Interruption.requested })
+        } catch { throw CLIError(describe(error)) }
+        bar.withLock { $0 }?.finish()
         if global.json {
             Output.printJSON([
-                "checkedFiles": report.checkedFiles,
+                "checkedFiles": report.checkedFiles, "complete": report.isComplete,
                 "problems": report.problems.map { ["kind": $0.kind, "path": $0.path, "detail": $0.detail] },
             ])
         } else {
-            for problem in report.problems { print(problem) }
-            print("\(report.checkedFiles) files checked, \(report.problems.count) problems")
+            for problem in report.problems { print(Output.printable(problem.description)) }
+            print(
+                "\(report.checkedFiles) files checked, \(report.problems.count) problems"
+                    + (report.isComplete ? "" : " (interrupted: the check is incomplete)"))
         }
+        if !report.isComplete { throw ExitCode(Interruption.exitStatus) }
         if !report.isHealthy { throw ExitCode(1) }
     }
 }

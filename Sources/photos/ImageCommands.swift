@@ -103,14 +103,16 @@ extension Thumbnail {
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write an asset's files (PHAssetResourceManager) into a folder, under their original names.",
+        abstract: "Write assets' files (PHAssetResourceManager) into a folder, under their original names.",
         discussion: """
             With --preset, a video is exported through AVAssetExportSession instead: Passthrough copies its tracks into \
             the --type container; 640x480, 960x540, 1280x720, 1920x1080, 3840x2160, LowQuality, MediumQuality, \
-            HighestQuality re-encode it with H.264, HEVCHighestQuality, HEVC1920x1080, HEVC3840x2160 with HEVC.
+            HighestQuality re-encode it with H.264, HEVCHighestQuality, HEVC1920x1080, HEVC3840x2160 with HEVC. \
+            Names are the original file names' last component, made safe; an existing file is never replaced (the \
+            export of that file fails). Several assets show progress; Ctrl-C stops between assets (exit 130).
             """)
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "Local identifier (or a unique prefix).") var id: String
+    @Argument(help: "Local identifiers (or unique prefixes).") var ids: [String]
     @Option(help: "current, unadjusted or original (the same files until editing exists).") var version = "current"
     @Option(help: "The folder to write into (created if missing).") var out: String
     @Option(help: "Export a video with this AVAssetExportSession preset (for example 1280x720 or Passthrough).") var preset: String?
@@ -119,21 +121,36 @@ struct Export: ParsableCommand {
     func run() throws {
         guard ["current", "unadjusted", "original"].contains(version) else { throw CLIError("--version is current, unadjusted or original") }
         let library = try global.open()
-        let asset = try resolveAsset(id, in: library, global: global)
+        let assets = try ids.map { try resolveAsset($0, in: library, global: global) }
         let folder = URL(fileURLWithPath: out)
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
             throw CLIError("cannot create \(folder.path): \(error.localizedDescription)")
         }
-        if let preset {
-            let path = try exportVideo(asset, preset: preset, into: folder)
-            if global.json { Output.printJSON(["written": [path]]) } else { print(path) }
-            return
+        Interruption.cooperate()
+        let bar = ProgressReporter("export", total: assets.count > 1 ? assets.count : 0, unit: "assets", json: global.json)
+        var written: [String] = []
+        for (index, asset) in assets.enumerated() {
+            if Interruption.requested { break }
+            if preset != nil {
+                written.append(try exportVideo(asset, preset: preset!, into: folder))
+            } else {
+                written += try exportResources(of: asset, into: folder)
+            }
+            bar.update(index + 1)
         }
+        bar.finish()
+        if global.json {
+            Output.printJSON(["written": written, "interrupted": Interruption.requested])
+        } else {
+            written.forEach { print(Output.printable($0)) }
+        }
+        if Interruption.requested { throw ExitCode(Interruption.exitStatus) }
+    }
+
+    private func exportResources(of asset: PHAsset, into folder: URL) throws -> [String] {
         var written: [String] = []
         for resource in PHAssetResource.assetResources(for: asset) {
-            // The stored name is data, not a path: only a sanitised last component names the file.
-            let fallback = "\(resource.assetLocalIdentifier.prefix(8))-\(resource.type.rawValue)"
-            let target = folder.appendingPathComponent(ResourceName.safeFileName(resource.originalFilename, fallback: fallback))
+            let target = folder.appendingPathComponent(Self.safeName(resource.originalFilename, resource))
             let done = DispatchSemaphore(value: 0)
             let failure = LockedError()
             PHAssetResourceManager.default().writeData(for: resource, toFile: target, options: nil) { error in
@@ -141,10 +158,15 @@ struct Export: ParsableCommand {
                 done.signal()
             }
             done.wait()
-            if let error = failure.get() { throw CLIError("\(target.lastPathComponent): \(describe(error))") }
+            if let error = failure.get() { throw CLIError("\(Output.printable(target.lastPathComponent)): \(describe(error))") }
             written.append(target.path)
         }
-        if global.json { Output.printJSON(["written": written]) } else { written.forEach { print($0) } }
+        return written
+    }
+
+    /// The stored name is data, not a path: only a sanitised last component names the file.
+    static func safeName(_ name: String, _ resource: PHAssetResource) -> String {
+        ResourceName.safeFileName(name, fallback: "\(resource.assetLocalIdentifier.prefix(8))-\(resource.type.rawValue)")
     }
 
     private func exportVideo(_ asset: PHAsset, preset: String, into folder: URL) throws -> String {
@@ -167,8 +189,10 @@ struct Export: ParsableCommand {
         done.wait()
         if let error = failure.get() { throw CLIError(describe(error)) }
         guard let session else { throw CLIError("no export session for \(asset.localIdentifier)") }
-        let original = PHAssetResource.assetResources(for: asset).first?.originalFilename ?? asset.localIdentifier
-        let target = folder.appendingPathComponent((original as NSString).deletingPathExtension + "." + type)
+        let resource = PHAssetResource.assetResources(for: asset).first
+        let original = resource.map { Self.safeName($0.originalFilename, $0) } ?? String(asset.localIdentifier.prefix(8))
+        let target = folder.appendingPathComponent(
+            ResourceName.safeFileName((original as NSString).deletingPathExtension + "." + type, fallback: "video.\(type)"))
         session.outputURL = target
         session.outputFileType = fileType
         session.exportAsynchronously { done.signal() }

@@ -204,6 +204,9 @@ final class Spawned: @unchecked Sendable {
     }
 
     var isRunning: Bool { process.isRunning }
+
+    /// Ctrl-C: SIGINT.
+    func interrupt() { process.interrupt() }
 }
 
 extension PhotosCommandTests {

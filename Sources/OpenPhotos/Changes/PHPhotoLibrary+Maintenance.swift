@@ -16,28 +16,39 @@ public struct PHLibraryVerificationReport: Sendable, Equatable {
     /// How many stored files were checked.
     public let checkedFiles: Int
     public let problems: [Problem]
+    /// Whether every file was checked (false when the check was cancelled).
+    public let isComplete: Bool
     public var isHealthy: Bool { problems.isEmpty }
 }
 
 extension PHPhotoLibrary {
     /// OpenPhotoKit: checks that every stored file is present with its recorded size and SHA-256, and that no
     /// file in `originals/` lacks an asset.
-    public func verify() throws -> PHLibraryVerificationReport {
+    /// - parameters:
+    ///   - progress: called after each file with the files checked so far and the total.
+    ///   - isCancelled: asked before each file; when it returns true the check stops, incomplete.
+    public func verify(
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, isCancelled: (@Sendable () -> Bool)? = nil
+    ) throws -> PHLibraryVerificationReport {
         do {
-            let (checked, problems) = try engine().verify()
+            let (checked, problems, complete) = try engine().verify(progress: progress, isCancelled: isCancelled)
             return PHLibraryVerificationReport(
                 checkedFiles: checked,
-                problems: problems.map { .init(kind: $0.kind.rawValue, path: $0.path, detail: $0.detail) })
+                problems: problems.map { .init(kind: $0.kind.rawValue, path: $0.path, detail: $0.detail) }, isComplete: complete)
         } catch {
             throw PHPhotosError(error)
         }
     }
 
-    /// OpenPhotoKit: permanently removes every asset in Recently Deleted; returns how many.
+    /// OpenPhotoKit: permanently removes every asset in Recently Deleted; returns how many. Assets go in
+    /// transactions of a few hundred, each all or nothing; `isCancelled` is asked between them, and what was
+    /// purged before it returned true stays purged.
     @discardableResult
-    public func emptyTrash() throws -> Int {
+    public func emptyTrash(
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, isCancelled: (@Sendable () -> Bool)? = nil
+    ) throws -> Int {
         try access.checkWriteOrThrow(access.canModify, "emptying Recently Deleted")
-        do { return try engine().emptyTrash() } catch { throw PHPhotosError(error) }
+        do { return try engine().emptyTrash(progress: progress, isCancelled: isCancelled) } catch { throw PHPhotosError(error) }
     }
 
     /// OpenPhotoKit: how long deleted assets stay in Recently Deleted (30 days unless changed).

@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+
+/// Several `photos` processes writing one library at once while `photos watch` observes it: each worker toggles the
+/// favourite of an asset of its own and now and then adds a photo, one command per process, as fast as it can.
+/// Afterwards no command may have failed, every worker's last toggle must hold (no lost update), every added photo
+/// must be there, and the watcher must have printed exactly one line per committed transaction (none missing, none
+/// twice).
+public struct ConcurrencyCampaign {
+    /// What the campaign counted.
+    public struct Result: Sendable, CustomStringConvertible {
+        public var processes = 0
+        public var commands = 0
+        /// Commands that finished (each one transaction).
+        public var commits = 0
+        public var failures: [String] = []
+        public var lostUpdates = 0
+        public var watcherLines = 0
+        public var transactions = 0
+        public var watcherLinesMissing = 0
+        public var watcherLinesDuplicated = 0
+        public var seconds = 0.0
+
+        public var description: String {
+            String(
+                format:
+                    "%d processes × %d commands: %d failures, %d lost updates; watcher %d lines for %d transactions (%d missing, %d duplicated); %.1f s",
+                processes, processes > 0 ? commands / processes : 0, failures.count, lostUpdates, watcherLines, transactions,
+                watcherLinesMissing, watcherLinesDuplicated, seconds)
+        }
+    }
+
+    let executable: URL
+    let workspace: URL
+    let library: URL
+
+    public init(photos executable: URL, workspace: URL) throws {
+        self.executable = executable
+        self.workspace = workspace
+        library = workspace.appendingPathComponent("Concurrent.photoslibrary")
+        try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+    }
+
+    private func photos(_ arguments: [String]) throws -> ChildProcess.Outcome {
+        try ChildProcess.run(executable, arguments + ["--library", library.path])
+    }
+
+    /// Runs `processes` workers of `commands` commands each.
+    public func run(processes: Int, commands: Int) throws -> Result {
+        var result = Result()
+        result.processes = processes
+        // One asset per worker.
+        var files: [String] = []
+        for index in 0..<processes {
+            let file = workspace.appendingPathComponent("worker-\(index).jpg")
+            try TestMedia.writeImage(to: file, width: 30 + index, height: 20)
+            files.append(file.path)
+        }
+        let added = try photos(["add"] + files + ["--json"])
+        let ids = ((try? JSONSerialization.jsonObject(with: added.standardOutput) as? [[String: Any]]) ?? []).compactMap {
+            $0["localIdentifier"] as? String
+        }
+        guard ids.count == processes else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "setup failed"]) }
+        let before = String(decoding: try photos(["changes"]).standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let watcher = try ChildProcess(executable, ["watch", "--json", "--include-hidden", "--library", library.path])
+        Thread.sleep(forTimeInterval: 1)  // registered before the first commit
+        let started = Date()
+        struct Worker: Sendable {
+            var failures: [String] = []
+            var commits = 0
+            var lastFavorite = false
+            var added: [String] = []
+        }
+        let workers = Mutex([Worker](repeating: Worker(), count: processes))
+        let executable = self.executable
+        let library = self.library
+        let workspace = self.workspace
+        DispatchQueue.concurrentPerform(iterations: processes) { index in
+            var worker = Worker()
+            for step in 0..<commands {
+                var arguments: [String]
+                if step % 5 == 4 {
+                    let photo = workspace.appendingPathComponent("added-\(index)-\(step).jpg")
+                    try? TestMedia.writeImage(to: photo, width: 40 + index, height: 20 + step)
+                    arguments = ["add", photo.path, "--json"]
+                } else {
+                    worker.lastFavorite = step % 2 == 0
+                    arguments = ["favorite", ids[index]] + (worker.lastFavorite ? [] : ["--off"])
+                }
+                guard let end = try? ChildProcess.run(executable, arguments + ["--library", library.path]), end.status == 0 else {
+                    worker.failures.append("worker \(index) step \(step): \(arguments.first ?? "")")
+                    continue
+                }
+                worker.commits += 1
+                if arguments.first == "add",
+                    let objects = try? JSONSerialization.jsonObject(with: end.standardOutput) as? [[String: Any]]
+                {
+                    worker.added += objects.compactMap { $0["localIdentifier"] as? String }
+                }
+            }
+            workers.withLock { $0[index] = worker }
+        }
+        result.seconds = Date().timeIntervalSince(started)
+        Thread.sleep(forTimeInterval: 2.5)  // the watcher's safety poll is 1 s
+        watcher.kill()
+        let watched = watcher.wait()
+
+        let finished = workers.withLock { $0 }
+        result.commands = processes * commands
+        result.failures = finished.flatMap(\.failures)
+        result.commits = finished.map(\.commits).reduce(0, +)
+        // Lost updates: each worker's last toggle holds; each added photo is there.
+        let listed = try photos(["ls", "--json", "--include-hidden"])
+        let objects = (try? JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]]) ?? []
+        var favorite: [String: Bool] = [:]
+        for object in objects {
+            if let id = object["localIdentifier"] as? String { favorite[id] = object["isFavorite"] as? Bool }
+        }
+        for (index, worker) in finished.enumerated() {
+            if favorite[ids[index]] != worker.lastFavorite { result.lostUpdates += 1 }
+            result.lostUpdates += worker.added.filter { favorite[$0] == nil }.count
+        }
+        // The watcher: one line per transaction of the history since `before`, each token once.
+        let history = try photos(["changes", "--since", before, "--json"])
+        let changes = ((try? JSONSerialization.jsonObject(with: history.standardOutput) as? [String: Any])?["changes"] as? [Any]) ?? []
+        result.transactions = changes.count
+        let lines = String(decoding: watched.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("{") }
+        let tokens = lines.compactMap { line -> String? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["token"] as? String
+        }
+        result.watcherLines = tokens.count
+        result.watcherLinesDuplicated = tokens.count - Set(tokens).count
+        result.watcherLinesMissing = max(0, result.transactions - Set(tokens).count)
+        return result
+    }
+}
