@@ -72,6 +72,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Fuzzing: the untrusted-input parsers as libFuzzer targets (scripts/fuzz.sh); not part of any product.
+        .target(name: "PhotosFuzzing", dependencies: ["PhotoLibraryEngine", "PhotoMedia"], swiftSettings: strict),
+        .executableTarget(name: "photos-fuzz", dependencies: ["PhotosFuzzing"], swiftSettings: strict),
+
         .testTarget(
             name: "OpenPhotosTests",
             dependencies: ["OpenPhotos", "PhotosTesting"],
@@ -79,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoLibraryEngineTests",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -52,8 +52,8 @@ package struct MediaMetadata: Sendable, Equatable {
 // MARK: - Dates
 
 /// Parses the date spellings of EXIF, XMP and QuickTime.
-enum MetadataDate {
-    struct Parsed: Equatable {
+package enum MetadataDate {
+    package struct Parsed: Equatable {
         var wall: DateComponents
         var offset: Int?
         var fraction: Double

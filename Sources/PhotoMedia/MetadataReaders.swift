@@ -4,13 +4,13 @@ import Foundation
 
 /// Reads ``MediaMetadata`` from an EXIF block (as libvips hands it over: JPEG APP1, HEIC Exif item, PNG eXIf,
 /// WebP EXIF chunk) through libexif, plus Apple's MakerNote, which no library here reads correctly.
-enum EXIFReader {
+package enum EXIFReader {
     // IFDs (libexif's ExifIfd) and tags.
     private static let ifd0: Int32 = 0
     private static let exifIFD: Int32 = 2
     private static let gpsIFD: Int32 = 3
 
-    static func read(_ bytes: UnsafeRawBufferPointer, into metadata: inout MediaMetadata, xmp: String?) {
+    package static func read(_ bytes: UnsafeRawBufferPointer, into metadata: inout MediaMetadata, xmp: String?) {
         guard bytes.count > 8, bytes.count < 16 << 20 else { return }
         // libexif wants "Exif\0\0" first; HEIC Exif items may start at the TIFF header, or with a 4-byte offset to it.
         let header = Array("Exif".utf8) + [0, 0]
@@ -108,8 +108,8 @@ enum EXIFReader {
 
 /// Apple's MakerNote: "Apple iOS\0", a version, "MM", then a big-endian IFD whose offsets count from the note's
 /// start. Read with bounds on every access; a malformed note yields nothing.
-enum AppleMakerNote {
-    static func read(_ note: UnsafeRawBufferPointer, into metadata: inout MediaMetadata) {
+package enum AppleMakerNote {
+    package static func read(_ note: UnsafeRawBufferPointer, into metadata: inout MediaMetadata) {
         let bytes = Array(note.prefix(64 * 1024))
         guard bytes.count >= 16, bytes.starts(with: Array("Apple iOS".utf8)), bytes[12] == 0x4D, bytes[13] == 0x4D else { return }
         func u16(_ at: Int) -> Int? { at + 2 <= bytes.count ? Int(bytes[at]) << 8 | Int(bytes[at + 1]) : nil }
@@ -139,8 +139,8 @@ enum AppleMakerNote {
 /// The dates an XMP packet carries (`exif:DateTimeOriginal`, `xmp:CreateDate`, `photoshop:DateCreated`), as
 /// attributes or elements. A text search, bounded by the packet's size: no XML parser is trusted with hostile input
 /// here, and nothing else is read from XMP.
-enum XMPReader {
-    static func date(_ packet: String) -> (source: String, parsed: MetadataDate.Parsed)? {
+package enum XMPReader {
+    package static func date(_ packet: String) -> (source: String, parsed: MetadataDate.Parsed)? {
         for (name, source) in [
             ("exif:DateTimeOriginal", "XMP:DateTimeOriginal"), ("photoshop:DateCreated", "XMP:DateCreated"), ("xmp:CreateDate", "XMP:CreateDate"),
         ] {
@@ -202,8 +202,8 @@ enum MovieMetadataReader {
 /// The 3GPP/Android `udta/date` box ("2020-11-20T15:04:02+0100"), which libavformat does not read: a walk of the
 /// top-level boxes to `moov` (seeking past `mdat`, never reading it), then `moov/udta/date`. Bounded: at most 64
 /// top-level boxes, a `moov` of at most 16 MB, every size checked against what is left.
-enum QuickTimeUserDataDate {
-    static func read(_ path: String) -> String? {
+package enum QuickTimeUserDataDate {
+    package static func read(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let end = try? handle.seekToEnd() else { return nil }

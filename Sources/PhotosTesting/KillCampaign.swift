@@ -26,6 +26,8 @@ public struct KillCampaign {
         public var lostCommits = 0
         /// Files in `originals/` without a row, and writer slots left, after the next open.
         public var orphans = 0
+        /// What the orphans were (the first ones).
+        public var orphanDetails: [String] = []
         public var seconds = 0.0
 
         public var description: String {
@@ -140,6 +142,7 @@ public struct KillCampaign {
             for problem in problems {
                 if problem.kind == .orphanFile {
                     result.orphans += 1
+                    if result.orphanDetails.count < 20 { result.orphanDetails.append("after \(what): \(problem)") }
                 } else {
                     result.inconsistencies.append("after \(what): \(problem)")
                 }
@@ -151,6 +154,10 @@ public struct KillCampaign {
             let slots = (try? FileManager.default.contentsOfDirectory(atPath: engine.bundle.writersURL.path)) ?? []
             // The engine just opened holds no slot (it wrote nothing); anything there was left by a dead writer.
             result.orphans += slots.count
+            for slot in slots where result.orphanDetails.count < 20 {
+                let inside = (try? FileManager.default.contentsOfDirectory(atPath: engine.bundle.writersURL.appendingPathComponent(slot).path)) ?? []
+                result.orphanDetails.append("after \(what): writer slot \(slot) left with \(inside.sorted())")
+            }
         } catch {
             result.inconsistencies.append("after \(what): cannot open or check the library: \(error)")
         }

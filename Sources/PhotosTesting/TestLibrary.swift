@@ -55,14 +55,14 @@ public final class TestLibrary: @unchecked Sendable {
         return identifiers
     }
 
-    /// What the writers' slots hold besides their locks: staged files and intent journals (empty between
+    /// What the writers' slots hold: staged files and intent journals (empty between
     /// transactions that finished, committed or not).
     public func writerLeftovers() throws -> [String] {
         let writers = url.appendingPathComponent("private/writers")
         var found: [String] = []
-        for slot in try FileManager.default.contentsOfDirectory(atPath: writers.path) {
+        for slot in try FileManager.default.contentsOfDirectory(atPath: writers.path) where !slot.hasSuffix(".lock") {
             let entries = try FileManager.default.contentsOfDirectory(atPath: writers.appendingPathComponent(slot).path)
-            found += entries.filter { $0 != "lock" }.map { "\(slot)/\($0)" }
+            found += entries.map { "\(slot)/\($0)" }
         }
         return found.sorted()
     }

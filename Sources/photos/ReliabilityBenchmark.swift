@@ -35,7 +35,8 @@ struct BenchReliability: ParsableCommand {
             Output.printJSON([
                 "kills": killed.kills, "killsWithConcurrentProcess": killed.killsWithConcurrentProcess,
                 "finishedBeforeKill": killed.finishedBeforeKill, "inconsistencies": killed.inconsistencies,
-                "lostCommits": killed.lostCommits, "orphans": killed.orphans, "campaignSeconds": killed.seconds,
+                "lostCommits": killed.lostCommits, "orphans": killed.orphans, "orphanDetails": killed.orphanDetails,
+                "campaignSeconds": killed.seconds,
                 "processes": concurrent.processes, "commands": concurrent.commands, "commits": concurrent.commits,
                 "failures": concurrent.failures, "lostUpdates": concurrent.lostUpdates, "transactions": concurrent.transactions,
                 "watcherLines": concurrent.watcherLines, "watcherLinesMissing": concurrent.watcherLinesMissing,
@@ -44,6 +45,7 @@ struct BenchReliability: ParsableCommand {
         } else {
             print("kill campaign: \(killed)")
             for line in killed.inconsistencies.prefix(20) { print("  \(line)") }
+            for line in killed.orphanDetails.prefix(20) { print("  \(line)") }
             print("concurrency: \(concurrent)")
             for line in concurrent.failures.prefix(20) { print("  \(line)") }
         }

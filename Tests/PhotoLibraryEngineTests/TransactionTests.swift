@@ -101,7 +101,8 @@ struct TransactionTests {
         #expect(!fm.fileExists(atPath: slot!.path))
         // Only the slot of the test library's own handle, alive and empty, is left.
         #expect(try library.writerLeftovers() == [])
-        #expect(try fm.contentsOfDirectory(atPath: engine.bundle.writersURL.path).count == 1)
+        #expect(try fm.contentsOfDirectory(atPath: engine.bundle.writersURL.path).count == 2)  // its folder and its lock
+        #expect(!fm.fileExists(atPath: slot!.path + ".lock"))
         #expect(ids.count == 1)
         #expect(try engine.verify().problems == [])
     }

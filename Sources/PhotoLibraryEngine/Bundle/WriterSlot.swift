@@ -7,49 +7,57 @@ import Synchronization
     import Darwin
 #endif
 
-/// One writer's private folder in the bundle, `private/writers/<UUID>/`, and the advisory lock that says its owner
-/// is alive.
+/// One writer's private folder in the bundle, `private/writers/<UUID>/`, and the advisory lock beside it,
+/// `private/writers/<UUID>.lock`, that says its owner is alive.
 ///
 /// Every engine that writes stages its files and keeps its intent journals in a slot of its own, and holds an
-/// exclusive `flock(2)` on the slot's `lock` file for as long as it is open. The kernel drops the lock when the
+/// exclusive `flock(2)` on the slot's lock file for as long as it is open. The kernel drops the lock when the
 /// owner's process dies, however it dies. Recovery (``LibraryBundle/sweepAbandonedSlots(isReferenced:)``) takes the
 /// lock of a slot before it touches anything in it, so it only ever touches what its owner abandoned: a slot whose
 /// lock another engine holds — in this process or another — is a transaction in progress and is left alone.
 ///
 /// `flock` locks belong to an open file description, not to a process, so two engines of one process on the same
 /// library exclude each other too; the descriptor is close-on-exec, so child processes never inherit a lock.
-/// A slot is born locked: it is made as `.new-<UUID>`, locked, then renamed to its final name.
+///
+/// The lock comes first and the folder second, and a sweeper removes the folder first and the lock last, so a folder
+/// never exists without its lock while an owner may still be alive. A new lock file is created exclusively, locked,
+/// and checked to be still linked (a sweeper may have taken and removed it in between): no race needs a time limit.
 package final class WriterSlot: Sendable {
     /// The slot's folder.
     package let url: URL
+    private let lockURL: URL
     private let descriptor: Int32
 
-    private init(url: URL, descriptor: Int32) {
+    private init(url: URL, lockURL: URL, descriptor: Int32) {
         self.url = url
+        self.lockURL = lockURL
         self.descriptor = descriptor
     }
 
     /// Makes and locks a new slot under `writers`.
     static func create(in writers: URL) throws(LibraryError) -> WriterSlot {
-        let uuid = UUID().uuidString
-        let fresh = writers.appendingPathComponent(".new-\(uuid)")
-        let final = writers.appendingPathComponent(uuid)
-        guard mkdir(fresh.path, 0o700) == 0 else { throw LibraryBundle.posixError("create \(fresh.path)") }
-        let fd = open(fresh.appendingPathComponent("lock").path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let error = LibraryBundle.posixError("create the writer lock")
-            rmdir(fresh.path)
-            throw error
+        for _ in 0..<8 {
+            let uuid = UUID().uuidString
+            let lockURL = writers.appendingPathComponent("\(uuid).lock")
+            let fd = open(lockURL.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw LibraryBundle.posixError("create the writer lock in \(writers.path)") }
+            var info = stat()
+            // Locked by a sweeper that found it first, or already unlinked by one: take another name.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(fd, &info) == 0, info.st_nlink == 1 else {
+                close(fd)
+                continue
+            }
+            let folder = writers.appendingPathComponent(uuid)
+            guard mkdir(folder.path, 0o700) == 0 else {
+                let error = LibraryBundle.posixError("create the writer slot \(folder.path)")
+                unlink(lockURL.path)
+                close(fd)
+                throw error
+            }
+            LibraryBundle.syncDirectory(writers)
+            return WriterSlot(url: folder, lockURL: lockURL, descriptor: fd)
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0, rename(fresh.path, final.path) == 0 else {
-            let error = LibraryBundle.posixError("lock the writer slot")
-            close(fd)
-            unlink(fresh.appendingPathComponent("lock").path)
-            rmdir(fresh.path)
-            throw error
-        }
-        LibraryBundle.syncDirectory(writers)
-        return WriterSlot(url: final, descriptor: fd)
+        throw .internalError("cannot make a writer slot in \(writers.path)")
     }
 
     deinit {
@@ -58,9 +66,9 @@ package final class WriterSlot: Sendable {
         let fm = FileManager.default
         let entries = (try? fm.contentsOfDirectory(atPath: url.path)) ?? []
         if !entries.contains(where: { $0.hasPrefix("intent-") }) {
-            for name in entries where name != "lock" { unlink(url.appendingPathComponent(name).path) }
-            unlink(url.appendingPathComponent("lock").path)
+            for name in entries { unlink(url.appendingPathComponent(name).path) }
             rmdir(url.path)
+            unlink(lockURL.path)
         }
         close(descriptor)
     }
@@ -96,35 +104,40 @@ extension LibraryBundle {
         let fm = FileManager.default
         var removed: [String] = []
         guard let names = try? fm.contentsOfDirectory(atPath: writersURL.path) else { return [] }
-        for name in names.sorted() {
-            let slot = writersURL.appendingPathComponent(name)
-            let fd = open(slot.appendingPathComponent("lock").path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        var slots = Set<String>()
+        for name in names {
+            if name.hasSuffix(".lock") { slots.insert(String(name.dropLast(5))) } else if !name.hasPrefix(".") { slots.insert(name) }
+        }
+        for uuid in slots.sorted() {
+            let folder = writersURL.appendingPathComponent(uuid)
+            let lock = writersURL.appendingPathComponent("\(uuid).lock")
+            let fd = open(lock.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
             if fd < 0 {
-                // No lock file: a slot that a sweeper was removing when it died (it removes the lock last, after
-                // every journal), or a `.new-` slot that died before it made its lock. Nothing of value is left.
-                if errno == ENOENT, name.hasPrefix(".new-") ? Self.age(of: slot) > 60 : true { try? fm.removeItem(at: slot) }
+                // A folder without its lock has no owner (an owner locks first and makes the folder second).
+                if errno == ENOENT, fm.fileExists(atPath: folder.path) { removed += try sweepSlot(folder, lock: nil, isReferenced: isReferenced) }
                 continue
             }
             defer { close(fd) }
-            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { continue }  // its owner is alive
-            // A `.new-` slot that can be locked may be one that is being made this instant: leave young ones.
-            if name.hasPrefix(".new-"), Self.age(of: slot) < 60 { continue }
-            removed += try sweepSlot(slot, isReferenced: isReferenced)
+            var info = stat()
+            // Held: its owner is alive. Unlinked: another sweeper just finished it.
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(fd, &info) == 0, info.st_nlink > 0 else { continue }
+            removed += try sweepSlot(folder, lock: lock, isReferenced: isReferenced)
         }
         return removed
     }
 
-    /// Sweeps a slot whose lock the caller holds.
-    private func sweepSlot(_ slot: URL, isReferenced: (String) throws -> Bool) throws -> [String] {
+    /// Sweeps a slot whose lock the caller holds (or that has none): intents replayed, staged files removed, the
+    /// folder removed, then the lock.
+    private func sweepSlot(_ slot: URL, lock: URL?, isReferenced: (String) throws -> Bool) throws -> [String] {
         let fm = FileManager.default
         var removed: [String] = []
         let entries = ((try? fm.contentsOfDirectory(atPath: slot.path)) ?? []).sorted()
         for name in entries where name.hasPrefix("intent-") {
             removed += try replayIntent(slot.appendingPathComponent(name), isReferenced: isReferenced)
         }
-        for name in entries where name != "lock" { try? fm.removeItem(at: slot.appendingPathComponent(name)) }
-        unlink(slot.appendingPathComponent("lock").path)
+        for name in entries { try? fm.removeItem(at: slot.appendingPathComponent(name)) }
         rmdir(slot.path)
+        if let lock { unlink(lock.path) }
         return removed
     }
 

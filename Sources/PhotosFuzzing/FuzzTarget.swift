@@ -1,0 +1,60 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotoMedia
+
+/// The parsers that read untrusted bytes, as fuzzing targets: each takes any input and must return, never crash,
+/// hang or read out of bounds. `photos-fuzz` runs them under libFuzzer (`scripts/fuzz.sh`), and the
+/// `FuzzRegressionTests` run every input kept in `Tests/FuzzCorpus/<target>/` (seeds and past crashers) through them.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    /// NSPredicate format strings: parsed, then compiled to SQL for assets and for albums.
+    case predicate
+    /// An EXIF block (libexif, then the Apple MakerNote reader behind it).
+    case exif
+    /// An Apple MakerNote alone.
+    case makernote
+    /// An XMP packet's dates.
+    case xmp
+    /// A PNG's chunk walk (the trailing eXIf reader).
+    case png
+    /// A QuickTime/MP4 box walk (the 3GPP `udta/date` reader).
+    case quicktime
+    /// Content sniffing of the first bytes.
+    case sniff
+
+    private static let arguments: [PredicateValue] = [
+        .string("x"), .int(1), .double(2.5), .date(Date(timeIntervalSince1970: 0)), .array([.int(1), .int(2)]), .string("creationDate"),
+    ]
+
+    /// A file for the readers that take a path (one per process).
+    private static let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("photos-fuzz-\(getpid()).bin")
+
+    /// Runs one input.
+    package func run(_ input: UnsafeRawBufferPointer) {
+        switch self {
+        case .predicate:
+            let format = String(decoding: input, as: UTF8.self)
+            guard let parsed = try? PredicateParser.parse(format, arguments: Self.arguments) else { return }
+            _ = try? PredicateCompiler(table: .asset).compile(parsed)
+            _ = try? PredicateCompiler(table: .assetCollection).compile(parsed)
+        case .exif:
+            var metadata = MediaMetadata()
+            EXIFReader.read(input, into: &metadata, xmp: nil)
+        case .makernote:
+            var metadata = MediaMetadata()
+            AppleMakerNote.read(input, into: &metadata)
+        case .xmp:
+            _ = XMPReader.date(String(decoding: input, as: UTF8.self))
+        case .png:
+            withScratchFile(input) { _ = PNGChunks.trailingEXIF($0) }
+        case .quicktime:
+            withScratchFile(input) { _ = QuickTimeUserDataDate.read($0) }
+        case .sniff:
+            _ = MediaFormat.sniff(input)
+        }
+    }
+
+    private func withScratchFile(_ input: UnsafeRawBufferPointer, _ body: (String) -> Void) {
+        guard (try? Data(input).write(to: Self.scratch)) != nil else { return }
+        body(Self.scratch.path)
+    }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Fuzzes the parsers of untrusted input with libFuzzer: the NSPredicate parser and compiler, and each metadata
+# reader (EXIF, Apple MakerNote, XMP dates, PNG chunks, QuickTime boxes, format sniffing).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]    default: 20 s for each target (the short run the test command does)
+#   scripts/fuzz.sh 3600 predicate           the long run, one hour of the predicate parser
+#
+# Builds photos-fuzz with -sanitize=fuzzer,address into .build-fuzz (git-ignored), runs each target over its kept
+# inputs (Tests/FuzzCorpus/TARGET) and a working corpus (.build-fuzz/corpus/TARGET), and prints the executions.
+# A crash stops the run with libFuzzer's report; the input is written to .build-fuzz/crashes/: add it to
+# Tests/FuzzCorpus/TARGET (the FuzzRegressionTests run it on every test run) once it is fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff)
+
+echo "fuzz: building photos-fuzz with libFuzzer and AddressSanitizer (.build-fuzz)" >&2
+swift build -c release --build-path .build-fuzz --product photos-fuzz \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING 2>&1 \
+  | grep -E "error|Compiling photos_fuzz|Build complete" >&2 || true
+binary=.build-fuzz/release/photos-fuzz
+[ -x "$binary" ] || { echo "fuzz: the build failed" >&2; exit 1; }
+
+mkdir -p .build-fuzz/crashes
+status=0
+for target in "${targets[@]}"; do
+  corpus=.build-fuzz/corpus/$target
+  mkdir -p "$corpus"
+  log=.build-fuzz/$target.log
+  # Swift's backtracer would wait instead of letting libFuzzer write the crash and exit.
+  if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 PHOTOS_FUZZ_TARGET=$target \
+    "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix=".build-fuzz/crashes/$target-" "$corpus" "Tests/FuzzCorpus/$target" >"$log" 2>&1; then
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    echo "fuzz: $target: $runs executions in ${seconds} s, 0 crashes"
+  else
+    echo "fuzz: $target: CRASHED — see $log and .build-fuzz/crashes/" >&2
+    grep -E "ERROR|SUMMARY|Fatal error|==[0-9]+==" "$log" | head -20 >&2 || true
+    status=1
+  fi
+done
+exit $status
