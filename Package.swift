@@ -74,7 +74,8 @@ let package = Package(
 
         // Fuzzing: the untrusted-input parsers as libFuzzer targets (scripts/fuzz.sh); not part of any product.
         .target(name: "PhotosFuzzing", dependencies: ["PhotoLibraryEngine", "PhotoMedia"], swiftSettings: strict),
-        .executableTarget(name: "photos-fuzz", dependencies: ["PhotosFuzzing"], swiftSettings: strict),
+        .target(name: "CFuzzerDriver"),
+        .executableTarget(name: "photos-fuzz", dependencies: ["PhotosFuzzing", "CFuzzerDriver"], swiftSettings: strict),
 
         .testTarget(
             name: "OpenPhotosTests",

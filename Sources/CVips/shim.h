@@ -261,10 +261,9 @@ static inline VipsImage *cvips_thumbnail_plain(const char *path, int width, int 
 }
 
 
-/* The whole image, display-oriented. */
-static inline VipsImage *cvips_load_upright(const char *path) {
-    VipsImage *in = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
-    if (!in) return NULL;
+/* Display-oriented and in sRGB: auto-rotated by the image's orientation, then its ICC profile applied. Takes the
+   caller's reference to `in`. */
+static inline VipsImage *cvips_upright_srgb(VipsImage *in) {
     VipsImage *out = NULL;
     int failed = vips_autorot(in, &out, NULL);
     g_object_unref(in);
@@ -272,6 +271,12 @@ static inline VipsImage *cvips_load_upright(const char *path) {
     VipsImage *srgb = cvips_to_srgb_profile(out);
     g_object_unref(out);
     return srgb;
+}
+
+/* The whole image, display-oriented. */
+static inline VipsImage *cvips_load_upright(const char *path) {
+    VipsImage *in = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
+    return in ? cvips_upright_srgb(in) : NULL;
 }
 
 /* The whole image, display-oriented, in 8-bit sRGB, streamed into a file (format and options from the name, as
@@ -285,14 +290,10 @@ static inline int cvips_write_upright(const char *path, const char *target) {
     VipsAccess access = orientation > 1 ? VIPS_ACCESS_RANDOM : VIPS_ACCESS_SEQUENTIAL;
     VipsImage *in = vips_image_new_from_file(path, "access", access, NULL);
     if (!in) return -1;
-    VipsImage *upright = NULL;
-    int failed = vips_autorot(in, &upright, NULL);
-    g_object_unref(in);
-    if (failed) return -1;
-    VipsImage *srgb = cvips_to_srgb_profile(upright);
-    g_object_unref(upright);
+    VipsImage *srgb = cvips_upright_srgb(in);
+    if (!srgb) return -1;
     VipsImage *eight = NULL;
-    failed = vips_colourspace(srgb, &eight, VIPS_INTERPRETATION_sRGB, NULL);
+    int failed = vips_colourspace(srgb, &eight, VIPS_INTERPRETATION_sRGB, NULL);
     g_object_unref(srgb);
     if (failed) return -1;
     failed = vips_image_write_to_file(eight, target, NULL);
@@ -306,16 +307,11 @@ static inline VipsImage *cvips_load_oriented(const char *path, int orientation) 
     VipsImage *in = vips_image_new_from_file(path, "access", VIPS_ACCESS_RANDOM, NULL);
     if (!in) return NULL;
     VipsImage *tagged = NULL;
-    if (vips_copy(in, &tagged, NULL)) { g_object_unref(in); return NULL; }
+    int failed = vips_copy(in, &tagged, NULL);
     g_object_unref(in);
-    vips_image_set_int(tagged, VIPS_META_ORIENTATION, orientation);
-    VipsImage *out = NULL;
-    int failed = vips_autorot(tagged, &out, NULL);
-    g_object_unref(tagged);
     if (failed) return NULL;
-    VipsImage *srgb = cvips_to_srgb_profile(out);
-    g_object_unref(out);
-    return srgb;
+    vips_image_set_int(tagged, VIPS_META_ORIENTATION, orientation);
+    return cvips_upright_srgb(tagged);
 }
 
 static inline VipsImage *cvips_crop(VipsImage *in, int left, int top, int width, int height) {

@@ -42,14 +42,14 @@ public struct KillCampaign {
     let executable: URL
     let workspace: URL
     let library: URL
-    var random: SplitMix
+    var random: SplitMix64
 
     /// A campaign with the `photos` executable at `executable`, working in a new folder under `workspace`.
     public init(photos executable: URL, workspace: URL, seed: UInt64) throws {
         self.executable = executable
         self.workspace = workspace
         library = workspace.appendingPathComponent("Campaign.photoslibrary")
-        random = SplitMix(seed: seed)
+        random = SplitMix64(seed: seed)
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
     }
 
@@ -186,19 +186,7 @@ public struct KillCampaign {
     }
 }
 
-/// A small seeded generator, so a campaign can be run again exactly.
-public struct SplitMix: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// A number in 0..<bound.
     public mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -2,14 +2,21 @@ import Foundation
 import PhotosFuzzing
 
 #if FUZZING
+    import CFuzzerDriver
+
     /// The target libFuzzer drives: $PHOTOS_FUZZ_TARGET (see `scripts/fuzz.sh`).
     let selectedTarget = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["PHOTOS_FUZZ_TARGET"] ?? "") ?? .predicate
 
-    /// libFuzzer's entry point (built with `-sanitize=fuzzer,address -DFUZZING`).
-    @_cdecl("LLVMFuzzerTestOneInput")
-    public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-        selectedTarget.run(UnsafeRawBufferPointer(start: data, count: size))
-        return 0
+    /// The executable's entry point in a fuzzing build (built with `-sanitize=fuzzer,address -DFUZZING`): SwiftPM
+    /// links an executable's `main` to `<module>_main`, so it hands the command line to libFuzzer's driver here.
+    @_cdecl("photos_fuzz_main")
+    public func photosFuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { data, size in
+            selectedTarget.run(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
+        }
     }
 #else
     /// Without libFuzzer: `photos-fuzz TARGET FILE...` runs inputs (a crasher, a corpus) through a target once.

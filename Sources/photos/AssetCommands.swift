@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
-import Synchronization
 
 struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Add photos and videos (one asset per file, all or nothing).")
@@ -193,17 +192,12 @@ struct EmptyTrash: ParsableCommand {
     func run() throws {
         let library = try global.open()
         Interruption.cooperate()
-        let bar = Mutex<ProgressReporter?>(nil)
-        let json = global.json
+        let bar = LazyProgress("empty-trash", unit: "assets", json: global.json)
         let count: Int
         do {
-            count = try library.emptyTrash(
-                progress: { done, total in
-                    bar.withLock { $0 = $0 ?? ProgressReporter("empty-trash", total: total, unit: "assets", json: json) }
-                    bar.withLock { $0 }?.update(done)
-                }, isCancelled: { Interruption.requested })
+            count = try library.emptyTrash(progress: { bar.update($0, of: $1) }, isCancelled: { Interruption.requested })
         } catch { throw CLIError(describe(error)) }
-        bar.withLock { $0 }?.finish()
+        bar.finish()
         let interrupted = Interruption.requested
         if global.json {
             Output.printJSON(["purged": count, "interrupted": interrupted])
@@ -223,17 +217,12 @@ struct Verify: ParsableCommand {
     func run() throws {
         let library = try global.open()
         Interruption.cooperate()
-        let bar = Mutex<ProgressReporter?>(nil)
-        let json = global.json
+        let bar = LazyProgress("verify", unit: "files", json: global.json)
         let report: PHLibraryVerificationReport
         do {
-            report = try library.verify(
-                progress: { done, total in
-                    bar.withLock { $0 = $0 ?? ProgressReporter("verify", total: total, unit: "files", json: json) }
-                    bar.withLock { $0 }?.update(done)
-                }, isCancelled: { Interruption.requested })
+            report = try library.verify(progress: { bar.update($0, of: $1) }, isCancelled: { Interruption.requested })
         } catch { throw CLIError(describe(error)) }
-        bar.withLock { $0 }?.finish()
+        bar.finish()
         if global.json {
             Output.printJSON([
                 "checkedFiles": report.checkedFiles, "complete": report.isComplete,

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -34,22 +33,14 @@ struct Import: ParsableCommand {
             for line in PhotoMediaReport.decoders { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
         Interruption.cooperate()
-        let reporter = Mutex<ProgressReporter?>(nil)
-        let json = global.json
+        let bar = LazyProgress("import", unit: "files", json: global.json)
         let report: PHPhotoLibrary.ImportReport
         do {
             report = try library.importItems(
                 at: paths.map { URL(fileURLWithPath: $0) }, recursive: recursive, batchSize: batch,
-                progress: { progress in
-                    let bar = reporter.withLock { bar in
-                        if bar == nil { bar = ProgressReporter("import", total: progress.filesTotal, unit: "files", json: json) }
-                        return bar!
-                    }
-                    bar.update(progress.filesDone, bytes: progress.bytesDone)
-                },
-                isCancelled: { Interruption.requested })
+                progress: { bar.update($0.filesDone, of: $0.filesTotal, bytes: $0.bytesDone) }, isCancelled: { Interruption.requested })
         } catch { throw CLIError(describe(error)) }
-        reporter.withLock { $0?.finish() }
+        bar.finish()
         var thumbnailCount = 0
         if thumbnails, !report.importedLocalIdentifiers.isEmpty, !Interruption.requested {
             thumbnailCount = renderThumbnails(report.importedLocalIdentifiers, library: library)

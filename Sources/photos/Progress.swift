@@ -100,3 +100,28 @@ final class ProgressReporter: Sendable {
         return s >= 3600 ? "\(s / 3600) h \(s % 3600 / 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
     }
 }
+
+/// A progress bar made when the work first says how much there is (the library's progress callbacks give the total
+/// with each call), safe to call from any thread.
+final class LazyProgress: Sendable {
+    private let label: String
+    private let unit: String
+    private let json: Bool
+    private let reporter = Mutex<ProgressReporter?>(nil)
+
+    init(_ label: String, unit: String, json: Bool) {
+        self.label = label
+        self.unit = unit
+        self.json = json
+    }
+
+    func update(_ done: Int, of total: Int, bytes: Int64? = nil) {
+        let bar = reporter.withLock { bar in
+            if bar == nil { bar = ProgressReporter(label, total: total, unit: unit, json: json) }
+            return bar!
+        }
+        bar.update(done, bytes: bytes)
+    }
+
+    func finish() { reporter.withLock { $0 }?.finish() }
+}
