@@ -222,7 +222,9 @@ package enum QuickTimeUserDataDate {
             } else if size == 0 {
                 size = end - offset
             }
-            guard size >= headerSize, offset + size <= end else { return nil }
+            // `size <= end - offset`, not `offset + size <= end`: a 64-bit size near 2^64 must not overflow (found by
+            // libFuzzer; Tests/FuzzCorpus/quicktime/crash-largesize-overflow.mp4).
+            guard size >= headerSize, size <= end - offset else { return nil }
             if type == "moov" {
                 guard size - headerSize <= 16 << 20, (try? handle.seek(toOffset: offset + headerSize)) != nil,
                     let moov = try? handle.read(upToCount: Int(size - headerSize))

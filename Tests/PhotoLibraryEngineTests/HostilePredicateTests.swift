@@ -26,9 +26,12 @@ struct HostilePredicateTests {
 
     @Test func deepParenthesesAreASyntaxErrorNotACrash() {
         let deep = String(repeating: "(", count: 10_000) + "favorite == YES" + String(repeating: ")", count: 10_000)
-        #expect(syntaxMessage(deep) == "parentheses nest more than 64 levels deep")
+        #expect(syntaxMessage(deep) == "parentheses and braces nest more than 64 levels deep")
         let operand = String(repeating: "(", count: 10_000) + "mediaSubtypes & 4" + String(repeating: ")", count: 10_000) + " != 0"
-        #expect(syntaxMessage(operand) == "parentheses nest more than 64 levels deep")
+        #expect(syntaxMessage(operand) == "parentheses and braces nest more than 64 levels deep")
+        // Found by libFuzzer: aggregates nest too (`{{{…`), through the same recursion.
+        let braces = "mediaType IN " + String(repeating: "{", count: 10_000)
+        #expect(syntaxMessage(braces) == "parentheses and braces nest more than 64 levels deep")
         // Within the limit both readings of a parenthesis still parse, and quickly (no 2^depth backtracking).
         let started = Date()
         let nested = String(repeating: "(", count: 60) + "mediaSubtypes & 4" + String(repeating: ")", count: 60) + " != 0"

@@ -59,7 +59,7 @@ package struct PredicateParser {
     /// backtracking reaches them again (without it, nested parentheses around an operand cost 2^depth).
     private var notAPredicateAt = Set<Int>()
 
-    /// The most parentheses a predicate may nest.
+    /// The most parentheses and braces (aggregates) a predicate may nest.
     package static let maximumNesting = 64
     /// The most levels of alternating AND and OR (after flattening chains of one of them): each level is one
     /// parenthesised group in SQL, and SQLite's parser has a fixed stack.
@@ -291,7 +291,7 @@ package struct PredicateParser {
     private mutating func enterNesting() throws(FetchPredicateError) {
         depth += 1
         if depth > Self.maximumNesting {
-            throw syntaxError("parentheses nest more than \(Self.maximumNesting) levels deep")
+            throw syntaxError("parentheses and braces nest more than \(Self.maximumNesting) levels deep")
         }
     }
 
@@ -317,7 +317,7 @@ package struct PredicateParser {
                     if !isComparisonOperatorAhead() { return inner }
                 }
             } catch {
-                if case .syntax(_, _, let message) = error, message.hasPrefix("parentheses nest") { throw error }
+                if case .syntax(_, _, let message) = error, message.hasPrefix("parentheses and braces nest") { throw error }
             }
             notAPredicateAt.insert(saved.0)
             (position, arguments, depth) = saved
@@ -419,6 +419,7 @@ package struct PredicateParser {
             depth -= 1
             return inner
         case .symbol("{"):
+            try enterNesting()
             advance()
             var values: [PredicateValue] = []
             if !isSymbol("}") {
@@ -434,6 +435,7 @@ package struct PredicateParser {
             }
             guard isSymbol("}") else { throw syntaxError("expected '}' to close the aggregate") }
             advance()
+            depth -= 1
             return .value(.array(values))
         case .number(let value):
             advance()
