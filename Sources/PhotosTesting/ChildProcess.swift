@@ -54,6 +54,9 @@ public final class ChildProcess: @unchecked Sendable {
         try ChildProcess(executable, arguments, environment: environment).wait()
     }
 
+    /// What it has written to standard output so far.
+    public var standardOutputSoFar: Data { (try? Data(contentsOf: outputFile)) ?? Data() }
+
     /// Sends SIGKILL.
     public func kill() { _ = Glibc.kill(pid, SIGKILL) }
 

@@ -63,8 +63,14 @@ public struct ConcurrencyCampaign {
         guard ids.count == processes else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "setup failed"]) }
         let before = String(decoding: try photos(["changes"]).standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let watcher = try ChildProcess(executable, ["watch", "--json", "--include-hidden", "--library", library.path])
-        Thread.sleep(forTimeInterval: 1)  // registered before the first commit
+        // The watcher says "watching …" on standard error once it observes: no commit before that.
+        let watcherErrors = workspace.appendingPathComponent("watch.err")
+        let watcher = try ChildProcess(
+            executable, ["watch", "--json", "--include-hidden", "--library", library.path], standardError: watcherErrors)
+        let deadline = Date().addingTimeInterval(60)
+        while !((try? String(contentsOf: watcherErrors, encoding: .utf8)) ?? "").contains("watching"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
         let started = Date()
         struct Worker: Sendable {
             var failures: [String] = []
@@ -102,7 +108,14 @@ public struct ConcurrencyCampaign {
             workers.withLock { $0[index] = worker }
         }
         result.seconds = Date().timeIntervalSince(started)
-        Thread.sleep(forTimeInterval: 2.5)  // the watcher's safety poll is 1 s
+        // Every commit reaches the watcher within its safety poll (1 s) at worst; wait for the lines, 60 s at most.
+        let history = try photos(["changes", "--since", before, "--json"])
+        let changes = ((try? JSONSerialization.jsonObject(with: history.standardOutput) as? [String: Any])?["changes"] as? [Any]) ?? []
+        let lineDeadline = Date().addingTimeInterval(60)
+        while watcher.standardOutputSoFar.filter({ $0 == UInt8(ascii: "\n") }).count < changes.count, Date() < lineDeadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: 1.5)  // and a little longer, for lines that should not come (duplicates)
         watcher.kill()
         let watched = watcher.wait()
 
@@ -122,8 +135,6 @@ public struct ConcurrencyCampaign {
             result.lostUpdates += worker.added.filter { favorite[$0] == nil }.count
         }
         // The watcher: one line per transaction of the history since `before`, each token once.
-        let history = try photos(["changes", "--since", before, "--json"])
-        let changes = ((try? JSONSerialization.jsonObject(with: history.standardOutput) as? [String: Any])?["changes"] as? [Any]) ?? []
         result.transactions = changes.count
         let lines = String(decoding: watched.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("{") }
         let tokens = lines.compactMap { line -> String? in
