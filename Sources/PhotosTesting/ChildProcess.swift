@@ -49,6 +49,15 @@ public final class ChildProcess: @unchecked Sendable {
         self.pid = pid
     }
 
+    /// A product of this build, found beside the running test bundle or executable (`photos` for the CLI tests).
+    public static func builtProduct(_ name: String) -> URL {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent(name)
+    }
+
     /// Runs a command to its end.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> Outcome {
         try ChildProcess(executable, arguments, environment: environment).wait()

@@ -13,14 +13,8 @@ struct PhotosCommandTests {
         func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }
 
-    static var executable: URL {
-        // The test bundle sits beside the products of the build (photos among them).
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("photos").path), dir.path != "/" {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("photos")
-    }
+    /// The test bundle sits beside the products of the build (photos among them).
+    static var executable: URL { ChildProcess.builtProduct("photos") }
 
     func photos(_ arguments: [String], library: URL?, client: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
         let process = Process()

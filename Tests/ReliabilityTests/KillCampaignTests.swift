@@ -7,13 +7,8 @@ import Testing
 /// `photos bench reliability --kills 300` runs the long campaign.
 @Suite("Reliability: kills at any instant")
 struct KillCampaignTests {
-    static var executable: URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("photos").path), dir.path != "/" {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("photos")
-    }
+    /// The test bundle sits beside the products of the build (photos among them).
+    static var executable: URL { ChildProcess.builtProduct("photos") }
 
     @Test func killedWritersNeverLoseOrCorruptAnything() throws {
         let workspace = try TestMedia.temporaryDirectory("kill-campaign")
