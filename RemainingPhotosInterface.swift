@@ -6,7 +6,6 @@
 //   CustomRendered 7/8 today), videoTimelapse, burst user picks (MakerNote pick type), RAW + JPEG pairs,
 //   playbackVariation; a Live Photo video imported after its still is not joined to it yet.
 extension PHAsset {
-    var contentType: UTType { get }                                   // iOS 26
     var adjustmentTimestamp: Date? { get }                            // iOS 18
     func requestContentEditingInput(with options: PHContentEditingInputRequestOptions?,
         completionHandler: @escaping (PHContentEditingInput?, [AnyHashable: Any]) -> Void) -> PHContentEditingInputRequestID
@@ -46,12 +45,6 @@ extension AVAssetExportSession {
     var videoComposition: AVVideoComposition? { get set }
 }
 let AVAssetExportPresetAppleM4A: String                 // audio-only export
-
-// MARK: §12 Resources
-extension PHAssetResource {
-    var contentType: UTType { get }
-    var dataSize: Int? { get }
-}
 
 // MARK: §13 Content editing
 class PHContentEditingInputRequestOptions {}

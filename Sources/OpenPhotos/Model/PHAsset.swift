@@ -40,6 +40,11 @@ open class PHAsset: PHObject, @unchecked Sendable {
     }
     /// Duration in seconds (0 for photos).
     open var duration: TimeInterval { record.duration }
+    /// The uniform type of the asset's original (iOS 26): its photo or video resource's type; `.image` or `.movie`
+    /// when it has none to read.
+    open var contentType: UTType {
+        PHAssetResource.primaryResource(of: self)?.contentType ?? (mediaType == .video ? .movie : .image)
+    }
     /// Whether the user hid the asset.
     open var isHidden: Bool { record.isHidden }
     /// Whether the user marked the asset as a favorite.

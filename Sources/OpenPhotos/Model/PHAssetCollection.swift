@@ -20,6 +20,17 @@ open class PHAssetCollection: PHCollection, @unchecked Sendable {
             library: library)
     }
 
+    /// An empty collection of no library, as `PHAssetCollection()` makes on Apple platforms (ported code builds
+    /// placeholders and mocks with it, often as a subclass): no title, no assets, an empty local identifier, a
+    /// regular album's type and subtype.
+    public convenience init() {
+        self.init(
+            record: CollectionRecord(
+                localIdentifier: "", kind: .assetCollection, type: 1, subtype: 2, title: nil, startDate: nil, endDate: nil,
+                assetCount: 0, momentKey: nil),
+            library: nil)
+    }
+
     /// Whether the collection exists only in memory.
     var isTransient: Bool { transientAssetIdentifiers != nil }
 

@@ -36,6 +36,10 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     open var uniformTypeIdentifier: String { record.uniformTypeIdentifier }
     /// The file name the resource had when it was added.
     open var originalFilename: String { record.originalFilename }
+    /// The uniform type of the data (iOS 26): ``uniformTypeIdentifier`` as a ``UTType``.
+    open var contentType: UTType { UTType(record.uniformTypeIdentifier) ?? UTType(importedAs: record.uniformTypeIdentifier) }
+    /// The size of the data in bytes (iOS 26); nil when unknown.
+    open var dataSize: Int? { Int(exactly: record.fileSize) }
     /// Width in pixels as displayed.
     open var pixelWidth: Int { record.pixelWidth }
     /// Height in pixels as displayed.

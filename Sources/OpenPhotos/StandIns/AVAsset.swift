@@ -28,8 +28,58 @@ public struct CMTime: Sendable, Hashable, Comparable {
     public static func < (a: CMTime, b: CMTime) -> Bool { a.seconds < b.seconds }
 }
 
+/// CoreMedia's numerator type.
+public typealias CMTimeValue = Int64
+/// CoreMedia's units-per-second type.
+public typealias CMTimeScale = Int32
+
+extension CMTime {
+    /// An invalid time (timescale 0), as CoreMedia's `kCMTimeInvalid`.
+    public static let invalid = CMTime(value: 0, timescale: 0)
+    /// Whether the time is valid (a non-zero timescale).
+    public var isValid: Bool { timescale != 0 }
+}
+
 /// CoreMedia's spelling of a time's seconds.
 public func CMTimeGetSeconds(_ time: CMTime) -> Double { time.seconds }
+
+/// A time of `value` / `timescale` seconds (CoreMedia's function).
+public func CMTimeMake(value: Int64, timescale: Int32) -> CMTime { CMTime(value: value, timescale: timescale) }
+
+/// A time in seconds at the given precision (CoreMedia's function).
+public func CMTimeMakeWithSeconds(_ seconds: Double, preferredTimescale: Int32) -> CMTime {
+    CMTime(seconds: seconds, preferredTimescale: preferredTimescale)
+}
+
+/// -1, 0 or 1 as `time1` is earlier than, the same as or later than `time2` (CoreMedia's function; an invalid
+/// time compares as later than every valid one, as CoreMedia documents for invalid times).
+public func CMTimeCompare(_ time1: CMTime, _ time2: CMTime) -> Int32 {
+    switch (time1.isValid, time2.isValid) {
+    case (false, false): return 0
+    case (false, true): return 1
+    case (true, false): return -1
+    default:
+        // Exact rational comparison: value1 × timescale2 against value2 × timescale1, without floating point.
+        let left = Int128(time1.value) * Int128(time2.timescale)
+        let right = Int128(time2.value) * Int128(time1.timescale)
+        let sign = (time1.timescale < 0) != (time2.timescale < 0) ? -1 : 1
+        return left == right ? 0 : ((left < right) == (sign == 1) ? -1 : 1)
+    }
+}
+
+/// The sum of two times (CoreMedia's function), at the finer of the two timescales.
+public func CMTimeAdd(_ lhs: CMTime, _ rhs: CMTime) -> CMTime {
+    guard lhs.isValid, rhs.isValid else { return .invalid }
+    let scale = max(lhs.timescale, rhs.timescale)
+    return CMTime(seconds: lhs.seconds + rhs.seconds, preferredTimescale: scale)
+}
+
+/// The difference of two times (CoreMedia's function), at the finer of the two timescales.
+public func CMTimeSubtract(_ lhs: CMTime, _ rhs: CMTime) -> CMTime {
+    guard lhs.isValid, rhs.isValid else { return .invalid }
+    let scale = max(lhs.timescale, rhs.timescale)
+    return CMTime(seconds: lhs.seconds - rhs.seconds, preferredTimescale: scale)
+}
 
 /// The shape of AVFoundation's `AVAsset` for Linux: a timed media file with its duration and size. Read it with
 /// any media library (libavformat, GStreamer) through ``AVURLAsset/url``.

@@ -6,6 +6,14 @@ public typealias CLLocationDegrees = Double
 public typealias CLLocationDistance = Double
 /// Metres of accuracy (CoreLocation's type, for Linux).
 public typealias CLLocationAccuracy = Double
+/// Degrees clockwise from true north; negative when unknown (CoreLocation's type, for Linux).
+public typealias CLLocationDirection = Double
+/// Degrees of accuracy of a direction (CoreLocation's type, for Linux).
+public typealias CLLocationDirectionAccuracy = Double
+/// Metres per second; negative when unknown (CoreLocation's type, for Linux).
+public typealias CLLocationSpeed = Double
+/// Metres per second of accuracy of a speed (CoreLocation's type, for Linux).
+public typealias CLLocationSpeedAccuracy = Double
 
 /// A latitude and longitude — the shape of CoreLocation's `CLLocationCoordinate2D`, for Linux.
 public struct CLLocationCoordinate2D: Sendable, Hashable, Codable {
@@ -35,6 +43,14 @@ open class CLLocation: NSObject, NSCopying, @unchecked Sendable {
     public let horizontalAccuracy: CLLocationAccuracy
     public let verticalAccuracy: CLLocationAccuracy
     public let timestamp: Date
+    /// The direction of travel, degrees clockwise from true north; -1 when unknown.
+    public let course: CLLocationDirection
+    /// The accuracy of ``course`` in degrees; -1 when unknown.
+    public let courseAccuracy: CLLocationDirectionAccuracy
+    /// The speed in metres per second; -1 when unknown.
+    public let speed: CLLocationSpeed
+    /// The accuracy of ``speed`` in metres per second; -1 when unknown.
+    public let speedAccuracy: CLLocationSpeedAccuracy
 
     public convenience init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
         self.init(
@@ -42,14 +58,37 @@ open class CLLocation: NSObject, NSCopying, @unchecked Sendable {
             verticalAccuracy: -1, timestamp: Date())
     }
 
-    public init(
+    public convenience init(
         coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy: CLLocationAccuracy,
         verticalAccuracy: CLLocationAccuracy, timestamp: Date
+    ) {
+        self.init(
+            coordinate: coordinate, altitude: altitude, horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy,
+            course: -1, courseAccuracy: -1, speed: -1, speedAccuracy: -1, timestamp: timestamp)
+    }
+
+    public convenience init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy: CLLocationAccuracy,
+        verticalAccuracy: CLLocationAccuracy, course: CLLocationDirection, speed: CLLocationSpeed, timestamp: Date
+    ) {
+        self.init(
+            coordinate: coordinate, altitude: altitude, horizontalAccuracy: horizontalAccuracy, verticalAccuracy: verticalAccuracy,
+            course: course, courseAccuracy: -1, speed: speed, speedAccuracy: -1, timestamp: timestamp)
+    }
+
+    public init(
+        coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy: CLLocationAccuracy,
+        verticalAccuracy: CLLocationAccuracy, course: CLLocationDirection, courseAccuracy: CLLocationDirectionAccuracy,
+        speed: CLLocationSpeed, speedAccuracy: CLLocationSpeedAccuracy, timestamp: Date
     ) {
         self.coordinate = coordinate
         self.altitude = altitude
         self.horizontalAccuracy = horizontalAccuracy
         self.verticalAccuracy = verticalAccuracy
+        self.course = course
+        self.courseAccuracy = courseAccuracy
+        self.speed = speed
+        self.speedAccuracy = speedAccuracy
         self.timestamp = timestamp
     }
 

@@ -1,0 +1,3 @@
+// `import Photos` brings Foundation with it on Apple platforms, and ported code relies on that (`Date`, `URL`,
+// `NSPredicate`, `Data` without an import of their own); `import OpenPhotos` does the same.
+@_exported import Foundation
