@@ -10,7 +10,6 @@ extension PHAsset {
     func requestContentEditingInput(with options: PHContentEditingInputRequestOptions?,
         completionHandler: @escaping (PHContentEditingInput?, [AnyHashable: Any]) -> Void) -> PHContentEditingInputRequestID
     func cancelContentEditingInputRequest(_ requestID: PHContentEditingInputRequestID)
-    class func fetchAssets(withALAssetURLs assetURLs: [URL], options: PHFetchOptions?) -> PHFetchResult<PHAsset>   // deprecated
 }
 
 // MARK: §6 PHFetchOptions
@@ -20,8 +19,6 @@ extension PHAsset {
 extension PHPhotoLibrary {
     func register(_ observer: PHPhotoLibraryAvailabilityObserver)
     func unregisterAvailabilityObserver(_ observer: PHPhotoLibraryAvailabilityObserver)
-    func cloudIdentifierMappings(forLocalIdentifiers: [String]) -> [String: Result<PHCloudIdentifier, Error>]
-    func localIdentifierMappings(for: [PHCloudIdentifier]) -> [PHCloudIdentifier: Result<String, Error>]
 }
 
 // MARK: §10 Change requests
@@ -56,5 +53,3 @@ protocol PHContentEditingController {}
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
 class PHLivePhotoEditingContext {}   // with content editing (§13)
 
-// MARK: §15 Cloud identifiers (persistent history is done)
-class PHCloudIdentifier {}

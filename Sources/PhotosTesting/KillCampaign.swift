@@ -106,7 +106,7 @@ public struct KillCampaign {
             result.kills += 1
             if !victimEnd.wasSignalled {
                 result.finishedBeforeKill += 1
-                duration[kind] = victimEnd.seconds * 0.9
+                duration[kind] = victimEnd.seconds * 0.6
             } else if victimEnd.seconds > window * 0.95 {
                 duration[kind] = window * 1.1  // killed near the end of the window: it may run longer
             }

@@ -90,6 +90,20 @@ open class PHAsset: PHObject, @unchecked Sendable {
         (options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(scope: .localIdentifiers(identifiers), options: options)
     }
 
+    /// The assets that AssetsLibrary URLs name (deprecated on Apple platforms since iOS 11: use local identifiers).
+    /// An `assets-library://asset/asset.JPG?id=UUID&ext=JPG` URL names the asset whose local identifier is
+    /// `UUID/L0/001`; other URLs name nothing.
+    open class func fetchAssets(withALAssetURLs assetURLs: [URL], options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
+        let identifiers = assetURLs.compactMap { url -> String? in
+            guard url.scheme == "assets-library",
+                let id = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "id" })?.value,
+                UUID(uuidString: id) != nil
+            else { return nil }
+            return "\(id.uppercased())/L0/001"
+        }
+        return fetchAssets(withLocalIdentifiers: identifiers, options: options)
+    }
+
     /// The assets of a collection (album order for albums).
     open class func fetchAssets(in assetCollection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
         (assetCollection.library ?? options?.photoLibrary ?? PHPhotoLibrary.shared()).fetchAssets(in: assetCollection, options: options)
