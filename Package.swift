@@ -12,6 +12,10 @@ let package = Package(
     products: [
         .library(name: "OpenPhotos", targets: ["OpenPhotos"]),
         .library(name: "OpenPhotosShim", targets: ["OpenPhotosShim"]),
+        // Apple's module names, for Linux only (depend with `condition: .when(platforms: [.linux])`): ported code
+        // keeps `import Photos` and `import UniformTypeIdentifiers` unchanged.
+        .library(name: "Photos", targets: ["Photos"]),
+        .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "PhotosTesting", targets: ["PhotosTesting"]),
         .executable(name: "photos", targets: ["photos"]),
     ],
@@ -45,13 +49,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // UTType under Apple's module name (no dependency but Foundation).
+        .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
         // The PhotoKit mirror.
         .target(
             name: "OpenPhotos",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),
+        // `import Photos` on Linux: OpenPhotos under Apple's module name.
+        .target(name: "Photos", dependencies: ["OpenPhotos"], swiftSettings: strict),
         .target(
             name: "PhotosTesting",
             dependencies: ["OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift")],
@@ -85,6 +95,12 @@ let package = Package(
         .testTarget(
             name: "PhotoLibraryEngineTests",
             dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing"],
+            swiftSettings: strict
+        ),
+        // Client code written as an iOS app writes it (`import Photos`, `import UniformTypeIdentifiers`, no #if).
+        .testTarget(
+            name: "PortedClientTests",
+            dependencies: ["Photos", "UniformTypeIdentifiers", "PhotosTesting"],
             swiftSettings: strict
         ),
         .testTarget(

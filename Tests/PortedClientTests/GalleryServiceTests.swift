@@ -1,0 +1,48 @@
+import Foundation
+import Photos
+import PhotosTesting
+import Testing
+import UniformTypeIdentifiers
+
+/// The iOS-style client above, run against a real library: the shared library (`$PHOTOS_LIBRARY`, set here before
+/// anything in this process asks for it, as an app's environment would).
+@Suite("A ported client", .serialized)
+struct GalleryServiceTests {
+    /// The shared library of this test process.
+    static let sharedLibraryURL: URL = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-ported-\(UUID().uuidString)")
+        let url = root.appendingPathComponent("Shared.photoslibrary")
+        setenv("PHOTOS_LIBRARY", url.path, 1)
+        return url
+    }()
+
+    @Test func theServiceWorksAsOnIOS() async throws {
+        let url = Self.sharedLibraryURL
+        try #require(
+            PHPhotoLibrary.shared().libraryURL.standardizedFileURL == url.standardizedFileURL, "another test opened the shared library first")
+        let service = GalleryService()
+        let media = try TestMedia.temporaryDirectory("ported-media")
+        defer { try? FileManager.default.removeItem(at: media) }
+        let photo = media.appendingPathComponent("IMG_0001.JPG")
+        try TestMedia.writeImage(to: photo, width: 40, height: 30)
+
+        let identifier = try #require(try await service.save(photoAt: photo, intoAlbumTitled: "Trip"))
+        let saved = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: nil).firstObject)
+        try await PHPhotoLibrary.shared().performChanges { PHAssetChangeRequest(for: saved).isFavorite = true }
+
+        let favorites = service.favoritePhotos(after: Date(timeIntervalSince1970: 0))
+        #expect(favorites.map(\.localIdentifier).contains(identifier))
+        let resource = try #require(PHAssetResource.assetResources(for: saved).first)
+        #expect(service.originalFileSize(of: saved) == Int64(try Data(contentsOf: photo).count))
+        #expect(service.exportName(for: resource) == "IMG_0001.jpeg")
+        #expect(!service.isMovie(resource))
+        #expect(service.fileExtension(forMIMEType: "video/quicktime") == "mov")
+        let exported = media.appendingPathComponent("exported.jpg")
+        try await service.export(resource, to: exported)
+        #expect(try Data(contentsOf: exported) == Data(contentsOf: photo))
+        #expect(service.firstAsset(of: PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: nil))?.localIdentifier == identifier)
+        let albums = PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: nil)
+        #expect(albums.firstObject?.localizedTitle == "Trip")
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
+}
