@@ -67,3 +67,27 @@ final class GalleryService {
     /// Module-qualified names, as some apps write them.
     func firstAsset(of result: PHFetchResult<Photos.PHAsset>) -> Photos.PHAsset? { result.firstObject }
 }
+
+/// Pre-iOS 14 code: the CoreServices functions and constants, as written then.
+enum LegacyTypes {
+    static func fileExtension(forUTI uti: String) -> String? {
+        guard let ext = UTTypeCopyPreferredTagWithClass(uti as CFString, kUTTagClassFilenameExtension)?.takeRetainedValue() else {
+            return nil
+        }
+        return ext as String
+    }
+
+    static func mimeType(forExtension pathExtension: String) -> String {
+        if let uti = UTTypeCreatePreferredIdentifierForTag(kUTTagClassFilenameExtension, pathExtension as CFString, nil)?
+            .takeRetainedValue(),
+            let mime = UTTypeCopyPreferredTagWithClass(uti, kUTTagClassMIMEType)?.takeRetainedValue()
+        {
+            return mime as String
+        }
+        return "application/octet-stream"
+    }
+
+    static func isImage(_ uti: String) -> Bool { UTTypeConformsTo(uti as CFString, kUTTypeImage) }
+
+    static func isLivePhoto(_ uti: String) -> Bool { UTTypeEqual(uti as CFString, kUTTypeLivePhoto) }
+}

@@ -46,3 +46,20 @@ struct GalleryServiceTests {
         try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
     }
 }
+
+@Suite("Pre-iOS 14 type functions")
+struct LegacyTypesTests {
+    @Test func coreServicesFunctionsAnswerAsUTTypeDoes() {
+        #expect(LegacyTypes.fileExtension(forUTI: "public.jpeg") == "jpeg")
+        #expect(LegacyTypes.fileExtension(forUTI: kUTTypeQuickTimeMovie as String) == "mov")
+        #expect(LegacyTypes.fileExtension(forUTI: "com.example.unknown") == nil)
+        #expect(LegacyTypes.mimeType(forExtension: "HEIC") == "image/heic")
+        #expect(LegacyTypes.mimeType(forExtension: "zzz") == "application/octet-stream")
+        #expect(LegacyTypes.isImage("public.png") && !LegacyTypes.isImage("public.mpeg-4"))
+        #expect(LegacyTypes.isLivePhoto("COM.APPLE.LIVE-PHOTO"))
+        let dynamic = UTTypeCreatePreferredIdentifierForTag(kUTTagClassFilenameExtension, "zzz", kUTTypeData)?.takeRetainedValue()
+        #expect(dynamic.map(UTTypeIsDynamic) == true && dynamic.map(UTTypeIsDeclared) == false)
+        #expect(UTTypeCopyAllTagsWithClass(kUTTypeJPEG, kUTTagClassFilenameExtension)?.takeRetainedValue() == ["jpeg", "jpg", "jpe"])
+        #expect(UTTypeCopyDescription(kUTTypePNG)?.takeRetainedValue() == "PNG image")
+    }
+}
