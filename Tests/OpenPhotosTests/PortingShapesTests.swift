@@ -51,3 +51,44 @@ struct PortingShapesTests {
         #expect(!CMTime.invalid.isValid && CMTime.zero.isValid)
     }
 }
+
+#if !PHOTOKIT_COMPATIBILITY_TEST
+    import PhotosTesting
+
+    extension PortingShapesTests {
+        /// `AVAsset(url:)` and its video track as apps read them: the stored size and the transform that shows it upright.
+        @Test func videoTracksHaveTheirStoredSizeAndPreferredTransform() throws {
+            let dir = try TestMedia.temporaryDirectory("tracks")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let movie = dir.appendingPathComponent("portrait.mov")
+            try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 1, rotation: 90)
+            let asset = AVAsset(url: movie)
+            let track = try #require(asset.tracks(withMediaType: .video).first)
+            #expect(asset.tracks(withMediaType: .audio).isEmpty)
+            #expect(track.naturalSize == CGSize(width: 64, height: 48))
+            // ffmpeg's display_rotation 90 turns the picture a quarter counter-clockwise (270° clockwise); an iPhone
+            // portrait video is the other way, (a: 0, b: 1, c: -1, d: 0, tx: height, ty: 0).
+            #expect(track.preferredTransform == CGAffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: 64))
+            let shown = track.naturalSize.applying(track.preferredTransform)
+            #expect(CGSize(width: abs(shown.width), height: abs(shown.height)) == CGSize(width: 48, height: 64))
+            #expect(asset.naturalSize == CGSize(width: 48, height: 64))
+            #expect(abs(CMTimeGetSeconds(asset.duration) - 1) < 0.1)
+            // The transform maps the stored frame's corners into the displayed frame.
+            #expect(CGPoint(x: 0, y: 0).applying(track.preferredTransform) == CGPoint(x: 0, y: 64))
+            #expect(CGPoint(x: 64, y: 48).applying(track.preferredTransform) == CGPoint(x: 48, y: 0))
+            #expect(track.preferredTransform.concatenating(track.preferredTransform.inverted()).isIdentity)
+            #expect(AVAsset(url: dir.appendingPathComponent("missing.mov")).tracks.isEmpty)
+        }
+
+        /// An iPhone portrait video (the shared corpus' Live Photo movie, 1920 × 1440 stored, turned 90° clockwise):
+        /// the transform AVFoundation gives it.
+        @Test(.enabled(if: TestMedia.sharedMediaFolder != nil))
+        func anIPhonePortraitVideoHasAVFoundationsTransform() throws {
+            let movie = try #require(TestMedia.sharedMediaFolder).appendingPathComponent("livephoto/IMG_4394.mov")
+            let track = try #require(AVURLAsset(url: movie).tracks(withMediaType: .video).first)
+            #expect(track.naturalSize == CGSize(width: 1920, height: 1440))
+            #expect(track.preferredTransform == CGAffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 1440, ty: 0))
+            #expect(CGPoint(x: 0, y: 0).applying(track.preferredTransform) == CGPoint(x: 1440, y: 0))
+        }
+    }
+#endif

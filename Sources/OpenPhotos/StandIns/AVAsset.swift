@@ -81,32 +81,108 @@ public func CMTimeSubtract(_ lhs: CMTime, _ rhs: CMTime) -> CMTime {
     return CMTime(seconds: lhs.seconds - rhs.seconds, preferredTimescale: scale)
 }
 
-/// The shape of AVFoundation's `AVAsset` for Linux: a timed media file with its duration and size. Read it with
-/// any media library (libavformat, GStreamer) through ``AVURLAsset/url``.
+/// AVFoundation's media type of a track.
+public struct AVMediaType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public static let video = AVMediaType(rawValue: "vide")
+    public static let audio = AVMediaType(rawValue: "soun")
+    public static let text = AVMediaType(rawValue: "text")
+    public static let metadata = AVMediaType(rawValue: "meta")
+}
+
+/// A track of an ``AVAsset`` — AVFoundation's shape, for Linux: a movie's video track, with its stored size and
+/// the transform that displays it upright.
+open class AVAssetTrack: NSObject, @unchecked Sendable {
+    /// The track's identifier in the file (1 for the video track here).
+    public let trackID: Int32
+    /// `.video`.
+    public let mediaType: AVMediaType
+    /// The frame size as stored, before ``preferredTransform`` (for a portrait iPhone video, landscape).
+    public let naturalSize: CGSize
+    /// The rotation that displays the frames upright, as AVFoundation gives it: 90° clockwise for a portrait iPhone
+    /// video is `(a: 0, b: 1, c: -1, d: 0, tx: height, ty: 0)`.
+    public let preferredTransform: CGAffineTransform
+    /// Frames per second (average).
+    public let nominalFrameRate: Float
+    /// The track's time range (the whole movie).
+    public let timeRange: CMTimeRange
+
+    init(trackID: Int32, info: MediaInfo) {
+        self.trackID = trackID
+        mediaType = .video
+        naturalSize = CGSize(width: info.storedPixelWidth, height: info.storedPixelHeight)
+        let w = CGFloat(info.storedPixelWidth)
+        let h = CGFloat(info.storedPixelHeight)
+        switch info.rotation {
+        case 90: preferredTransform = CGAffineTransform(a: 0, b: 1, c: -1, d: 0, tx: h, ty: 0)
+        case 180: preferredTransform = CGAffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
+        case 270: preferredTransform = CGAffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: w)
+        default: preferredTransform = .identity
+        }
+        nominalFrameRate = Float(info.frameRate)
+        timeRange = CMTimeRange(start: .zero, duration: CMTime(seconds: info.duration, preferredTimescale: 600))
+    }
+}
+
+/// CoreMedia's time range.
+public struct CMTimeRange: Sendable, Hashable {
+    public var start: CMTime
+    public var duration: CMTime
+    public init(start: CMTime, duration: CMTime) {
+        self.start = start
+        self.duration = duration
+    }
+    /// The end: start + duration.
+    public var end: CMTime { CMTimeAdd(start, duration) }
+}
+
+/// The shape of AVFoundation's `AVAsset` for Linux: a timed media file with its duration, size and video track.
+/// Read its media with any library (libavformat, GStreamer) through ``AVURLAsset/url``.
 open class AVAsset: NSObject, @unchecked Sendable {
+    let info: MediaInfo?
+
+    init(info: MediaInfo?) {
+        self.info = info
+    }
+
+    /// An asset for the media file at `url`, as `AVAsset(url:)` makes on Apple platforms (where it is an
+    /// ``AVURLAsset``; here an `AVAsset` with the same values — use `AVURLAsset(url:)` for the URL).
+    public convenience init(url: URL) {
+        self.init(info: try? MediaProbe().probe(url))
+    }
+
     /// The length of the media.
-    open var duration: CMTime { .zero }
+    open var duration: CMTime { CMTime(seconds: info?.duration ?? 0, preferredTimescale: 600) }
     /// The video's size as displayed (rotation applied), in pixels.
-    open var naturalSize: CGSize { .zero }
+    open var naturalSize: CGSize { CGSize(width: info?.pixelWidth ?? 0, height: info?.pixelHeight ?? 0) }
+    /// The tracks: the video track of a movie (audio tracks are not described here).
+    open var tracks: [AVAssetTrack] {
+        guard let info, !info.isImage else { return [] }
+        return [AVAssetTrack(trackID: 1, info: info)]
+    }
+
+    /// The tracks of a media type (deprecated on Apple platforms in favour of `loadTracks(withMediaType:)`).
+    open func tracks(withMediaType mediaType: AVMediaType) -> [AVAssetTrack] { tracks.filter { $0.mediaType == mediaType } }
+
+    /// The tracks of a media type (iOS 15's asynchronous form).
+    open func loadTracks(withMediaType mediaType: AVMediaType) async throws -> [AVAssetTrack] { tracks(withMediaType: mediaType) }
 }
 
 /// An asset read from a file.
 open class AVURLAsset: AVAsset, @unchecked Sendable {
     /// The file.
     public let url: URL
-    private let info: MediaInfo?
 
     /// An asset for the media file at `url` (its header is read once, now).
     public init(url: URL, options: [String: Any]? = nil) {
         self.url = url
-        self.info = try? MediaProbe().probe(url)
+        super.init(info: try? MediaProbe().probe(url))
     }
 
     /// Whether the file's header was read as a movie.
     var isReadable: Bool { info.map { !$0.isImage } ?? false }
-
-    open override var duration: CMTime { CMTime(seconds: info?.duration ?? 0, preferredTimescale: 600) }
-    open override var naturalSize: CGSize { CGSize(width: info?.pixelWidth ?? 0, height: info?.pixelHeight ?? 0) }
 }
 
 /// AVFoundation's audio mix (empty: OpenPhotoKit has no audio adjustments to hand over).
