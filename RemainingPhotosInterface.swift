@@ -15,12 +15,6 @@ extension PHAsset {
 // MARK: §6 PHFetchOptions
 //   #Predicate<PHAsset> compiled to the same SQL (NSPredicate(_ predicate: Predicate<PHAsset>)).
 
-// MARK: §8 PHPhotoLibrary
-extension PHPhotoLibrary {
-    func register(_ observer: PHPhotoLibraryAvailabilityObserver)
-    func unregisterAvailabilityObserver(_ observer: PHPhotoLibraryAvailabilityObserver)
-}
-
 // MARK: §10 Change requests
 extension PHAssetChangeRequest {
     var contentEditingOutput: PHContentEditingOutput? { get set }

@@ -24,6 +24,7 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     let changeQueue: DispatchQueue
     /// Change observers and change streams of this handle.
     let observerRegistry = ObserverRegistry()
+    let availabilityMonitor = AvailabilityMonitor()
 
     private static let sharedLibrary = PHPhotoLibrary(openingAt: defaultLibraryURL, clientIdentifier: defaultClientIdentifier)
 
@@ -71,10 +72,11 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
         self.changeQueue = DispatchQueue(label: "OpenPhotoKit.PHPhotoLibrary.changes")
     }
 
-    /// Why the library is unavailable (it could not be opened), or nil.
+    /// Why the library is unavailable — it could not be opened, or its folder went away while it was observed
+    /// (see the availability observers) — or nil.
     open var unavailabilityReason: (any Error)? {
         if case .failure(let error) = state { return PHPhotosError(error) }
-        return nil
+        return availabilityMonitor.reason
     }
 
     func engine() throws(LibraryError) -> LibraryEngine {
