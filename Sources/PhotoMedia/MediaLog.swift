@@ -6,7 +6,8 @@ import Logging
 /// profile", "Premature end of JPEG file", …) into ``PhotosLog/media``, with the file being read when they said
 /// it, instead of raw lines on the terminal in the middle of a command's output.
 package enum MediaLog {
-    /// The file this thread is decoding, for the messages the decoders print meanwhile.
+    /// The file this thread is decoding, for the messages the decoders print meanwhile. A task-local is seen by the
+    /// thread that set it only: a message libvips emits from one of its worker threads carries no `file=`.
     @TaskLocal static var currentFile: String?
 
     /// Runs `body` with `path` named as the file any decoder message belongs to.

@@ -54,7 +54,7 @@ struct Thumbnail: ParsableCommand {
         default: throw CLIError("--mode is fit or fill")
         }
         if size.lowercased() == "max", crop == nil {
-            try writeFullSize(asset, version: options.version)
+            try writeFullSize(asset)
             return
         }
         var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
@@ -85,7 +85,8 @@ struct Thumbnail: ParsableCommand {
 extension Thumbnail {
     /// The full-size image streamed from the original into the file: memory stays bounded whatever the size
     /// (a 16000 × 16000 PNG included), where a rendering in memory would hold every pixel.
-    private func writeFullSize(_ asset: PHAsset, version: PHImageRequestOptionsVersion) throws {
+    /// Versions are the same file until editing exists; the original is streamed.
+    private func writeFullSize(_ asset: PHAsset) throws {
         guard asset.mediaType == .image else { throw CLIError("--size max streams photos; for a video, give a size") }
         guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == .photo }), let source = resource.fileURL
         else { throw CLIError("the asset's original is not in the library") }
