@@ -16,6 +16,9 @@ let package = Package(
         // keeps `import Photos` and `import UniformTypeIdentifiers` unchanged.
         .library(name: "Photos", targets: ["Photos"]),
         .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
+        .library(name: "CoreImage", targets: ["CoreImage"]),
+        // Core Image on libvips, usable alone (no photo library).
+        .library(name: "OpenCoreImage", targets: ["OpenCoreImage"]),
         .library(name: "PhotosTesting", targets: ["PhotosTesting"]),
         .executable(name: "photos", targets: ["photos"]),
     ],
@@ -51,11 +54,16 @@ let package = Package(
         ),
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
+        // Core Image on libvips: CIImage, CIFilter, CIContext and the CoreGraphics values they need.
+        .target(name: "OpenCoreImage", dependencies: ["CVips", "UniformTypeIdentifiers"], swiftSettings: strict),
+        // `import CoreImage` on Linux.
+        .target(name: "CoreImage", dependencies: ["OpenCoreImage"], swiftSettings: strict),
         // The PhotoKit mirror.
         .target(
             name: "OpenPhotos",
             dependencies: [
-                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", .product(name: "Logging", package: "swift-log"),
+                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -97,12 +105,20 @@ let package = Package(
             dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing"],
             swiftSettings: strict
         ),
-        // Client code written as an iOS app writes it (`import Photos`, `import UniformTypeIdentifiers`, no #if).
-        .testTarget(
-            name: "PortedClientTests",
-            dependencies: ["Photos", "UniformTypeIdentifiers", "PhotosTesting"],
+        // Client code written as an iOS app writes it (`import Photos`, `import CoreImage`, `import
+        // UniformTypeIdentifiers`, no #if), shared with the standalone package Compatibility/PortedApp.
+        .target(
+            name: "PortedClient",
+            dependencies: ["Photos", "CoreImage", "UniformTypeIdentifiers"],
+            path: "Compatibility/PortedApp/Sources/PortedClient",
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "PortedClientTests",
+            dependencies: ["PortedClient", "Photos", "UniformTypeIdentifiers", "PhotosTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "PhotosTesting"], swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["PhotosTesting", "photos"],

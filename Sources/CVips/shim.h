@@ -453,4 +453,116 @@ static inline VipsImage *cvips_thumbnail_image_exact(VipsImage *in, int width, i
     return out;
 }
 
+/* ---- Generic operation calls: OpenCoreImage builds its pipelines from these, as libvips' own bindings do
+   (pyvips, ruby-vips): create an operation by name, set its inputs, build it through the cache, read its outputs. ---- */
+
+static inline VipsOperation *cvips_operation_new(const char *name) { return vips_operation_new(name); }
+static inline void cvips_set_image(VipsOperation *op, const char *name, VipsImage *value) { g_object_set(op, name, value, NULL); }
+static inline void cvips_set_int(VipsOperation *op, const char *name, int value) { g_object_set(op, name, value, NULL); }
+static inline void cvips_set_double(VipsOperation *op, const char *name, double value) { g_object_set(op, name, value, NULL); }
+static inline void cvips_set_bool(VipsOperation *op, const char *name, int value) { g_object_set(op, name, (gboolean)(value != 0), NULL); }
+static inline void cvips_set_string(VipsOperation *op, const char *name, const char *value) { g_object_set(op, name, value, NULL); }
+/* An enum or flags argument by its nickname ("centre", "bilinear"): 0, or -1 when the nickname is unknown. */
+static inline int cvips_set_enum(VipsOperation *op, const char *name, const char *nick) {
+    return vips_object_set_argument_from_string(VIPS_OBJECT(op), name, nick) == 0 ? 0 : -1;
+}
+static inline void cvips_set_doubles(VipsOperation *op, const char *name, const double *values, int n) {
+    VipsArrayDouble *array = vips_array_double_new(values, n);
+    g_object_set(op, name, array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+}
+static inline void cvips_set_ints(VipsOperation *op, const char *name, const int *values, int n) {
+    VipsArrayInt *array = vips_array_int_new(values, n);
+    g_object_set(op, name, array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+}
+static inline void cvips_set_images(VipsOperation *op, const char *name, VipsImage **values, int n) {
+    VipsArrayImage *array = vips_array_image_new(values, n);
+    g_object_set(op, name, array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+}
+/* A copy of the bytes as a blob argument (a loader's "buffer"). */
+static inline void cvips_set_blob(VipsOperation *op, const char *name, const void *data, size_t length) {
+    VipsBlob *blob = vips_blob_copy(data, length);
+    g_object_set(op, name, blob, NULL);
+    vips_area_unref(VIPS_AREA(blob));
+}
+static inline int cvips_set_interpolate(VipsOperation *op, const char *name, const char *nick) {
+    VipsInterpolate *interpolate = vips_interpolate_new(nick);
+    if (!interpolate) return -1;
+    g_object_set(op, name, interpolate, NULL);
+    g_object_unref(interpolate);
+    return 0;
+}
+/* Builds the operation (through the operation cache); on failure releases it and returns -1 with the vips error. */
+static inline int cvips_operation_build(VipsOperation **op) {
+    if (vips_cache_operation_buildp(op)) {
+        vips_object_unref_outputs(VIPS_OBJECT(*op));
+        g_object_unref(*op);
+        *op = NULL;
+        return -1;
+    }
+    return 0;
+}
+/* An output image, with a reference the caller owns. */
+static inline VipsImage *cvips_get_image(VipsOperation *op, const char *name) {
+    VipsImage *out = NULL;
+    g_object_get(op, name, &out, NULL);
+    return out;
+}
+static inline double cvips_get_double(VipsOperation *op, const char *name) {
+    double out = 0;
+    g_object_get(op, name, &out, NULL);
+    return out;
+}
+/* An output blob, copied into memory the caller frees with g_free. */
+static inline void *cvips_get_blob(VipsOperation *op, const char *name, size_t *length) {
+    VipsBlob *blob = NULL;
+    *length = 0;
+    g_object_get(op, name, &blob, NULL);
+    if (!blob) return NULL;
+    size_t size = 0;
+    const void *data = vips_blob_get(blob, &size);
+    void *copy = g_malloc(size > 0 ? size : 1);
+    if (size > 0) memcpy(copy, data, size);
+    *length = size;
+    vips_area_unref(VIPS_AREA(blob));
+    return copy;
+}
+/* Releases a built operation and its references to its outputs. */
+static inline void cvips_operation_release(VipsOperation *op) {
+    vips_object_unref_outputs(VIPS_OBJECT(op));
+    g_object_unref(op);
+}
+static inline void cvips_operation_discard(VipsOperation *op) { g_object_unref(op); }
+/* A copy of the image whose metadata may be changed (the pixels are shared). */
+static inline VipsImage *cvips_copy(VipsImage *in) {
+    VipsImage *out = NULL;
+    if (vips_copy(in, &out, NULL)) return NULL;
+    return out;
+}
+static inline void cvips_set_meta_blob(VipsImage *image, const char *name, const void *data, size_t length) {
+    vips_image_set_blob_copy(image, name, data, length);
+}
+static inline void cvips_set_meta_int(VipsImage *image, const char *name, int value) { vips_image_set_int(image, name, value); }
+static inline void cvips_remove_meta(VipsImage *image, const char *name) { vips_image_remove(image, name); }
+static inline int cvips_get_format(VipsImage *image) { return (int)vips_image_get_format(image); }
+static inline int cvips_get_interpretation(VipsImage *image) { return (int)vips_image_get_interpretation(image); }
+static inline void cvips_set_interpretation(VipsImage *image, int interpretation) { image->Type = (VipsInterpretation)interpretation; }
+static inline void cvips_ref(VipsImage *image) { g_object_ref(image); }
+
+/* A profile libvips carries built in ("srgb", "p3", "cmyk"), copied into memory the caller frees with g_free. */
+static inline void *cvips_builtin_profile(const char *name, size_t *length) {
+    VipsBlob *blob = NULL;
+    *length = 0;
+    if (vips_profile_load(name, &blob, NULL) || !blob) { vips_error_clear(); return NULL; }
+    size_t size = 0;
+    const void *data = vips_blob_get(blob, &size);
+    void *copy = g_malloc(size > 0 ? size : 1);
+    if (size > 0) memcpy(copy, data, size);
+    *length = size;
+    vips_area_unref(VIPS_AREA(blob));
+    return copy;
+}
+
 #endif

@@ -3,3 +3,6 @@
 @_exported import Foundation
 // UTType is PhotoKit's vocabulary for content types (`PHAsset.contentType`, resources, editing outputs).
 @_exported import UniformTypeIdentifiers
+// PhotoKit's editing API speaks Core Image (`PHLivePhotoEditingContext`, editing inputs read with `CIImage`), and the
+// CoreGraphics values it needs (`CGImage`, `CGAffineTransform`, `CGImagePropertyOrientation`) live beside it.
+@_exported import OpenCoreImage

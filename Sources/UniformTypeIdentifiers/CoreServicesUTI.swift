@@ -8,6 +8,9 @@ import Foundation
 /// CoreFoundation's string, as these functions see it on Linux.
 public typealias CFString = String
 
+/// CoreFoundation's index and count type.
+public typealias CFIndex = Int
+
 /// What the `Copy`/`Create` functions return: CoreFoundation's retained reference, whose value
 /// `takeRetainedValue()` (or `takeUnretainedValue()`) gives, as `Unmanaged<CFString>` does on Apple platforms.
 public struct UnmanagedCFString: Sendable {

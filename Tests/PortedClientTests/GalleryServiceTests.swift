@@ -1,4 +1,5 @@
 import Foundation
+@testable import PortedClient
 import Photos
 import PhotosTesting
 import Testing

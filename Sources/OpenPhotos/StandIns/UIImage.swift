@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreImage
 import PhotoMedia
 
 /// The shape of UIKit's `UIImage` for Linux: an immutable image with a size in points, a scale and an
@@ -24,6 +25,20 @@ open class UIImage: NSObject, @unchecked Sendable {
             default: self = .up
             }
         }
+
+        /// The EXIF orientation value (1–8) of this orientation.
+        public var exifOrientation: Int {
+            switch self {
+            case .up: 1
+            case .upMirrored: 2
+            case .down: 3
+            case .downMirrored: 4
+            case .leftMirrored: 5
+            case .right: 6
+            case .rightMirrored: 7
+            case .left: 8
+            }
+        }
     }
 
     /// The encoded bytes the image was created from (empty for a rendered image).
@@ -31,6 +46,10 @@ open class UIImage: NSObject, @unchecked Sendable {
     let header: ImageCodec.Header
     /// Decoded pixels, display-oriented sRGB: what the image manager delivers.
     let pixels: PixelBuffer?
+    /// The bitmap the image was made from with ``init(cgImage:scale:orientation:)``.
+    private let madeFromCGImage: CGImage?
+    /// The Core Image recipe the image was made from with ``init(ciImage:scale:orientation:)``.
+    public let ciImage: CIImage?
 
     /// The image's scale factor (points to pixels).
     public let scale: CGFloat
@@ -43,6 +62,8 @@ open class UIImage: NSObject, @unchecked Sendable {
         self.encodedData = data
         self.header = header
         self.pixels = nil
+        self.madeFromCGImage = nil
+        self.ciImage = nil
         self.scale = scale > 0 ? scale : 1
         self.imageOrientation = Orientation(exifOrientation: header.orientation)
     }
@@ -52,8 +73,51 @@ open class UIImage: NSObject, @unchecked Sendable {
         self.encodedData = Data()
         self.header = ImageCodec.Header(format: .png, storedWidth: pixels.width, storedHeight: pixels.height, orientation: 1)
         self.pixels = pixels
+        self.madeFromCGImage = nil
+        self.ciImage = nil
         self.scale = scale > 0 ? scale : 1
         self.imageOrientation = .up
+    }
+
+    /// An image of a bitmap, shown turned as `orientation` says (the bitmap keeps its stored pixels, as UIKit's).
+    public init(cgImage: CGImage, scale: CGFloat = 1, orientation: Orientation = .up) {
+        self.encodedData = Data()
+        self.header = ImageCodec.Header(
+            format: .png, storedWidth: cgImage.width, storedHeight: cgImage.height, orientation: orientation.exifOrientation)
+        self.pixels = nil
+        self.madeFromCGImage = cgImage
+        self.ciImage = nil
+        self.scale = scale > 0 ? scale : 1
+        self.imageOrientation = orientation
+    }
+
+    /// An image of a Core Image recipe (rendered when its bytes are asked for); its size is the recipe's extent.
+    public init(ciImage: CIImage, scale: CGFloat = 1, orientation: Orientation = .up) {
+        self.encodedData = Data()
+        let extent = ciImage.extent.isEffectivelyFinite ? ciImage.extent : .zero
+        self.header = ImageCodec.Header(
+            format: .png, storedWidth: Int(extent.width.rounded(.up)), storedHeight: Int(extent.height.rounded(.up)),
+            orientation: orientation.exifOrientation)
+        self.pixels = nil
+        self.madeFromCGImage = nil
+        self.ciImage = ciImage
+        self.scale = scale > 0 ? scale : 1
+        self.imageOrientation = orientation
+    }
+
+    /// The bitmap of the image's stored pixels (not turned by ``imageOrientation``, as UIKit's); nil for an image
+    /// made from a ``CIImage``, as UIKit's.
+    public var cgImage: CGImage? {
+        if ciImage != nil { return nil }
+        if let madeFromCGImage { return madeFromCGImage }
+        if let pixels {
+            return CGImage(
+                width: pixels.width, height: pixels.height, bitsPerComponent: 8, components: pixels.bands,
+                bitmapInfo: CGBitmapInfo(alphaInfo: pixels.bands == 4 ? .last : .none),
+                colorSpace: CGColorSpaceCreateDeviceRGB(), bytes: pixels.bytes)
+        }
+        guard let image = CIImage(data: encodedData) else { return nil }
+        return CIContext.shared.createCGImage(image, from: image.extent)
     }
 
     /// OpenPhotoKit: the pixel at (x, y) of the displayed image, from the top left, as 8-bit sRGB with alpha.
@@ -69,7 +133,39 @@ open class UIImage: NSObject, @unchecked Sendable {
 
     private var decodedPixels: PixelBuffer? {
         if let pixels { return pixels }
+        if madeFromCGImage != nil || ciImage != nil { return renderedPixels }
         return try? ImageRenderer.pixels(fromEncoded: encodedData)
+    }
+
+    /// The bitmap or recipe turned as the orientation says, in 8-bit sRGB with alpha.
+    private var renderedPixels: PixelBuffer? {
+        var image: CIImage
+        if let ciImage {
+            image = ciImage
+        } else if let madeFromCGImage {
+            image = CIImage(cgImage: madeFromCGImage)
+        } else {
+            return nil
+        }
+        image = image.oriented(forExifOrientation: Int32(imageOrientation.exifOrientation))
+        guard image.extent.isEffectivelyFinite,
+            let rendered = CIContext.shared.createCGImage(image, from: image.extent, format: .RGBA8, colorSpace: nil),
+            let data = rendered.dataProvider?.data
+        else { return nil }
+        // Straight alpha for the encoders: the context renders premultiplied.
+        var bytes = data as Data
+        bytes.withUnsafeMutableBytes { raw in
+            let p = raw.bindMemory(to: UInt8.self)
+            var i = 0
+            while i + 3 < p.count {
+                let a = Int(p[i + 3])
+                if a > 0, a < 255 {
+                    for k in 0..<3 { p[i + k] = UInt8(min(255, (Int(p[i + k]) * 255 + a / 2) / a)) }
+                }
+                i += 4
+            }
+        }
+        return PixelBuffer(width: rendered.width, height: rendered.height, bands: 4, bytes: bytes)
     }
 
     /// Creates an image from a file; nil when the file cannot be read or is not an image.
@@ -88,7 +184,9 @@ open class UIImage: NSObject, @unchecked Sendable {
 
     /// JPEG data at a quality from 0 (most compressed) to 1; the orientation is kept in the EXIF data.
     open func jpegData(compressionQuality: CGFloat) -> Data? {
-        if let pixels { return try? pixels.encoded(as: .jpeg, quality: Double(compressionQuality)) }
+        if let pixels = pixels ?? (encodedData.isEmpty ? renderedPixels : nil) {
+            return try? pixels.encoded(as: .jpeg, quality: Double(compressionQuality))
+        }
         return try? ImageCodec.encode(encodedData, as: .jpeg(quality: Double(compressionQuality)))
     }
 
@@ -104,13 +202,15 @@ open class UIImage: NSObject, @unchecked Sendable {
 
     /// PNG data with the orientation applied to the pixels.
     open func pngData() -> Data? {
-        if let pixels { return try? pixels.encoded(as: .png) }
+        if let pixels = pixels ?? (encodedData.isEmpty ? renderedPixels : nil) { return try? pixels.encoded(as: .png) }
         return try? ImageCodec.encode(encodedData, as: .png)
     }
 
     /// The bytes the image was created from, and their uniform type identifier.
     var originalRepresentation: (data: Data, uniformTypeIdentifier: String) {
-        if let pixels, let png = try? pixels.encoded(as: .png) { return (png, "public.png") }
+        if let pixels = pixels ?? (encodedData.isEmpty ? renderedPixels : nil), let png = try? pixels.encoded(as: .png) {
+            return (png, "public.png")
+        }
         return (encodedData, header.format.uniformTypeIdentifier)
     }
 }
@@ -122,4 +222,32 @@ public func UIImageJPEGRepresentation(_ image: UIImage, _ compressionQuality: CG
 
 public func UIImagePNGRepresentation(_ image: UIImage) -> Data? {
     image.pngData()
+}
+
+extension CIImage {
+    /// The image's pixels as Core Image sees them (stored, not turned by the image's orientation, as Apple's);
+    /// nil for an image with no pixels.
+    public convenience init?(image: UIImage) {
+        if let ciImage = image.ciImage {
+            self.init(ciImage: ciImage)
+        } else if let cgImage = image.cgImage {
+            self.init(cgImage: cgImage)
+        } else {
+            return nil
+        }
+    }
+
+    /// The image unchanged (for `CIImage(image:)` of an image made from a recipe).
+    convenience init(ciImage: CIImage) {
+        self.init(copying: ciImage)
+    }
+}
+
+extension CIContext {
+    /// The context UIImage renders with.
+    static let shared = CIContext()
+}
+
+extension CGRect {
+    var isEffectivelyFinite: Bool { !isNull && !isInfinite && abs(width) < 1e15 && abs(height) < 1e15 }
 }

@@ -1,0 +1,45 @@
+// Client code written as an iOS app writes it, with no edit for Linux: `import CoreImage`, no `#if`, nothing from
+// OpenPhotoKit by name.
+import CoreImage
+import Photos
+
+/// The look-and-export part of a photo app: filters by name, a render, a JPEG written next to the original.
+final class PhotoEditor {
+    private let context = CIContext(options: [.cacheIntermediates: false])
+
+    /// A sepia version of the photo at `url`, written as a JPEG at quality 0.8; its pixel size.
+    func exportSepia(of url: URL, to destination: URL, intensity: Double = 0.8) throws -> CGSize? {
+        guard let input = CIImage(contentsOf: url, options: [.applyOrientationProperty: true]) else { return nil }
+        guard let filter = CIFilter(name: "CISepiaTone") else { return nil }
+        filter.setValue(input, forKey: kCIInputImageKey)
+        filter.setValue(intensity, forKey: kCIInputIntensityKey)
+        guard let output = filter.outputImage else { return nil }
+        let colorSpace = CGColorSpace(name: CGColorSpace.sRGB)!
+        try context.writeJPEGRepresentation(
+            of: output, to: destination, colorSpace: colorSpace,
+            options: [kCGImageDestinationLossyCompressionQuality as CIImageRepresentationOption: 0.8])
+        return output.extent.size
+    }
+
+    /// A square thumbnail from the centre of an image, as a UIImage for the UI.
+    func squareThumbnail(of image: UIImage, side: CGFloat) -> UIImage? {
+        guard let ciImage = CIImage(image: image) else { return nil }
+        let extent = ciImage.extent
+        let edge = min(extent.width, extent.height)
+        let square = ciImage.cropped(to: CGRect(x: extent.midX - edge / 2, y: extent.midY - edge / 2, width: edge, height: edge))
+        let scale = side / edge
+        let scaled = square.transformed(by: CGAffineTransform(scaleX: scale, y: scale))
+        guard let cgImage = context.createCGImage(scaled, from: scaled.extent) else { return nil }
+        return UIImage(cgImage: cgImage, scale: 1, orientation: image.imageOrientation)
+    }
+
+    /// The average colour of a region, as apps compute accent colours: the region blurred and read back.
+    func averageRed(of image: CIImage, in rect: CGRect) -> UInt8? {
+        let blurred = image.clampedToExtent().applyingGaussianBlur(sigma: 4).cropped(to: rect)
+        var pixel = [UInt8](repeating: 0, count: 4)
+        context.render(
+            blurred, toBitmap: &pixel, rowBytes: 4, bounds: CGRect(x: rect.midX, y: rect.midY, width: 1, height: 1), format: .RGBA8,
+            colorSpace: CGColorSpaceCreateDeviceRGB())
+        return pixel[0]
+    }
+}

@@ -1,0 +1,156 @@
+import CVips
+import Foundation
+import UniformTypeIdentifiers
+
+/// A colour space, named as CoreGraphics names them, or an ICC profile.
+///
+/// Core Image renders into the RGB spaces here: sRGB, Display P3 and their linear and extended variants are exact
+/// (a 3×3 matrix in linear light and the sRGB transfer curve: no colour-management engine in the way). Images
+/// tagged with any other ICC profile are read through LittleCMS. Grey spaces take the luminance.
+public final class CGColorSpace: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// sRGB (IEC 61966-2-1): the default of images and of rendering.
+    public static let sRGB: CFString = "kCGColorSpaceSRGB"
+    /// sRGB whose components may go below 0 and above 1.
+    public static let extendedSRGB: CFString = "kCGColorSpaceExtendedSRGB"
+    /// sRGB primaries, linear transfer.
+    public static let linearSRGB: CFString = "kCGColorSpaceLinearSRGB"
+    /// sRGB primaries, linear transfer, unbounded: Core Image's working space.
+    public static let extendedLinearSRGB: CFString = "kCGColorSpaceExtendedLinearSRGB"
+    /// Linear RGB with sRGB primaries (the generic linear space).
+    public static let genericRGBLinear: CFString = "kCGColorSpaceGenericRGBLinear"
+    /// Display P3: DCI-P3 primaries, D65 white, the sRGB transfer curve. iPhone photos are in it.
+    public static let displayP3: CFString = "kCGColorSpaceDisplayP3"
+    /// Display P3 whose components may go below 0 and above 1.
+    public static let extendedDisplayP3: CFString = "kCGColorSpaceExtendedDisplayP3"
+    /// Display P3 primaries, linear transfer.
+    public static let linearDisplayP3: CFString = "kCGColorSpaceLinearDisplayP3"
+    /// Display P3 primaries, linear transfer, unbounded.
+    public static let extendedLinearDisplayP3: CFString = "kCGColorSpaceExtendedLinearDisplayP3"
+    /// Grey with a 2.2 gamma.
+    public static let genericGrayGamma2_2: CFString = "kCGColorSpaceGenericGrayGamma2_2"
+    /// Linear grey.
+    public static let linearGray: CFString = "kCGColorSpaceLinearGray"
+    /// Linear grey, unbounded.
+    public static let extendedLinearGray: CFString = "kCGColorSpaceExtendedLinearGray"
+
+    /// The RGB primaries of a named space.
+    enum Primaries: Sendable { case sRGB, displayP3 }
+    /// How components encode light.
+    enum Transfer: Sendable { case sRGB, linear, gamma22 }
+
+    /// What rendering needs to know of a named space.
+    struct Encoding: Sendable, Hashable {
+        var primaries: Primaries
+        var transfer: Transfer
+        var extended: Bool
+        var gray: Bool
+    }
+
+    private static let encodings: [CFString: Encoding] = [
+        sRGB: Encoding(primaries: .sRGB, transfer: .sRGB, extended: false, gray: false),
+        extendedSRGB: Encoding(primaries: .sRGB, transfer: .sRGB, extended: true, gray: false),
+        linearSRGB: Encoding(primaries: .sRGB, transfer: .linear, extended: false, gray: false),
+        extendedLinearSRGB: Encoding(primaries: .sRGB, transfer: .linear, extended: true, gray: false),
+        genericRGBLinear: Encoding(primaries: .sRGB, transfer: .linear, extended: false, gray: false),
+        displayP3: Encoding(primaries: .displayP3, transfer: .sRGB, extended: false, gray: false),
+        extendedDisplayP3: Encoding(primaries: .displayP3, transfer: .sRGB, extended: true, gray: false),
+        linearDisplayP3: Encoding(primaries: .displayP3, transfer: .linear, extended: false, gray: false),
+        extendedLinearDisplayP3: Encoding(primaries: .displayP3, transfer: .linear, extended: true, gray: false),
+        genericGrayGamma2_2: Encoding(primaries: .sRGB, transfer: .gamma22, extended: false, gray: true),
+        linearGray: Encoding(primaries: .sRGB, transfer: .linear, extended: false, gray: true),
+        extendedLinearGray: Encoding(primaries: .sRGB, transfer: .linear, extended: true, gray: true),
+    ]
+
+    /// The space's name, or nil for one made from an ICC profile.
+    public let name: CFString?
+    let encoding: Encoding?
+    let iccProfile: Data?
+
+    /// The named colour space; nil for a name CoreGraphics does not have here.
+    public init?(name: CFString) {
+        guard let encoding = Self.encodings[name] else { return nil }
+        self.name = name
+        self.encoding = encoding
+        self.iccProfile = nil
+    }
+
+    /// A colour space from an ICC profile's bytes; a profile of sRGB or Display P3 is recognised as that space.
+    public init?(iccData: CFData) {
+        let bytes = iccData as Data
+        guard bytes.count >= 132, bytes[36..<40].elementsEqual("acsp".utf8) else { return nil }
+        let known = Self.recognise(profile: bytes)
+        self.name = known
+        self.encoding = known.flatMap { Self.encodings[$0] }
+        self.iccProfile = bytes
+    }
+
+    /// The family of the space's components.
+    public var model: CGColorSpaceModel { encoding?.gray == true ? .monochrome : .rgb }
+
+    /// Colour components (without alpha): 1 for grey, 3 for RGB.
+    public var numberOfComponents: Int { model == .monochrome ? 1 : 3 }
+
+    /// Whether the space's gamut is wider than sRGB.
+    public var isWideGamutRGB: Bool { encoding?.primaries == .displayP3 || encoding?.extended == true }
+
+    /// Whether images can be rendered into this space here.
+    public var supportsOutput: Bool { encoding != nil }
+
+    /// The ICC profile of the space: the one it was made from, or libvips' built-in sRGB or Display P3 profile.
+    public func copyICCData() -> CFData? {
+        if let iccProfile { return NSData(data: iccProfile) }
+        return iccProfileForTagging.map { NSData(data: $0) }
+    }
+
+    /// The profile written into files rendered in this space (nil for linear spaces, which carry none here).
+    var iccProfileForTagging: Data? {
+        if let iccProfile { return iccProfile }
+        guard let encoding, encoding.transfer == .sRGB, !encoding.gray else { return nil }
+        return Self.builtinProfile(encoding.primaries == .displayP3 ? "p3" : "srgb")
+    }
+
+    static func builtinProfile(_ name: String) -> Data? {
+        VipsRuntime.start()
+        var length = 0
+        guard let bytes = cvips_builtin_profile(name, &length) else { return nil }
+        return Data(bytesNoCopy: bytes, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
+    }
+
+    /// sRGB or Display P3 from a profile's description tag ("sRGB IEC61966-2.1", "Display P3").
+    static func recognise(profile: Data) -> CFString? {
+        let text = String(decoding: profile.prefix(4096).map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x20 }, as: UTF8.self)
+        if text.contains("Display P3") { return displayP3 }
+        if text.contains("sRGB") { return sRGB }
+        return nil
+    }
+
+    public static func == (lhs: CGColorSpace, rhs: CGColorSpace) -> Bool {
+        lhs.name == rhs.name && lhs.iccProfile == rhs.iccProfile
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(iccProfile)
+    }
+
+    public var description: String { "<CGColorSpace \(name ?? "ICC profile of \(iccProfile?.count ?? 0) bytes")>" }
+}
+
+/// The family of a colour space's components.
+@frozen public enum CGColorSpaceModel: Int32, Sendable, Hashable {
+    case unknown = -1
+    case monochrome = 0
+    case rgb = 1
+    case cmyk = 2
+    case lab = 3
+    case deviceN = 4
+    case indexed = 5
+    case pattern = 6
+    case XYZ = 7
+}
+
+/// The device RGB space: sRGB here.
+public func CGColorSpaceCreateDeviceRGB() -> CGColorSpace { CGColorSpace(name: CGColorSpace.sRGB)! }
+
+/// The device grey space: grey with a 2.2 gamma here.
+public func CGColorSpaceCreateDeviceGray() -> CGColorSpace { CGColorSpace(name: CGColorSpace.genericGrayGamma2_2)! }

@@ -1,0 +1,6 @@
+import CVips
+import Foundation
+
+enum BlurFilters {
+    static let all: [FilterDefinition] = []
+}

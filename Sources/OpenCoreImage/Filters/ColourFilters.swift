@@ -1,0 +1,6 @@
+import CVips
+import Foundation
+
+enum ColourFilters {
+    static let all: [FilterDefinition] = []
+}

@@ -1,0 +1,6 @@
+import CVips
+import Foundation
+
+enum CompositingFilters {
+    static let all: [FilterDefinition] = []
+}

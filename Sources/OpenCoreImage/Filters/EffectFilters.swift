@@ -1,0 +1,6 @@
+import CVips
+import Foundation
+
+enum EffectFilters {
+    static let all: [FilterDefinition] = []
+}

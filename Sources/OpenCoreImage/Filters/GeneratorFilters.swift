@@ -1,0 +1,6 @@
+import CVips
+import Foundation
+
+enum GeneratorFilters {
+    static let all: [FilterDefinition] = []
+}

@@ -1,0 +1,6 @@
+import CVips
+import Foundation
+
+enum GeometryFilters {
+    static let all: [FilterDefinition] = []
+}
