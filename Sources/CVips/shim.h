@@ -457,6 +457,11 @@ static inline VipsImage *cvips_thumbnail_image_exact(VipsImage *in, int width, i
    (pyvips, ruby-vips): create an operation by name, set its inputs, build it through the cache, read its outputs. ---- */
 
 static inline VipsOperation *cvips_operation_new(const char *name) { return vips_operation_new(name); }
+/* Whether the operation has an argument of that name (setting one it lacks would crash in GObject). */
+static inline int cvips_has_argument(VipsOperation *op, const char *name) {
+    GParamSpec *pspec; VipsArgumentClass *argument_class; VipsArgumentInstance *argument_instance;
+    return vips_object_get_argument(VIPS_OBJECT(op), name, &pspec, &argument_class, &argument_instance) == 0;
+}
 static inline void cvips_set_image(VipsOperation *op, const char *name, VipsImage *value) { g_object_set(op, name, value, NULL); }
 static inline void cvips_set_int(VipsOperation *op, const char *name, int value) { g_object_set(op, name, value, NULL); }
 static inline void cvips_set_double(VipsOperation *op, const char *name, double value) { g_object_set(op, name, value, NULL); }

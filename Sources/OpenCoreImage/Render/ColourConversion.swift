@@ -23,8 +23,8 @@ enum ColourConversion {
         let sign = try VipsCall("sign").image("in", image).output()
         let low = try magnitude.linear([1 / 12.92], [0])
         let shifted = try magnitude.linear([1 / 1.055], [0.055 / 1.055])
-        let high = try VipsCall("math2_const").image("left", shifted).enumeration("math2", "pow").doubles("c", [2.4]).output()
-        let isLow = try VipsCall("relational_const").image("left", magnitude).enumeration("relational", "lesseq").doubles("c", [0.040_45]).output()
+        let high = try VipsCall("math2_const").image("in", shifted).enumeration("math2", "pow").doubles("c", [2.4]).output()
+        let isLow = try VipsCall("relational_const").image("in", magnitude).enumeration("relational", "lesseq").doubles("c", [0.040_45]).output()
         let chosen = try VipsCall("ifthenelse").image("cond", isLow).image("in1", low).image("in2", high).output()
         return try VipsCall("multiply").image("left", chosen).image("right", sign).output()
     }
@@ -34,17 +34,17 @@ enum ColourConversion {
         let magnitude = try VipsCall("abs").image("in", image).output()
         let sign = try VipsCall("sign").image("in", image).output()
         let low = try magnitude.linear([12.92], [0])
-        let powered = try VipsCall("math2_const").image("left", magnitude).enumeration("math2", "pow").doubles("c", [1 / 2.4]).output()
+        let powered = try VipsCall("math2_const").image("in", magnitude).enumeration("math2", "pow").doubles("c", [1 / 2.4]).output()
         let high = try powered.linear([1.055], [-0.055])
-        let isLow = try VipsCall("relational_const").image("left", magnitude).enumeration("relational", "lesseq").doubles("c", [0.003_130_8]).output()
+        let isLow = try VipsCall("relational_const").image("in", magnitude).enumeration("relational", "lesseq").doubles("c", [0.003_130_8]).output()
         let chosen = try VipsCall("ifthenelse").image("cond", isLow).image("in1", low).image("in2", high).output()
         return try VipsCall("multiply").image("left", chosen).image("right", sign).output()
     }
 
     static func clamp(_ image: VImage, _ low: Double = 0, _ high: Double = 1) throws(VipsError) -> VImage {
-        let above = try VipsCall("relational_const").image("left", image).enumeration("relational", "more").doubles("c", [high]).output()
+        let above = try VipsCall("relational_const").image("in", image).enumeration("relational", "more").doubles("c", [high]).output()
         let capped = try VipsCall("ifthenelse").image("cond", above).image("in1", try Tile.constantLike(image, high)).image("in2", image).output()
-        let below = try VipsCall("relational_const").image("left", capped).enumeration("relational", "less").doubles("c", [low]).output()
+        let below = try VipsCall("relational_const").image("in", capped).enumeration("relational", "less").doubles("c", [low]).output()
         return try VipsCall("ifthenelse").image("cond", below).image("in1", try Tile.constantLike(image, low)).image("in2", capped).output()
     }
 
@@ -90,7 +90,7 @@ enum ColourConversion {
                 image = try image.linear([1 / range], [0])
             case .gamma22:
                 let unit = try image.linear([1 / range], [0])
-                image = try VipsCall("math2_const").image("left", unit).enumeration("math2", "pow").doubles("c", [2.2]).output()
+                image = try VipsCall("math2_const").image("in", unit).enumeration("math2", "pow").doubles("c", [2.2]).output()
             }
             if encoding.primaries == .displayP3 { image = try recomb(image, p3ToSRGB) }
         }
@@ -126,7 +126,7 @@ enum ColourConversion {
             case .linear: break
             case .gamma22:
                 let positive = try clamp(image, 0, .greatestFiniteMagnitude)
-                image = try VipsCall("math2_const").image("left", positive).enumeration("math2", "pow").doubles("c", [1 / 2.2]).output()
+                image = try VipsCall("math2_const").image("in", positive).enumeration("math2", "pow").doubles("c", [1 / 2.2]).output()
             }
             if let alpha { image = try VipsCall("bandjoin").images("in", [image, try clamp(alpha)]).output() }
             return image

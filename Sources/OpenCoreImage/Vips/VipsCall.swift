@@ -22,11 +22,13 @@ struct VipsCall: ~Copyable {
     deinit { if let op { cvips_operation_discard(op) } }
 
     consuming func image(_ argument: String, _ value: VImage) -> VipsCall {
+        check(argument)
         cvips_set_image(op, argument, value.pointer)
         return self
     }
 
     consuming func images(_ argument: String, _ values: [VImage]) -> VipsCall {
+        check(argument)
         var pointers: [UnsafeMutablePointer<VipsImage>?] = values.map(\.pointer)
         cvips_set_images(op, argument, &pointers, Int32(pointers.count))
         withExtendedLifetime(values) {}
@@ -34,51 +36,64 @@ struct VipsCall: ~Copyable {
     }
 
     consuming func int(_ argument: String, _ value: Int) -> VipsCall {
+        check(argument)
         cvips_set_int(op, argument, Int32(value))
         return self
     }
 
     consuming func double(_ argument: String, _ value: Double) -> VipsCall {
+        check(argument)
         cvips_set_double(op, argument, value)
         return self
     }
 
     consuming func bool(_ argument: String, _ value: Bool) -> VipsCall {
+        check(argument)
         cvips_set_bool(op, argument, value ? 1 : 0)
         return self
     }
 
     consuming func string(_ argument: String, _ value: String) -> VipsCall {
+        check(argument)
         cvips_set_string(op, argument, value)
         return self
     }
 
     /// An enumeration argument by libvips' nickname ("centre", "srgb", "copy").
     consuming func enumeration(_ argument: String, _ nickname: String) -> VipsCall {
+        check(argument)
         let status = cvips_set_enum(op, argument, nickname)
         precondition(status == 0, "OpenCoreImage: libvips \(name) has no \(argument) \(nickname)")
         return self
     }
 
     consuming func doubles(_ argument: String, _ values: [Double]) -> VipsCall {
+        check(argument)
         cvips_set_doubles(op, argument, values, Int32(values.count))
         return self
     }
 
     consuming func ints(_ argument: String, _ values: [Int]) -> VipsCall {
+        check(argument)
         cvips_set_ints(op, argument, values.map { Int32($0) }, Int32(values.count))
         return self
     }
 
     consuming func blob(_ argument: String, _ data: Data) -> VipsCall {
+        check(argument)
         data.withUnsafeBytes { cvips_set_blob(op, argument, $0.baseAddress, $0.count) }
         return self
     }
 
     consuming func interpolate(_ argument: String, _ nickname: String) -> VipsCall {
+        check(argument)
         let status = cvips_set_interpolate(op, argument, nickname)
         precondition(status == 0, "OpenCoreImage: libvips has no interpolator \(nickname)")
         return self
+    }
+
+    private func check(_ argument: String) {
+        precondition(cvips_has_argument(op, argument) != 0, "OpenCoreImage: libvips \(name) has no argument \(argument)")
     }
 
     /// Builds the operation and returns its image output (`out` unless named).
