@@ -1,6 +1,91 @@
 import CVips
 import Foundation
 
+/// Generators: images of infinite extent computed from coordinates (crop them before rendering). Colours are
+/// interpolated in the working space (linear, premultiplied), as Core Image's.
 enum GeneratorFilters {
-    static let all: [FilterDefinition] = []
+    static let all: [FilterDefinition] = [
+        filter("CIConstantColorGenerator", "Constant Color", [kCICategoryGenerator], [FilterInput(kCIInputColorKey, .color, default: CIColor.red)]) {
+            inputs in CIImage(color: inputs.color(kCIInputColorKey))
+        },
+        filter(
+            "CILinearGradient", "Linear Gradient", [kCICategoryGradient],
+            [
+                FilterInput("inputPoint0", .vector, default: CIVector(x: 0, y: 0), type: kCIAttributeTypePosition),
+                FilterInput("inputPoint1", .vector, default: CIVector(x: 200, y: 200), type: kCIAttributeTypePosition),
+                FilterInput("inputColor0", .color, default: CIColor.white), FilterInput("inputColor1", .color, default: CIColor.black),
+            ]
+        ) { inputs in
+            // t = clamp(((p − p0)·d) / |d|², 0, 1), d = p1 − p0; colour = mix(c0, c1, t).
+            let p0 = inputs.vector("inputPoint0").cgPointValue, p1 = inputs.vector("inputPoint1").cgPointValue
+            let (dx, dy) = (Double(p1.x - p0.x), Double(p1.y - p0.y))
+            let length2 = max(1e-12, dx * dx + dy * dy)
+            let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
+            return CIImage(
+                node: GeneratorNode { (x, y) throws(VipsError) -> VImage in
+                    let projection = try x.linear([dx / length2], [-Double(p0.x) * dx / length2]).plus(
+                        try y.linear([dy / length2], [-Double(p0.y) * dy / length2]))
+                    return try GeneratorFilters.ramp(try ColourConversion.clamp(projection), c0, c1)
+                })
+        },
+        filter(
+            "CIRadialGradient", "Radial Gradient", [kCICategoryGradient],
+            [
+                FilterInput(kCIInputCenterKey, .vector, default: CIVector(x: 150, y: 150), type: kCIAttributeTypePosition),
+                FilterInput("inputRadius0", .number, default: 5.0, min: 0, sliderMin: 0, sliderMax: 800, type: kCIAttributeTypeDistance),
+                FilterInput("inputRadius1", .number, default: 100.0, min: 0, sliderMin: 0, sliderMax: 800, type: kCIAttributeTypeDistance),
+                FilterInput("inputColor0", .color, default: CIColor.white), FilterInput("inputColor1", .color, default: CIColor.black),
+            ]
+        ) { inputs in
+            // t = clamp((|p − centre| − r0) / (r1 − r0), 0, 1).
+            let centre = inputs.vector(kCIInputCenterKey).cgPointValue
+            let (r0, r1) = (inputs.number("inputRadius0"), inputs.number("inputRadius1"))
+            let span = abs(r1 - r0) < 1e-9 ? 1e-9 : r1 - r0
+            let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
+            return CIImage(
+                node: GeneratorNode { (x, y) throws(VipsError) -> VImage in
+                    let distance = try GeneratorFilters.distance(x, y, centre)
+                    return try GeneratorFilters.ramp(try ColourConversion.clamp(try distance.linear([1 / span], [-r0 / span])), c0, c1)
+                })
+        },
+        filter(
+            "CICheckerboardGenerator", "Checkerboard", [kCICategoryGenerator],
+            [
+                FilterInput(kCIInputCenterKey, .vector, default: CIVector(x: 150, y: 150), type: kCIAttributeTypePosition),
+                FilterInput("inputColor0", .color, default: CIColor.white), FilterInput("inputColor1", .color, default: CIColor.black),
+                FilterInput(kCIInputWidthKey, .number, default: 80.0, min: 0, sliderMin: 0, sliderMax: 800, type: kCIAttributeTypeDistance),
+                FilterInput(kCIInputSharpnessKey, .number, default: 1.0, min: 0, sliderMin: 0, sliderMax: 1),
+            ]
+        ) { inputs in
+            // Squares of the width with a corner at the centre; colour 0 where ⌊(x−cx)/w⌋ + ⌊(y−cy)/w⌋ is even.
+            let centre = inputs.vector(kCIInputCenterKey).cgPointValue
+            let width = max(1e-6, inputs.number(kCIInputWidthKey))
+            let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
+            return CIImage(
+                node: GeneratorNode { (x, y) throws(VipsError) -> VImage in
+                    let cx = try VipsCall("round").image("in", try x.linear([1 / width], [-Double(centre.x) / width])).enumeration("round", "floor")
+                        .output()
+                    let cy = try VipsCall("round").image("in", try y.linear([1 / width], [-Double(centre.y) / width])).enumeration("round", "floor")
+                        .output()
+                    let sum = try cx.plus(cy)
+                    // parity = sum − 2·⌊sum / 2⌋
+                    let half = try VipsCall("round").image("in", try sum.linear([0.5], [0])).enumeration("round", "floor").output()
+                    let parity = try sum.minus(try half.linear([2], [0]))
+                    return try GeneratorFilters.ramp(parity, c0, c1)
+                })
+        },
+    ]
+
+    /// Premultiplied colours mixed by t (one band, 0…1).
+    static func ramp(_ t: VImage, _ c0: [Double], _ c1: [Double]) throws(VipsError) -> VImage {
+        let replicated = try t.replicated(4)
+        let differences = zip(c0, c1).map { $1 - $0 }
+        return try replicated.linear(differences, c0)
+    }
+
+    static func distance(_ x: VImage, _ y: VImage, _ centre: CGPoint) throws(VipsError) -> VImage {
+        let dx = try x.linear([1], [-Double(centre.x)]), dy = try y.linear([1], [-Double(centre.y)])
+        let squared = try dx.times(dx).plus(try dy.times(dy))
+        return try VipsCall("math2_const").image("in", squared).enumeration("math2", "pow").doubles("c", [0.5]).output()
+    }
 }

@@ -162,7 +162,7 @@ final class TransformNode: ImageNode, @unchecked Sendable {
         if let own = child.pixelExtent { needed = needed.intersection(own) }
         if needed.isEmpty { return try Tile.transparent(inner) }
         var tile = try child.render(needed, context)
-        let covered = child.isOpaque && child.pixelExtent.map { covers(t, $0.cgRect, inner.cgRect) } == true
+        let covered = child.isOpaque && (child.pixelExtent.map { covers(t, $0.cgRect, inner.cgRect) } ?? true)
         if !covered { tile = try tile.withAlpha() }
         let pureScale = t.b == 0 && t.c == 0 && t.a > 0 && t.d > 0
         if sampling == .highQuality, pureScale, t.a < 1 || t.d < 1, covered {
