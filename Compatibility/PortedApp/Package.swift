@@ -4,8 +4,6 @@
 // no `#if`, no shim. Built by scripts/build-ported-app.sh in the test command.
 import PackageDescription
 
-let linux: TargetDependencyCondition = .when(platforms: [.linux])
-
 let package = Package(
     name: "PortedApp",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -14,9 +12,9 @@ let package = Package(
         .target(
             name: "PortedClient",
             dependencies: [
-                .product(name: "Photos", package: "OpenPhotoKit", condition: linux),
-                .product(name: "CoreImage", package: "OpenPhotoKit", condition: linux),
-                .product(name: "UniformTypeIdentifiers", package: "OpenPhotoKit", condition: linux),
+                .product(name: "Photos", package: "OpenPhotoKit", condition: .when(platforms: [.linux])),
+                .product(name: "CoreImage", package: "OpenPhotoKit", condition: .when(platforms: [.linux])),
+                .product(name: "UniformTypeIdentifiers", package: "OpenPhotoKit", condition: .when(platforms: [.linux])),
             ]
         ),
         .executableTarget(name: "ported-app", dependencies: ["PortedClient"]),
