@@ -244,16 +244,13 @@ public final class CIContext: @unchecked Sendable {
             case .png: saver = "pngsave"
             case .tiff: saver = "tiffsave"
             }
-            guard let url else {
-                var call = VipsCall(saver + "_buffer").image("in", pixels)
-                if fileFormat == .jpeg || fileFormat == .heif { call = call.int("Q", q) }
-                return try call.blobOutput()
-            }
-            try AtomicFile.write(to: url) { (temporary) throws(VipsError) in
-                var call = VipsCall(saver).image("in", pixels).string("filename", temporary.path)
-                if fileFormat == .jpeg || fileFormat == .heif { call = call.int("Q", q) }
-                try call.run()
-            }
+            // Encoded in memory, then written beside the target and renamed into place (libvips' HEIF file writer
+            // loses libheif's error text with libheif ≥ 1.16, so every format goes through the buffer writer).
+            var call = VipsCall(saver + "_buffer").image("in", pixels)
+            if fileFormat == .jpeg || fileFormat == .heif { call = call.int("Q", q) }
+            let encoded = try call.blobOutput()
+            guard let url else { return encoded }
+            try AtomicFile.write(to: url) { (temporary) throws in try encoded.write(to: temporary) }
             return nil
         } catch let error as VipsError {
             throw url == nil ? .vips(error) : .writing(error.description)

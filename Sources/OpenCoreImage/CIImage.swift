@@ -129,12 +129,12 @@ public final class CIImage: NSObject, @unchecked Sendable {
 
     /// The image under an affine transform (bilinear sampling unless ``samplingNearest()``).
     public func transformed(by matrix: CGAffineTransform) -> CIImage {
-        deriving(TransformNode(node, matrix, sampling: sampling))
+        deriving(TransformNode.fused(node, matrix, sampling: sampling))
     }
 
     /// The image under an affine transform; downscales use a Lanczos kernel when `highQualityDownsample` is true.
     public func transformed(by matrix: CGAffineTransform, highQualityDownsample: Bool) -> CIImage {
-        deriving(TransformNode(node, matrix, sampling: highQualityDownsample ? .highQuality : sampling))
+        deriving(TransformNode.fused(node, matrix, sampling: highQualityDownsample ? .highQuality : sampling))
     }
 
     /// The transform that turns an image of this extent as an EXIF orientation says (1–8), keeping the origin.

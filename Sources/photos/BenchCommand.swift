@@ -11,7 +11,8 @@ import PhotosTesting
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks (build with -c release).",
-        subcommands: [BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self], defaultSubcommand: BenchCore.self
+        subcommands: [BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self],
+        defaultSubcommand: BenchCore.self
     )
 }
 

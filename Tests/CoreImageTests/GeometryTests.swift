@@ -160,3 +160,34 @@ import Testing
         #expect(bitmap[2, 0] == Self.blue)
     }
 }
+
+#if !PHOTOKIT_COMPATIBILITY_TEST
+    @testable import OpenCoreImage
+    import PhotosTesting
+    import Synchronization
+
+    /// A chain that begins with a downscale of a JPEG decodes it smaller in the first place (libjpeg's DCT scaling),
+    /// by the largest factor that still leaves at least the pixels kept — also through a straighten, whose clamp and
+    /// turn are merged with the scale into one resampling.
+    @Suite struct ShrinkOnLoadTests {
+        @Test func aDownscaledJPEGIsDecodedAtTheLargestSufficientShrink() throws {
+            let folder = try TestMedia.temporaryDirectory("shrink-on-load")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let url = folder.appendingPathComponent("large.jpg")
+            try TestMedia.writeImage(to: url, width: 1600, height: 1200)
+            let context = CIContext()
+            func shrinks(_ make: (CIImage) -> CIImage) throws -> [Int] {
+                let image = make(try #require(CIImage(contentsOf: url)))
+                _ = try #require(context.createCGImage(image, from: image.extent))
+                return SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.map(\.shrink) }
+            }
+            #expect(try shrinks { $0 } == [1])
+            #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.25, y: 0.25)) } == [1, 4])
+            #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.3, y: 0.3)) } == [1, 4, 2])
+            let preview = try shrinks {
+                $0.transformed(by: CGAffineTransform(scaleX: 0.1, y: 0.1)).applyingFilter("CIStraightenFilter", parameters: [kCIInputAngleKey: 0.05])
+            }
+            #expect(preview == [1, 4, 2, 8])
+        }
+    }
+#endif

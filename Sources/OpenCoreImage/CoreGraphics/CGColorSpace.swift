@@ -106,8 +106,13 @@ public final class CGColorSpace: @unchecked Sendable, Hashable, CustomStringConv
     var iccProfileForTagging: Data? {
         if let iccProfile { return iccProfile }
         guard let encoding, encoding.transfer == .sRGB, !encoding.gray else { return nil }
-        return Self.builtinProfile(encoding.primaries == .displayP3 ? "p3" : "srgb")
+        return encoding.primaries == .displayP3 ? Self.p3Profile : Self.sRGBProfile
     }
+
+    /// libvips' built-in profiles, loaded once (Swift's static initialisation is thread-safe; libvips' loader is
+    /// then never called concurrently).
+    static let p3Profile = builtinProfile("p3")
+    static let sRGBProfile = builtinProfile("srgb")
 
     static func builtinProfile(_ name: String) -> Data? {
         VipsRuntime.start()
@@ -116,11 +121,28 @@ public final class CGColorSpace: @unchecked Sendable, Hashable, CustomStringConv
         return Data(bytesNoCopy: bytes, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
     }
 
-    /// sRGB or Display P3 from a profile's description tag ("sRGB IEC61966-2.1", "Display P3").
+    /// sRGB or Display P3 from a profile's primaries (the red and green colorant tags, D50-adapted X values: sRGB
+    /// 0.436 / 0.385, Display P3 0.515 / 0.292), whatever its description says; nil for any other profile.
     static func recognise(profile: Data) -> CFString? {
-        let text = String(decoding: profile.prefix(4096).map { $0 >= 0x20 && $0 < 0x7F ? $0 : 0x20 }, as: UTF8.self)
-        if text.contains("Display P3") { return displayP3 }
-        if text.contains("sRGB") { return sRGB }
+        let bytes = [UInt8](profile)
+        func u32(_ at: Int) -> Int? {
+            guard at >= 0, at + 4 <= bytes.count else { return nil }
+            return Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+        }
+        guard let count = u32(128), count < 256 else { return nil }
+        func colorantX(_ signature: String) -> Double? {
+            let tag = Array(signature.utf8)
+            for i in 0..<count {
+                let entry = 132 + i * 12
+                guard entry + 12 <= bytes.count else { return nil }
+                guard Array(bytes[entry..<entry + 4]) == tag, let offset = u32(entry + 4), let raw = u32(offset + 8) else { continue }
+                return Double(Int32(bitPattern: UInt32(raw))) / 65536
+            }
+            return nil
+        }
+        guard let red = colorantX("rXYZ"), let green = colorantX("gXYZ") else { return nil }
+        if abs(red - 0.515) < 0.02, abs(green - 0.292) < 0.02 { return displayP3 }
+        if abs(red - 0.436) < 0.02, abs(green - 0.385) < 0.02 { return sRGB }
         return nil
     }
 

@@ -236,7 +236,12 @@ enum ColourMath {
     /// CIColorControls: saturation mixes with the luminance, brightness adds, contrast scales about ½.
     static func colorControls(_ rgb: VImage, saturation: Double, brightness: Double, contrast: Double) throws(VipsError) -> VImage {
         var out = rgb
-        if saturation != 1 { out = try VImage.mix(try out.luminance().replicated(3), out, saturation) }
+        if saturation != 1 {
+            // One matrix: each output colour is s·c + (1 − s)·luminance.
+            var m = [Double](repeating: 0, count: 9)
+            for r in 0..<3 { for c in 0..<3 { m[r * 3 + c] = (1 - saturation) * luma[c] + (r == c ? saturation : 0) } }
+            out = try out.recombined(m)
+        }
         if brightness != 0 || contrast != 1 {
             // (c + b − ½)·k + ½
             out = try out.linear([contrast, contrast, contrast], Array(repeating: (brightness - 0.5) * contrast + 0.5, count: 3))

@@ -11,9 +11,15 @@ enum EffectFilters {
         filter(name, displayName, [kCICategoryColorEffect], [imageInput]) { inputs in inputs.image()?.colourKernel(look) }
     }
 
-    /// A function applied to sRGB-encoded (perceptual) values.
+    /// A function applied to sRGB-encoded (perceptual) values in 0…1, through libvips' 16-bit sRGB conversions
+    /// (looks clip to the sRGB gamut).
     static func perceptual(_ rgb: VImage, _ body: (VImage) throws(VipsError) -> VImage) throws(VipsError) -> VImage {
-        try ColourConversion.sRGBToLinear(try body(try ColourConversion.linearToSRGB(rgb)))
+        let sixteen = try VipsCall("colourspace").image("in", try rgb.scRGB()).enumeration("space", "rgb16").output()
+        let unit = try sixteen.linear([1 / 65535], [0])
+        // The cast to 16 bits clips to 0…65535.
+        let back = try VipsCall("cast").image("in", try body(unit).linear([65535], [0.5])).enumeration("format", "ushort").output()
+        let labelled = try back.withMetadata { cvips_set_interpretation($0, Int32(VIPS_INTERPRETATION_RGB16.rawValue)) }
+        return try VipsCall("colourspace").image("in", labelled).enumeration("space", "scrgb").output()
     }
 
     static func grey(_ rgb: VImage) throws(VipsError) -> VImage { try rgb.luminance().replicated(3) }

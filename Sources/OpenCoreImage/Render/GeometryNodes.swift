@@ -104,24 +104,57 @@ final class TransformNode: ImageNode, @unchecked Sendable {
 
     override var inputs: [ImageNode] { [input] }
 
+    /// A transform of `node`, merged with the transforms under it so that a chain of them resamples once: a
+    /// transform of a transform is one transform, and a transform of a clamped upright scale is a transform of the
+    /// clamped source (the same pixels but at the very edges, where the clamp repeats the source's edge instead of
+    /// the scaled edge).
+    static func fused(_ node: ImageNode, _ matrix: CGAffineTransform, sampling: Sampling) -> ImageNode {
+        if let inner = node as? TransformNode, inner.sampling == sampling || inner.sampling == .linear {
+            return TransformNode(inner.input, inner.transform.concatenating(matrix), sampling: sampling)
+        }
+        if let clamp = node as? ClampNode, let inner = clamp.input as? TransformNode, inner.transform.b == 0, inner.transform.c == 0,
+            inner.transform.a > 0, inner.transform.d > 0
+        {
+            return TransformNode(ClampNode(inner.input), inner.transform.concatenating(matrix), sampling: sampling)
+        }
+        return TransformNode(node, matrix, sampling: sampling)
+    }
+
     override func render(_ region: PixelRect, _ context: RenderContext) throws(VipsError) -> Tile {
         try renderClipped(region) { (inner) throws(VipsError) -> Tile in
             var child = input
             var t = transform
-            if let source = input as? SourceNode, source.shrinksOnLoad {
-                let scale = min((t.a * t.a + t.b * t.b).squareRoot(), (t.c * t.c + t.d * t.d).squareRoot())
-                var factor = 1
-                while factor < 8, scale * CGFloat(factor * 2) <= 1 + 1e-9 { factor *= 2 }
-                if factor > 1 {
+            if let clamp = input as? ClampNode, let source = clamp.input as? SourceNode, source.shrinksOnLoad,
+                let factor = Self.shrinkFactor(t), factor > 1
+            {
+                let shrunk = ShrunkSourceNode(source, factor: factor)
+                child = ClampNode(shrunk)
+                t = CGAffineTransform(scaleX: CGFloat(source.width) / CGFloat(shrunk.width), y: CGFloat(source.height) / CGFloat(shrunk.height))
+                    .concatenating(t)
+            } else if let source = input as? SourceNode, source.shrinksOnLoad {
+                if let factor = Self.shrinkFactor(t), factor > 1 {
                     let shrunk = ShrunkSourceNode(source, factor: factor)
                     child = shrunk
                     t = CGAffineTransform(scaleX: CGFloat(source.width) / CGFloat(shrunk.width), y: CGFloat(source.height) / CGFloat(shrunk.height))
                         .concatenating(t)
                 }
             }
-            if let exact = try Self.exact(child, t, inner, context) { return exact }
-            return try Self.resample(child, t, inner, sampling, context)
+            // Only whole-pixel translations stream the source top to bottom; resampling, turning and mirroring read
+            // it out of order (and libvips' sequential line cache would stall them).
+            let streams = context.sequential && t.a == 1 && t.d == 1 && t.b == 0 && t.c == 0
+            let childContext = streams ? context : RenderContext(sequential: false)
+            if let exact = try Self.exact(child, t, inner, childContext) { return exact }
+            return try Self.resample(child, t, inner, sampling, childContext)
         }
+    }
+
+    /// The largest JPEG decoding shrink (1, 2, 4, 8) that still leaves at least as many pixels as the transform
+    /// keeps.
+    static func shrinkFactor(_ t: CGAffineTransform) -> Int? {
+        let scale = min((t.a * t.a + t.b * t.b).squareRoot(), (t.c * t.c + t.d * t.d).squareRoot())
+        var factor = 1
+        while factor < 8, scale * CGFloat(factor * 2) <= 1 + 1e-9 { factor *= 2 }
+        return factor
     }
 
     static func isWhole(_ value: CGFloat) -> Bool { abs(value - value.rounded()) < 1e-9 }
@@ -136,6 +169,7 @@ final class TransformNode: ImageNode, @unchecked Sendable {
         // In libvips' y-down coordinates the matrix is [a, -c; -b, d].
         let (a, b, c, d) = (Int(t.a), Int(-t.c), Int(-t.b), Int(t.d))
         var image = tile.image
+        if b != 0 || d == -1 { image = try cached(image) }  // quarter turns and vertical flips read across strips
         switch (a, b, c, d) {
         case (1, 0, 0, 1): break
         case (-1, 0, 0, 1): image = try VipsCall("flip").image("in", image).enumeration("direction", "horizontal").output()
@@ -185,11 +219,22 @@ final class TransformNode: ImageNode, @unchecked Sendable {
         let odx = a * inX + b * inY + tx - outX + 0.5 * (a + b - 1)
         let ody = c * inX + d * inY + ty - outY + 0.5 * (c + d - 1)
         let interpolator = sampling == .nearest ? "nearest" : "bilinear"
-        let out = try VipsCall("affine").image("in", tile.image).doubles("matrix", [a, b, c, d]).interpolate("interpolate", interpolator)
+        // Output strips of a turned image need overlapping input rows: keep computed input tiles instead of
+        // computing them again for every strip.
+        let input = t.b == 0 && t.c == 0 ? tile.image : try cached(tile.image)
+        let out = try VipsCall("affine").image("in", input).doubles("matrix", [a, b, c, d]).interpolate("interpolate", interpolator)
             .ints("oarea", [0, 0, inner.width, inner.height]).double("odx", odx).double("ody", ody)
             .enumeration("extend", covered ? "copy" : "background").doubles("background", covered ? [0] : [0, 0, 0, 0])
             .bool("premultiplied", true).output()
         return Tile(try out.scRGB(), inner)
+    }
+
+    /// A cache of computed 128×128 tiles in front of an image read out of order, sized for a few rows of tiles
+    /// across the image (libvips' tilecache, shared by the worker threads).
+    static func cached(_ image: VImage) throws(VipsError) -> VImage {
+        let across = (image.width + 127) / 128
+        return try VipsCall("tilecache").image("in", image).int("tile_width", 128).int("tile_height", 128)
+            .int("max_tiles", across * 6).bool("threaded", true).output()
     }
 
     /// Whether the transformed rectangle `source` covers `target` (so no transparent pixel can appear in it).

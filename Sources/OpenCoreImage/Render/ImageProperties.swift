@@ -13,10 +13,14 @@ enum ImageProperties {
         ]
         if image.bands == 2 || image.bands == 4 { properties["HasAlpha"] = true }
         // libheif applies a HEIF's rotation and mirroring when it decodes, so its pixels are already upright.
-        let orientation = loader.hasPrefix("heifload") ? 1 : (image.int("orientation") ?? 1)
+        let orientation = loader.lowercased().contains("heif") ? 1 : (image.int("orientation") ?? 1)
         properties["Orientation"] = (1...8).contains(orientation) ? orientation : 1
         if let profile = image.blob("icc-profile-data") {
-            properties["ProfileName"] = CGColorSpace.recognise(profile: profile) == CGColorSpace.displayP3 ? "Display P3" : "sRGB IEC61966-2.1"
+            switch CGColorSpace.recognise(profile: profile) {
+            case CGColorSpace.displayP3: properties["ProfileName"] = "Display P3"
+            case CGColorSpace.sRGB: properties["ProfileName"] = "sRGB IEC61966-2.1"
+            default: break
+            }
         }
         var tiff: [String: Any] = [:]
         var exif: [String: Any] = [:]
@@ -39,7 +43,7 @@ enum ImageProperties {
             default: break
             }
         }
-        if let o = tiff["Orientation"] as? Int, loader.hasPrefix("heifload") { tiff["Orientation"] = o > 0 ? 1 : o }
+        if let o = tiff["Orientation"] as? Int, loader.lowercased().contains("heif") { tiff["Orientation"] = o > 0 ? 1 : o }
         if !tiff.isEmpty { properties["{TIFF}"] = tiff }
         if !exif.isEmpty { properties["{Exif}"] = exif }
         if !gps.isEmpty { properties["{GPS}"] = gps }

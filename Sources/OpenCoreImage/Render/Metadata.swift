@@ -10,6 +10,18 @@ enum Metadata {
         let exif = properties.isEmpty ? nil : firstSource(source)?.header?.blob("exif-data")
         return try image.withMetadata { pointer in
             for name in ["icc-profile-data", "exif-data", "xmp-data", "iptc-data", "orientation"] { cvips_remove_meta(pointer, name) }
+            // libvips writes EXIF from its "exif-ifd…" fields too: only what the properties say may be written.
+            if let fields = vips_image_get_fields(pointer) {
+                var index = 0
+                var stale: [String] = []
+                while let field = fields[index] {
+                    let name = String(cString: field)
+                    if name.hasPrefix("exif-") { stale.append(name) }
+                    index += 1
+                }
+                g_strfreev(fields)
+                for name in stale { cvips_remove_meta(pointer, name) }
+            }
             if let profile { profile.withUnsafeBytes { cvips_set_meta_blob(pointer, "icc-profile-data", $0.baseAddress, $0.count) } }
             guard !properties.isEmpty else { return }
             if let exif { exif.withUnsafeBytes { cvips_set_meta_blob(pointer, "exif-data", $0.baseAddress, $0.count) } }

@@ -110,7 +110,7 @@ final class HomographyNode: ImageNode, @unchecked Sendable {
             var needed = PixelRect(covering: sourceArea.insetBy(dx: -2, dy: -2))
             if let own = input.pixelExtent { needed = needed.intersection(own) }
             if needed.isEmpty { return try Tile.transparent(inner) }
-            let source = try input.render(needed, context).withAlpha()
+            let source = try input.render(needed, RenderContext(sequential: false)).withAlpha()
             let xy = try VipsCall("xyz").int("width", inner.width).int("height", inner.height).output()
             let x = try xy.band(0).linear([1], [Double(inner.x) + 0.5])
             let y = try xy.band(1).linear([-1], [Double(inner.maxY) - 0.5])

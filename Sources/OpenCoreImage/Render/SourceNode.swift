@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import Synchronization
 
 /// Pixels from a file, encoded bytes or a ``CGImage``: the leaves of every recipe. Only the header is read when the
 /// image is made; the pixels are decoded when a render pulls them, and a JPEG asked for at half size or less is
@@ -73,14 +74,18 @@ final class SourceNode: ImageNode, @unchecked Sendable {
 
     override var isOpaque: Bool { !hasAlpha }
 
+    /// Every decode of a file source, with its shrink factor (for tests that check shrink-on-load is used).
+    package static let decodes = Mutex<[(path: String, shrink: Int)]>([])
+
     /// The EXIF orientation (1–8) the file declares.
     var orientation: Int { (properties["Orientation"] as? Int) ?? 1 }
 
     /// Whether the decoder can shrink while decoding (libjpeg's DCT scaling).
-    var shrinksOnLoad: Bool { loader?.hasPrefix("jpegload") == true }
+    var shrinksOnLoad: Bool { loader?.lowercased().contains("jpeg") == true }
 
     /// The stored pixels in the working space, decoded at 1/`shrink` of the size (`shrink` 1, 2, 4 or 8; JPEG only).
     func working(shrink: Int, sequential: Bool) throws(VipsError) -> VImage {
+        if case .file(let path) = origin { Self.decodes.withLock { $0.append((path, shrink)) } }
         let access = sequential ? "sequential" : "random"
         var decoded: VImage
         switch origin {
