@@ -223,6 +223,79 @@ done:
     return result;
 }
 
+/* HEIC encoding through libheif directly (dlsym into whichever libheif.so.1 is loaded, as above): libvips 8.14's
+   heifsave hands libheif ≥ 1.16 a writer that reports success with a NULL message, which libheif then treats as a
+   failure ("heif_writer callback returned a null error text"). 8-bit interleaved RGB or RGBA in; an ICC profile and
+   an EXIF block (TIFF header first) attached when given. Returns 0 and a buffer the caller frees with g_free, or -1
+   with *message set to libheif's error text (static storage). */
+typedef struct cheif_writer { int writer_api_version; cheif_error (*write)(void *ctx, const void *data, size_t size, void *userdata); } cheif_writer;
+static inline cheif_error cheif_append(void *ctx, const void *data, size_t size, void *userdata) {
+    (void)ctx;
+    g_byte_array_append((GByteArray *)userdata, (const guint8 *)data, (guint)size);
+    cheif_error ok = { 0, 0, "Success" };
+    return ok;
+}
+static inline int cheif_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const void *icc, size_t icc_length,
+                               const void *exif, size_t exif_length, void **out, size_t *out_length, const char **message) {
+    *out = NULL; *out_length = 0; *message = "libheif is not loaded";
+    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) lib = dlopen("libheif.so.1", RTLD_NOW);
+    if (!lib) return -1;
+    void *(*alloc)(void) = (void *(*)(void))dlsym(lib, "heif_context_alloc");
+    void (*release)(void *) = (void (*)(void *))dlsym(lib, "heif_context_free");
+    cheif_error (*image_create)(int, int, int, int, void **) = (cheif_error (*)(int, int, int, int, void **))dlsym(lib, "heif_image_create");
+    cheif_error (*add_plane)(void *, int, int, int, int) = (cheif_error (*)(void *, int, int, int, int))dlsym(lib, "heif_image_add_plane");
+    uint8_t *(*get_plane)(void *, int, int *) = (uint8_t *(*)(void *, int, int *))dlsym(lib, "heif_image_get_plane");
+    cheif_error (*set_profile)(void *, const char *, const void *, size_t) = (cheif_error (*)(void *, const char *, const void *, size_t))dlsym(lib, "heif_image_set_raw_color_profile");
+    cheif_error (*get_encoder)(void *, int, void **) = (cheif_error (*)(void *, int, void **))dlsym(lib, "heif_context_get_encoder_for_format");
+    cheif_error (*set_quality)(void *, int) = (cheif_error (*)(void *, int))dlsym(lib, "heif_encoder_set_lossy_quality");
+    cheif_error (*encode)(void *, const void *, void *, const void *, void **) = (cheif_error (*)(void *, const void *, void *, const void *, void **))dlsym(lib, "heif_context_encode_image");
+    cheif_error (*add_exif)(void *, const void *, const void *, int) = (cheif_error (*)(void *, const void *, const void *, int))dlsym(lib, "heif_context_add_exif_metadata");
+    cheif_error (*write)(void *, cheif_writer *, void *) = (cheif_error (*)(void *, cheif_writer *, void *))dlsym(lib, "heif_context_write");
+    void (*release_encoder)(void *) = (void (*)(void *))dlsym(lib, "heif_encoder_release");
+    void (*release_image)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_release");
+    void (*release_handle)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_handle_release");
+    int result = -1;
+    void *ctx = NULL, *image = NULL, *encoder = NULL, *handle = NULL;
+    GByteArray *bytes = g_byte_array_new();
+    cheif_error e;
+    if (!alloc || !release || !image_create || !add_plane || !get_plane || !set_profile || !get_encoder || !set_quality || !encode ||
+        !add_exif || !write || !release_encoder || !release_image || !release_handle) { *message = "libheif lacks an encoding function"; goto done; }
+    if (!(ctx = alloc())) goto done;
+    int chroma = bands == 4 ? 11 /* interleaved RGBA */ : 10 /* interleaved RGB */;
+    e = image_create(width, height, 1 /* RGB */, chroma, &image);
+    if (e.code) { *message = e.message; goto done; }
+    e = add_plane(image, 10 /* interleaved */, width, height, 8);
+    if (e.code) { *message = e.message; goto done; }
+    int stride = 0;
+    uint8_t *plane = get_plane(image, 10, &stride);
+    if (!plane) { *message = "no image plane"; goto done; }
+    for (int y = 0; y < height; y++) memcpy(plane + (size_t)y * stride, pixels + (size_t)y * width * bands, (size_t)width * bands);
+    if (icc && icc_length) { e = set_profile(image, "prof", icc, icc_length); if (e.code) { *message = e.message; goto done; } }
+    e = get_encoder(ctx, 1 /* HEVC */, &encoder);
+    if (e.code) { *message = e.message; goto done; }
+    set_quality(encoder, quality);
+    e = encode(ctx, image, encoder, NULL, &handle);
+    if (e.code) { *message = e.message; goto done; }
+    if (exif && exif_length) { e = add_exif(ctx, handle, exif, (int)exif_length); if (e.code) { *message = e.message; goto done; } }
+    cheif_writer writer = { 1, cheif_append };
+    e = write(ctx, &writer, bytes);
+    if (e.code) { *message = e.message; goto done; }
+    *out_length = bytes->len;
+    *out = g_byte_array_free(bytes, FALSE);
+    bytes = NULL;
+    *message = NULL;
+    result = 0;
+done:
+    if (bytes) g_byte_array_free(bytes, TRUE);
+    if (handle) release_handle(handle);
+    if (encoder) release_encoder(encoder);
+    if (image) release_image(image);
+    if (ctx) release(ctx);
+    dlclose(lib);
+    return result;
+}
+
 /* ---- Rendering for the image manager ---- */
 
 /* A display-oriented (auto-rotated) thumbnail of exactly width x height (the caller keeps the aspect ratio), or
@@ -367,7 +440,12 @@ static inline int cvips_encode_pixels(const void *pixels, size_t length, int wid
     case 0: status = vips_jpegsave_buffer(image, buffer, out_length, "Q", quality, NULL); break;
     case 1: status = vips_pngsave_buffer(image, buffer, out_length, NULL); break;
     case 2: status = vips_webpsave_buffer(image, buffer, out_length, "Q", quality, NULL); break;
-    default: status = vips_heifsave_buffer(image, buffer, out_length, "Q", quality, NULL); break;
+    default: {
+        const char *message = NULL;
+        status = cheif_encode((const uint8_t *)pixels, width, height, bands, quality, NULL, 0, NULL, 0, buffer, out_length, &message);
+        if (status) vips_error("heifsave", "%s", message ? message : "libheif failed");
+        break;
+    }
     }
     g_object_unref(image);
     return status;
@@ -710,5 +788,6 @@ done:
     g_object_unref(scope);
     return result;
 }
+
 
 #endif

@@ -222,6 +222,29 @@ public final class CIContext: @unchecked Sendable {
 
     enum FileFormat { case jpeg, heif, png, tiff }
 
+    /// 8-bit RGB(A) pixels encoded as HEIC (HEVC) by libheif, with the profile and EXIF block given.
+    static func encodeHEIF(_ image: VImage, quality: Int, iccProfile: Data?, exif: Data?) throws(VipsError) -> Data {
+        let bytes = try image.pixels()
+        var out: UnsafeMutableRawPointer?
+        var length = 0
+        var message: UnsafePointer<CChar>?
+        // libheif wants the EXIF block without libvips' "Exif\0\0" prefix.
+        let block = exif.map { $0.starts(with: Array("Exif\0\0".utf8)) ? $0.dropFirst(6) : $0[...] }
+        let status = bytes.withUnsafeBytes { pixels in
+            (iccProfile ?? Data()).withUnsafeBytes { icc in
+                (block.map { Data($0) } ?? Data()).withUnsafeBytes { exifBytes in
+                    cheif_encode(
+                        pixels.bindMemory(to: UInt8.self).baseAddress, Int32(image.width), Int32(image.height), Int32(image.bands), Int32(quality),
+                        icc.baseAddress, icc.count, exifBytes.baseAddress, exifBytes.count, &out, &length, &message)
+                }
+            }
+        }
+        guard status == 0, let out else {
+            throw VipsError(operation: "heifsave", message: message.map { String(cString: $0) } ?? "libheif failed")
+        }
+        return Data(bytesNoCopy: out, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
+    }
+
     func encode(
         _ image: CIImage, as fileFormat: FileFormat, colorSpace: CGColorSpace, format: CIFormat,
         options: [CIImageRepresentationOption: Any], to url: URL?
@@ -244,11 +267,18 @@ public final class CIContext: @unchecked Sendable {
             case .png: saver = "pngsave"
             case .tiff: saver = "tiffsave"
             }
-            // Encoded in memory, then written beside the target and renamed into place (libvips' HEIF file writer
-            // loses libheif's error text with libheif ≥ 1.16, so every format goes through the buffer writer).
-            var call = VipsCall(saver + "_buffer").image("in", pixels)
-            if fileFormat == .jpeg || fileFormat == .heif { call = call.int("Q", q) }
-            let encoded = try call.blobOutput()
+            // Encoded in memory, then written beside the target and renamed into place. HEIF goes to libheif
+            // directly: libvips 8.14's heifsave fails with libheif ≥ 1.16 (see cheif_encode).
+            let encoded: Data
+            if fileFormat == .heif {
+                encoded = try Self.encodeHEIF(
+                    pixels, quality: q, iccProfile: colorSpace.iccProfileForTagging,
+                    exif: image.properties.isEmpty ? nil : Metadata.firstSource(image.node)?.header?.blob("exif-data"))
+            } else {
+                var call = VipsCall(saver + "_buffer").image("in", pixels)
+                if fileFormat == .jpeg { call = call.int("Q", q) }
+                encoded = try call.blobOutput()
+            }
             guard let url else { return encoded }
             try AtomicFile.write(to: url) { (temporary) throws in try encoded.write(to: temporary) }
             return nil

@@ -54,6 +54,21 @@ import Testing
         #expect(red[0] > 1.15 && red[1] < -0.02, "\(red)")  // P3 red read back through its profile (JPEG-lossy)
     }
 
+    @Test func heifIsWrittenAndReadBackWithItsProfile() throws {
+        let image = FilterTests.solid([200, 120, 40, 255], 64, 48)
+        let data = try #require(context.heifRepresentation(of: image, format: .RGBA8, colorSpace: CGColorSpace(name: CGColorSpace.displayP3)!))
+        #expect(data.count > 100 && data[4..<8].elementsEqual("ftyp".utf8))
+        let back = try #require(CIImage(data: data))
+        #expect(back.extent == image.extent)
+        #expect(back.colorSpace?.name == CGColorSpace.displayP3)
+        let pixel = try #require(context.bitmap(back))[32, 24]
+        #expect(close(pixel, [200, 120, 40, 255], 4), "\(pixel)")
+        // UIImage's HEIC encoder goes the same way.
+        let heic = try #require(
+            UIImage(cgImage: Bitmap(width: 16, height: 16) { _, _ in [10, 200, 90, 255] }.cgImage).heicData(compressionQuality: 0.8))
+        #expect(UIImage(data: heic)?.size == CGSize(width: 16, height: 16))
+    }
+
     @Test func gammaTwoPointTwoGreyAndLinearOutputs() throws {
         let grey = FilterTests.solid([128, 128, 128, 255], 1, 1)
         let linearGrey = try floats(grey, CGColorSpace.linearSRGB)
