@@ -15,7 +15,10 @@ public final class ChildProcess: @unchecked Sendable {
         public var wasSignalled: Bool
         /// Seconds from start to end.
         public var seconds: Double
-        /// Its peak resident memory (wait4's ru_maxrss), in KiB.
+        /// Its own peak resident memory, in KiB: the largest `VmHWM` read from `/proc/<pid>/status` while it ran
+        /// (sampled every 2 ms). Not wait4's `ru_maxrss`: Linux carries the parent's peak into a child started with
+        /// posix_spawn (the vfork'd address space's high-water mark is kept across execve), so a large parent made
+        /// every child look as large as itself.
         public var maxRSSKilobytes: Int
         /// What it wrote to standard output.
         public var standardOutput: Data
@@ -69,17 +72,32 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends SIGKILL.
     public func kill() { _ = Glibc.kill(pid, SIGKILL) }
 
+    /// The child's peak resident memory so far (`VmHWM`, KiB), or nil once it has ended.
+    private func highWaterMark() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
     /// Waits for the end.
     public func wait() -> Outcome {
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        var peak = 0
+        while true {
+            if let mark = highWaterMark() { peak = max(peak, mark) }
+            let ended = wait4(pid, &status, WNOHANG, &usage)
+            if ended == pid { break }
+            if ended < 0 && errno != EINTR { break }
+            usleep(2000)
+        }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let output = (try? Data(contentsOf: outputFile)) ?? Data()
         try? FileManager.default.removeItem(at: outputFile)
         let signalled = (status & 0x7F) != 0
         return Outcome(
             status: signalled ? 128 + (status & 0x7F) : (status >> 8) & 0xFF, wasSignalled: signalled, seconds: seconds,
-            maxRSSKilobytes: Int(usage.ru_maxrss), standardOutput: output)
+            maxRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), standardOutput: output)
     }
 }

@@ -23,6 +23,7 @@ struct BenchCoreImage: ParsableCommand {
     @Flag(help: "Skip the 48-MP memory figure (encoding the file takes a minute).") var skipMemory = false
     @Flag(help: "Print JSON.") var json = false
     @Option(help: .hidden) var renderOnly: String?
+    @Option(help: .hidden) var renderOnlyVips: String?
 
     static let angle = 2.5 * Double.pi / 180
 
@@ -42,6 +43,16 @@ struct BenchCoreImage: ParsableCommand {
     }
 
     func run() throws {
+        if let renderOnlyVips {
+            // The baseline child of the memory figure: the same edit written against libvips.
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).jpg")
+            defer { try? FileManager.default.removeItem(at: out) }
+            _ = CIContext()  // libvips initialised as in the other child
+            guard cbench_edit_chain(renderOnlyVips, out.path, 1, 1, Self.angle, 0.9, 0.3, 1.15, 0.02, 1.1, 0.4, 90) == 0 else {
+                throw CLIError("libvips: \(String(cString: vips_error_buffer()))")
+            }
+            return
+        }
         if let renderOnly {
             // The child of the memory figure: render one file through the chain, print nothing but errors.
             let context = CIContext()
@@ -124,7 +135,7 @@ struct BenchCoreImage: ParsableCommand {
                 try context.writeJPEGRepresentation(of: look, to: outCI, colorSpace: sRGB, options: quality)
             }, { try vips(cbench_chrome(jpeg.path, outVips.path, 90)) })
 
-        var memory: (file: String, kilobytes: Int)?
+        var memory: (file: String, kilobytes: Int, vipsKilobytes: Int)?
         if !skipMemory {
             let file: URL
             if let heic {
@@ -139,11 +150,12 @@ struct BenchCoreImage: ParsableCommand {
                     ])!.outputImage!.cropped(to: CGRect(x: 0, y: 0, width: 8064, height: 6048))
                 try context.writeHEIFRepresentation(of: gradient, to: file, format: .RGBA8, colorSpace: CGColorSpace(name: CGColorSpace.displayP3)!)
             }
-            let child = try ChildProcess(
-                URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), ["bench", "coreimage", "--render-only", file.path])
-            let outcome = child.wait()
+            let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            let outcome = try ChildProcess(executable, ["bench", "coreimage", "--render-only", file.path]).wait()
             guard outcome.status == 0 else { throw CLIError("the 48-MP render failed (status \(outcome.status))") }
-            memory = (file.lastPathComponent, outcome.maxRSSKilobytes)
+            let baseline = try ChildProcess(executable, ["bench", "coreimage", "--render-only-vips", file.path]).wait()
+            guard baseline.status == 0 else { throw CLIError("the 48-MP libvips render failed (status \(baseline.status))") }
+            memory = (file.lastPathComponent, outcome.maxRSSKilobytes, baseline.maxRSSKilobytes)
         }
 
         let rows: [(String, Double, Double, String)] = [
@@ -162,7 +174,10 @@ struct BenchCoreImage: ParsableCommand {
                     ["measurement": $0.0, "openCoreImageMilliseconds": $0.1, "libvipsMilliseconds": $0.2, "ratio": $0.1 / $0.2, "goal": $0.3]
                 },
             ]
-            if let memory { object["peakResidentKilobytes48MP"] = memory.kilobytes }
+            if let memory {
+                object["peakResidentKilobytes48MP"] = memory.kilobytes
+                object["libvipsPeakResidentKilobytes48MP"] = memory.vipsKilobytes
+            }
             Output.printJSON(object)
             return
         }

@@ -128,7 +128,7 @@ enum BlurFilters {
             let level = inputs.number("inputNoiseLevel"), sharpness = inputs.number(kCIInputSharpnessKey)
             guard let image = inputs.image() else { return nil }
             return image.neighbourhood(margin: 3, grows: false) { (tile) throws(VipsError) -> VImage in
-                let median = try VipsCall("median").image("in", tile.image).int("size", 3).output()
+                let median = try VipsCall("rank").image("in", tile.image).int("width", 3).int("height", 3).int("index", 4).output()
                 let difference = try VipsCall("abs").image("in", try tile.image.minus(median)).output()
                 let noisy = try VipsCall("relational_const").image("in", difference).enumeration("relational", "less").doubles("c", [level]).output()
                 let smoothed = try VipsCall("ifthenelse").image("cond", noisy).image("in1", median).image("in2", tile.image).output()

@@ -105,15 +105,17 @@ enum EffectFilters {
                 FilterInput("inputHighlightAmount", .number, default: 1.0, min: 0, max: 1, identity: 1),
             ]
         ) { inputs in
-            // On the perceptual luminance L: shadows lifted (or deepened) by shadow·L·(1 − L)²·2, highlights pulled
-            // down by (1 − highlight)·L²·(1 − L)·2; the colours scaled by the change in linear luminance.
+            // On the perceptual luminance L: shadows lifted (or deepened) by shadow·L·(1 − L)³·2, highlights pulled
+            // down by (1 − highlight)·L³·(1 − L)·3; the colours scaled by the change in linear luminance.
             let (shadow, highlight) = (inputs.number("inputShadowAmount"), inputs.number("inputHighlightAmount"))
             guard shadow != 0 || highlight != 1 else { return inputs.image() }
             return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in
                 let luminance = try rgb.luminance()
                 let perceived = try ColourConversion.linearToSRGB(try ColourConversion.clamp(luminance))
                 let adjusted = try perceived.mapped(through: { l in
-                    min(1, max(0, l + shadow * l * (1 - l) * (1 - l) * 2 - (1 - highlight) * l * l * (1 - l) * 2))
+                    let darks = shadow * l * (1 - l) * (1 - l) * (1 - l) * 2
+                    let brights = (1 - highlight) * l * l * l * (1 - l) * 3
+                    return min(1, max(0, l + darks - brights))
                 })
                 let target = try ColourConversion.sRGBToLinear(adjusted)
                 let safe = try luminance.linear([1], [1e-6])

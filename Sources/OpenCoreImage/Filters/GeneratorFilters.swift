@@ -22,7 +22,7 @@ enum GeneratorFilters {
             let length2 = max(1e-12, dx * dx + dy * dy)
             let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
             return CIImage(
-                node: GeneratorNode { (x, y) throws(VipsError) -> VImage in
+                node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
                     let projection = try x.linear([dx / length2], [-Double(p0.x) * dx / length2]).plus(
                         try y.linear([dy / length2], [-Double(p0.y) * dy / length2]))
                     return try GeneratorFilters.ramp(try ColourConversion.clamp(projection), c0, c1)
@@ -43,7 +43,7 @@ enum GeneratorFilters {
             let span = abs(r1 - r0) < 1e-9 ? 1e-9 : r1 - r0
             let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
             return CIImage(
-                node: GeneratorNode { (x, y) throws(VipsError) -> VImage in
+                node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
                     let distance = try GeneratorFilters.distance(x, y, centre)
                     return try GeneratorFilters.ramp(try ColourConversion.clamp(try distance.linear([1 / span], [-r0 / span])), c0, c1)
                 })
@@ -62,7 +62,7 @@ enum GeneratorFilters {
             let width = max(1e-6, inputs.number(kCIInputWidthKey))
             let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
             return CIImage(
-                node: GeneratorNode { (x, y) throws(VipsError) -> VImage in
+                node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
                     let cx = try VipsCall("round").image("in", try x.linear([1 / width], [-Double(centre.x) / width])).enumeration("round", "floor")
                         .output()
                     let cy = try VipsCall("round").image("in", try y.linear([1 / width], [-Double(centre.y) / width])).enumeration("round", "floor")

@@ -216,8 +216,13 @@ final class TransformNode: ImageNode, @unchecked Sendable {
         let (inX, inY) = (Double(needed.x), Double(-needed.maxY))
         let (outX, outY) = (Double(inner.x), Double(-inner.maxY))
         // libvips indexes pixels by their centres (pixel i at i); Core Image's pixel i covers [i, i + 1).
-        let odx = a * inX + b * inY + tx - outX + 0.5 * (a + b - 1)
-        let ody = c * inX + d * inY + ty - outY + 0.5 * (c + d - 1)
+        var odx = a * inX + b * inY + tx - outX + 0.5 * (a + b - 1)
+        var ody = c * inX + d * inY + ty - outY + 0.5 * (c + d - 1)
+        if sampling == .nearest {
+            // libvips' nearest interpolator floors the input position; shift it by half a pixel so it rounds.
+            odx -= 0.5 * (a + b)
+            ody -= 0.5 * (c + d)
+        }
         let interpolator = sampling == .nearest ? "nearest" : "bilinear"
         // Output strips of a turned image need overlapping input rows: keep computed input tiles instead of
         // computing them again for every strip.

@@ -125,16 +125,21 @@ final class NeighbourhoodNode: ImageNode, @unchecked Sendable {
 final class GeneratorNode: ImageNode, @unchecked Sendable {
     /// Given images of each pixel centre's x and y (Core Image coordinates), the premultiplied RGBA.
     let generate: @Sendable (_ x: VImage, _ y: VImage) throws(VipsError) -> VImage
+    let opaque: Bool
 
-    init(generate: @escaping @Sendable (VImage, VImage) throws(VipsError) -> VImage) {
+    init(opaque: Bool = false, generate: @escaping @Sendable (VImage, VImage) throws(VipsError) -> VImage) {
         self.generate = generate
+        self.opaque = opaque
         super.init(extent: .infinite)
     }
+
+    override var isOpaque: Bool { opaque }
 
     override func render(_ region: PixelRect, _ context: RenderContext) throws(VipsError) -> Tile {
         let xy = try VipsCall("xyz").int("width", region.width).int("height", region.height).output()
         let x = try xy.band(0).linear([1], [Double(region.x) + 0.5])
         let y = try xy.band(1).linear([-1], [Double(region.maxY) - 0.5])
-        return Tile(try generate(x, y).scRGB(), region)
+        let tile = Tile(try generate(x, y).scRGB(), region)
+        return opaque ? try tile.droppingAlpha() : tile
     }
 }
