@@ -77,6 +77,7 @@ package struct MediaProbe: Sendable {
     private static let libraryInitialization: Bool = {
         MediaLog.install()
         if cvips_init("OpenPhotoKit") != 0 { return false }
+        cheif_initialize()
         vips_cache_set_max(0)
         cav_quiet()
         return true

@@ -20,6 +20,30 @@ public enum TestMedia {
         }
     }
 
+    /// Writes a HEIC whose primary image is a grid of `tile`×`tile` HEVC tiles, as iPhones write their photos
+    /// (`width` and `height` multiples of `tile`); `pixel(x, y)` gives each pixel's 8-bit RGB.
+    public static func writeHEICGrid(to url: URL, width: Int, height: Int, tile: Int, quality: Int = 90, pixel: (Int, Int) -> [UInt8]) throws {
+        MediaProbe.initializeLibraries()
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let p = pixel(x, y)
+                rgb[(y * width + x) * 3] = p[0]
+                rgb[(y * width + x) * 3 + 1] = p[1]
+                rgb[(y * width + x) * 3 + 2] = p[2]
+            }
+        }
+        var encoded: UnsafeMutableRawPointer?
+        var length = 0
+        var message: UnsafePointer<CChar>?
+        guard cheif_encode_grid(rgb, Int32(width), Int32(height), Int32(tile), Int32(quality), &encoded, &length, &message) == 0, let encoded
+        else {
+            throw GenerationError(description: "cannot write \(url.lastPathComponent): \(message.map { String(cString: $0) } ?? "libheif failed")")
+        }
+        defer { cvips_free(encoded) }
+        try Data(bytes: encoded, count: length).write(to: url)
+    }
+
     /// Writes a short H.264 movie with ffmpeg (`ffmpeg` must be installed), optionally with a display rotation and a
     /// sine tone in `audioCodec` (an ffmpeg encoder name: `aac`, `pcm_s16le` …).
     public static func writeMovie(

@@ -191,3 +191,44 @@ import Testing
         }
     }
 #endif
+
+#if !PHOTOKIT_COMPATIBILITY_TEST
+    /// HEIF grids (iPhone photos) are decoded tile by tile as regions need them, turned upright, with the same pixels
+    /// libheif's whole-image decode gives.
+    @Suite struct HEIFTileTests {
+        static let colours: [[UInt8]] = [[220, 40, 40], [40, 200, 60], [50, 60, 210], [230, 220, 50], [200, 60, 200], [60, 200, 210]]
+
+        @Test func aGridIsReadTileByTileWithEachTileInPlace() throws {
+            let folder = try TestMedia.temporaryDirectory("heif-grid")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let url = folder.appendingPathComponent("grid.heic")
+            // 3 × 2 tiles of 64 px, one colour each, row by row from the top.
+            try TestMedia.writeHEICGrid(to: url, width: 192, height: 128, tile: 64) { x, y in Self.colours[(y / 64) * 3 + x / 64] }
+            #expect(try SourceNode.heifTiles(url.path, loader: "VipsForeignLoadHeifFile") != nil)
+            let image = try #require(CIImage(contentsOf: url))
+            #expect(image.extent == CGRect(x: 0, y: 0, width: 192, height: 128))
+            let bitmap = try #require(CIContext().bitmap(image))
+            for row in 0..<2 {
+                for column in 0..<3 {
+                    let got = bitmap[column * 64 + 32, row * 64 + 32]
+                    #expect(close(got, Self.colours[row * 3 + column] + [255], 6), "tile \(column),\(row): \(got)")
+                }
+            }
+        }
+
+        @Test(.enabled(if: TestMedia.sharedMediaFolder != nil)) func aTurnedIPhoneGridMatchesTheWholeImageDecode() throws {
+            let url = try #require(TestMedia.sharedMediaFolder).appendingPathComponent("livephoto/IMG_4394.HEIC")
+            let tiled = try #require(try SourceNode.heifTiles(url.path, loader: "VipsForeignLoadHeifFile"))
+            #expect(tiled.width == 3024 && tiled.height == 4032)  // upright (stored 4032×3024, turned 270° ccw)
+            // The same file from memory goes through libvips' heifload (the whole image at once): the same pixels.
+            let image = try #require(CIImage(contentsOf: url))
+            let whole = try #require(CIImage(data: try Data(contentsOf: url)))
+            #expect(image.extent == whole.extent)
+            let context = CIContext()
+            for (x, y) in [(100, 100), (1512, 2016), (2900, 3900), (3000, 50), (517, 1023)] {
+                let area = CGRect(x: x, y: y, width: 8, height: 8)
+                #expect(context.bitmap(image, area) == context.bitmap(whole, area), "\(x),\(y)")
+            }
+        }
+    }
+#endif

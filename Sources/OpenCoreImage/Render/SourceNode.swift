@@ -90,9 +90,13 @@ final class SourceNode: ImageNode, @unchecked Sendable {
         var decoded: VImage
         switch origin {
         case .file(let path):
-            var call = VipsCall(loader!).string("filename", path).enumeration("access", access).enumeration("fail_on", "error")
-            if shrink > 1 { call = call.int("shrink", shrink) }
-            decoded = try call.output()
+            if let tiled = try Self.heifTiles(path, loader: loader) {
+                decoded = tiled
+            } else {
+                var call = VipsCall(loader!).string("filename", path).enumeration("access", access).enumeration("fail_on", "error")
+                if shrink > 1 { call = call.int("shrink", shrink) }
+                decoded = try call.output()
+            }
         case .data(let data):
             var call = VipsCall(loader!).blob("buffer", data).enumeration("access", access).enumeration("fail_on", "error")
             if shrink > 1 { call = call.int("shrink", shrink) }
@@ -107,6 +111,26 @@ final class SourceNode: ImageNode, @unchecked Sendable {
             decoded = try VipsCall("cast").image("in", decoded).enumeration("format", "uchar").output()
         }
         return try ColourConversion.toWorking(decoded, hasAlpha: hasAlpha, space: colorSpace)
+    }
+
+    /// A HEIF grid (iPhone photos) decoded tile by tile as regions need them, turned upright as libheif would:
+    /// bounded memory instead of libheif's whole-image decode. Nil for anything else.
+    static func heifTiles(_ path: String, loader: String?) throws(VipsError) -> VImage? {
+        guard loader?.lowercased().contains("heif") == true else { return nil }
+        var transforms = [Int32](repeating: 0, count: 4)
+        var count: Int32 = 0
+        guard let pointer = cheif_tiled_image(path, &transforms, &count) else { return nil }
+        var image = VImage(owning: pointer)
+        for transform in transforms.prefix(Int(count)) {
+            switch transform {
+            case 90: image = try VipsCall("rot").image("in", image).enumeration("angle", "d270").output()
+            case 180: image = try VipsCall("rot").image("in", image).enumeration("angle", "d180").output()
+            case 270: image = try VipsCall("rot").image("in", image).enumeration("angle", "d90").output()
+            case -1: image = try VipsCall("flip").image("in", image).enumeration("direction", "vertical").output()
+            default: image = try VipsCall("flip").image("in", image).enumeration("direction", "horizontal").output()
+            }
+        }
+        return image
     }
 
     override func render(_ region: PixelRect, _ context: RenderContext) throws(VipsError) -> Tile {

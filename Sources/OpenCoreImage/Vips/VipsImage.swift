@@ -93,7 +93,11 @@ struct VipsError: Error, CustomStringConvertible {
 
 /// libvips initialisation, once per process (idempotent with other modules that initialise it too).
 enum VipsRuntime {
-    static let initialized: Bool = cvips_init("OpenCoreImage") == 0
+    static let initialized: Bool = {
+        guard cvips_init("OpenCoreImage") == 0 else { return false }
+        cheif_initialize()
+        return true
+    }()
 
     static func start() {
         precondition(initialized, "OpenCoreImage: libvips could not be initialised")
