@@ -24,8 +24,14 @@ enum EffectFilters {
 
     static func grey(_ rgb: VImage) throws(VipsError) -> VImage { try rgb.luminance().replicated(3) }
 
-    static func contrast(_ v: VImage, _ k: Double, lift: Double = 0) throws(VipsError) -> VImage {
-        try v.linear([k, k, k].prefix(v.bands).map { $0 }, Array(repeating: 0.5 - 0.5 * k + lift, count: v.bands))
+    /// `gain · v + offset` on the sRGB-encoded values, in one pass on libvips' 16-bit encoding.
+    static func perceptual(_ rgb: VImage, gain: Double, offset: Double) throws(VipsError) -> VImage {
+        let sixteen = try VipsCall("colourspace").image("in", try rgb.scRGB()).enumeration("space", "rgb16").output()
+        let bands = sixteen.bands
+        let mapped = try sixteen.linear(Array(repeating: gain, count: bands), Array(repeating: offset * 65535 + 0.5, count: bands))
+        let back = try VipsCall("cast").image("in", mapped).enumeration("format", "ushort").output()  // clips to 0…65535
+        let labelled = try back.withMetadata { cvips_set_interpretation($0, Int32(VIPS_INTERPRETATION_RGB16.rawValue)) }
+        return try VipsCall("colourspace").image("in", labelled).enumeration("space", "scrgb").output()
     }
 
     static let all: [FilterDefinition] = [
@@ -36,33 +42,31 @@ enum EffectFilters {
             }
         },
         effect("CIPhotoEffectTonal", "Photo Effect Tonal") { (rgb) throws(VipsError) -> VImage in
-            try EffectFilters.perceptual(try EffectFilters.grey(rgb)) { (v) throws(VipsError) -> VImage in
-                try EffectFilters.contrast(v, 0.9, lift: 0.02)
-            }
+            try EffectFilters.perceptual(try EffectFilters.grey(rgb), gain: 0.9, offset: 0.5 - 0.45 + 0.02)
         },
         effect("CIPhotoEffectChrome", "Photo Effect Chrome") { (rgb) throws(VipsError) -> VImage in
             let vivid = try ColourMath.colorControls(rgb, saturation: 1.25, brightness: 0, contrast: 1)
-            return try EffectFilters.perceptual(vivid) { (v) throws(VipsError) -> VImage in try EffectFilters.contrast(v, 1.1) }
+            return try EffectFilters.perceptual(vivid, gain: 1.1, offset: 0.5 - 0.55)
         },
         effect("CIPhotoEffectFade", "Photo Effect Fade") { (rgb) throws(VipsError) -> VImage in
             let muted = try ColourMath.colorControls(rgb, saturation: 0.7, brightness: 0, contrast: 1)
-            return try EffectFilters.perceptual(muted) { (v) throws(VipsError) -> VImage in try v.linear([0.85, 0.85, 0.85], [0.1, 0.1, 0.1]) }
+            return try EffectFilters.perceptual(muted, gain: 0.85, offset: 0.1)
         },
         effect("CIPhotoEffectInstant", "Photo Effect Instant") { (rgb) throws(VipsError) -> VImage in
             let warm = try ColourMath.colorControls(rgb, saturation: 0.85, brightness: 0, contrast: 1).recombined([
                 1.06, 0.02, 0, 0.01, 1.0, 0, 0, 0.02, 0.86,
             ])
-            return try EffectFilters.perceptual(warm) { (v) throws(VipsError) -> VImage in try v.linear([0.9, 0.9, 0.9], [0.06, 0.06, 0.06]) }
+            return try EffectFilters.perceptual(warm, gain: 0.9, offset: 0.06)
         },
         effect("CIPhotoEffectProcess", "Photo Effect Process") { (rgb) throws(VipsError) -> VImage in
             let cool = try rgb.recombined([0.92, 0.03, 0.05, 0, 1.0, 0.03, 0.04, 0.06, 1.08])
-            return try EffectFilters.perceptual(cool) { (v) throws(VipsError) -> VImage in try EffectFilters.contrast(v, 1.12) }
+            return try EffectFilters.perceptual(cool, gain: 1.12, offset: 0.5 - 0.56)
         },
         effect("CIPhotoEffectTransfer", "Photo Effect Transfer") { (rgb) throws(VipsError) -> VImage in
             let warm = try ColourMath.colorControls(rgb, saturation: 0.9, brightness: 0, contrast: 1).recombined([
                 1.1, 0.04, 0, 0.02, 1.0, 0, 0, 0.05, 0.85,
             ])
-            return try EffectFilters.perceptual(warm) { (v) throws(VipsError) -> VImage in try EffectFilters.contrast(v, 1.05, lift: 0.02) }
+            return try EffectFilters.perceptual(warm, gain: 1.05, offset: 0.5 - 0.525 + 0.02)
         },
         filter(
             "CIVignette", "Vignette", [kCICategoryColorEffect],
