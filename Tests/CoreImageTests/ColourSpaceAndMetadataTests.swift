@@ -90,8 +90,14 @@ import Testing
         let source = folder.appendingPathComponent("source.jpg")
         try TestMedia.writeJPEG(
             to: source, width: 32, height: 24,
-            exif: TestEXIF(make: "Apple", model: "iPhone 13", dateTimeOriginal: "2024:06:01 12:00:00", offsetTimeOriginal: "+02:00"))
+            exif: TestEXIF(
+                make: "Apple", model: "iPhone 13", dateTimeOriginal: "2024:06:01 12:00:00", offsetTimeOriginal: "+02:00", latitude: -33.8568,
+                longitude: 151.2153))
         let image = try #require(CIImage(contentsOf: source))
+        // GPS as ImageIO gives it: decimal degrees and their hemisphere.
+        let gps = try #require(image.properties["{GPS}"] as? [String: Any])
+        #expect(abs((gps["Latitude"] as? Double ?? 0) - 33.8568) < 1e-4 && gps["LatitudeRef"] as? String == "S")
+        #expect(abs((gps["Longitude"] as? Double ?? 0) - 151.2153) < 1e-4 && gps["LongitudeRef"] as? String == "E")
         let tiff = try #require(image.properties["{TIFF}"] as? [String: Any])
         #expect(tiff["Make"] as? String == "Apple" && tiff["Model"] as? String == "iPhone 13")
         let exif = try #require(image.properties["{Exif}"] as? [String: Any])
@@ -104,12 +110,18 @@ import Testing
         try context.writeJPEGRepresentation(of: edited, to: kept, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
         let keptTIFF = try #require(CIImage(contentsOf: kept)?.properties["{TIFF}"] as? [String: Any])
         #expect(keptTIFF["Model"] as? String == "iPhone 13")
+        let keptGPS = try #require(CIImage(contentsOf: kept)?.properties["{GPS}"] as? [String: Any])
+        #expect(abs((keptGPS["Latitude"] as? Double ?? 0) - 33.8568) < 1e-4 && keptGPS["LatitudeRef"] as? String == "S", "\(keptGPS)")
         var properties = image.properties
         properties["{TIFF}"] = ["Make": "OpenPhotoKit", "Model": "Linux"]
+        properties["{GPS}"] = ["Latitude": 48.8584, "LatitudeRef": "N", "Longitude": 2.2945, "LongitudeRef": "E"]
         let renamed = folder.appendingPathComponent("renamed.jpg")
         try context.writeJPEGRepresentation(of: edited.settingProperties(properties), to: renamed, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
         let renamedTIFF = try #require(CIImage(contentsOf: renamed)?.properties["{TIFF}"] as? [String: Any])
         #expect(renamedTIFF["Make"] as? String == "OpenPhotoKit" && renamedTIFF["Model"] as? String == "Linux")
+        let movedGPS = try #require(CIImage(contentsOf: renamed)?.properties["{GPS}"] as? [String: Any])
+        #expect(abs((movedGPS["Latitude"] as? Double ?? 0) - 48.8584) < 1e-4 && movedGPS["LatitudeRef"] as? String == "N", "\(movedGPS)")
+        #expect(abs((movedGPS["Longitude"] as? Double ?? 0) - 2.2945) < 1e-4, "\(movedGPS)")
         // An image without properties is written without the source's EXIF (libexif adds only its defaults).
         let bare = folder.appendingPathComponent("bare.jpg")
         try context.writeJPEGRepresentation(of: edited.settingProperties([:]), to: bare, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)

@@ -64,10 +64,10 @@ enum ImageProperties {
         case "ASCII":
             return raw.trimmingCharacters(in: .whitespaces)
         case "Short", "Long", "SShort", "SLong", "Byte", "SByte":
-            let numbers = raw.split(separator: " ").compactMap { Int($0) }
+            let numbers = raw.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Int($0) }
             return numbers.count == 1 ? numbers[0] : (numbers.isEmpty ? nil : numbers)
         case "Rational", "SRational":
-            let numbers = raw.split(separator: " ").compactMap { rational(String($0)) }
+            let numbers = raw.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { rational(String($0)) }
             return numbers.count == 1 ? numbers[0] : (numbers.isEmpty ? nil : numbers)
         default:
             return human

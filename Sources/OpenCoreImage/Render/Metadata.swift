@@ -30,6 +30,15 @@ enum Metadata {
             for (dictionary, ifd) in [("{TIFF}", "ifd0"), ("{Exif}", "ifd2"), ("{GPS}", "ifd3")] {
                 guard let values = properties[dictionary] as? [String: Any] else { continue }
                 for (key, value) in values {
+                    var value = value
+                    if ifd == "ifd3", key == "Latitude" || key == "Longitude",
+                        let degrees = (value as? Double) ?? (value as? CGFloat).map(Double.init)
+                    {
+                        // ImageIO's decimal degrees back to EXIF's degrees, minutes, seconds.
+                        let magnitude = abs(degrees)
+                        let whole = magnitude.rounded(.down), minutes = ((magnitude - whole) * 60).rounded(.down)
+                        value = [whole, minutes, ((magnitude - whole) * 60 - minutes) * 60]
+                    }
                     guard let text = exifString(value) else { continue }
                     let tag = ifd == "ifd3" && !key.hasPrefix("GPS") ? "GPS" + key : (key == "ISOSpeedRatings" ? "PhotographicSensitivity" : key)
                     vips_image_set_string(pointer, "exif-\(ifd)-\(tag)", text)
