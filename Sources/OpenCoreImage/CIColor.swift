@@ -2,10 +2,15 @@ import Foundation
 
 /// A colour with alpha, its components in a colour space (sRGB unless told): what filters take as colour inputs.
 public final class CIColor: NSObject, @unchecked Sendable {
+    /// The red component.
     public let red: CGFloat
+    /// The green component.
     public let green: CGFloat
+    /// The blue component.
     public let blue: CGFloat
+    /// The alpha component.
     public let alpha: CGFloat
+    /// The colour space of the components.
     public let colorSpace: CGColorSpace
 
     /// A colour of sRGB components (0…1; extended values allowed).
@@ -29,19 +34,32 @@ public final class CIColor: NSObject, @unchecked Sendable {
             alpha: values.count > 3 ? values[3] : 1)
     }
 
+    /// Red, green, blue and alpha: 4.
     public var numberOfComponents: Int { 4 }
+    /// The components: red, green, blue, alpha.
     public var components: [CGFloat] { [red, green, blue, alpha] }
+    /// The components as "r g b a".
     public var stringRepresentation: String { "\(red) \(green) \(blue) \(alpha)" }
 
+    /// Black, opaque, in sRGB.
     public static let black = CIColor(red: 0, green: 0, blue: 0)
+    /// White, opaque, in sRGB.
     public static let white = CIColor(red: 1, green: 1, blue: 1)
+    /// Gray, opaque, in sRGB.
     public static let gray = CIColor(red: 0.5, green: 0.5, blue: 0.5)
+    /// Red, opaque, in sRGB.
     public static let red = CIColor(red: 1, green: 0, blue: 0)
+    /// Green, opaque, in sRGB.
     public static let green = CIColor(red: 0, green: 1, blue: 0)
+    /// Blue, opaque, in sRGB.
     public static let blue = CIColor(red: 0, green: 0, blue: 1)
+    /// Cyan, opaque, in sRGB.
     public static let cyan = CIColor(red: 0, green: 1, blue: 1)
+    /// Magenta, opaque, in sRGB.
     public static let magenta = CIColor(red: 1, green: 0, blue: 1)
+    /// Yellow, opaque, in sRGB.
     public static let yellow = CIColor(red: 1, green: 1, blue: 0)
+    /// Transparent black.
     public static let clear = CIColor(red: 0, green: 0, blue: 0, alpha: 0)
 
     /// The colour in the working space: linear sRGB primaries (unbounded), premultiplied.

@@ -202,18 +202,21 @@ public final class CIContext: @unchecked Sendable {
         _ = try encode(image, as: .jpeg, colorSpace: colorSpace, format: .RGBA8, options: options, to: url)
     }
 
+    /// Writes a HEIF (HEVC) of the image's extent to `url`: into a temporary file beside it, renamed into place.
     public func writeHEIFRepresentation(
         of image: CIImage, to url: URL, format: CIFormat, colorSpace: CGColorSpace, options: [CIImageRepresentationOption: Any] = [:]
     ) throws {
         _ = try encode(image, as: .heif, colorSpace: colorSpace, format: format, options: options, to: url)
     }
 
+    /// Writes a PNG of the image's extent to `url`: into a temporary file beside it, renamed into place.
     public func writePNGRepresentation(
         of image: CIImage, to url: URL, format: CIFormat, colorSpace: CGColorSpace, options: [CIImageRepresentationOption: Any] = [:]
     ) throws {
         _ = try encode(image, as: .png, colorSpace: colorSpace, format: format, options: options, to: url)
     }
 
+    /// Writes a TIFF of the image's extent to `url`: into a temporary file beside it, renamed into place.
     public func writeTIFFRepresentation(
         of image: CIImage, to url: URL, format: CIFormat, colorSpace: CGColorSpace, options: [CIImageRepresentationOption: Any] = [:]
     ) throws {

@@ -63,6 +63,7 @@ public final class CIImage: NSObject, @unchecked Sendable {
     /// The image in encoded bytes; nil when they are not an image.
     public convenience init?(data: Data) { self.init(data: data, options: nil) }
 
+    /// The image in encoded bytes, with ``CIImageOption``s as for files; nil when they are not an image.
     public convenience init?(data: Data, options: [CIImageOption: Any]? = nil) {
         guard let source = SourceNode(origin: .data(data), colorSpace: options?[.colorSpace] as? CGColorSpace) else { return nil }
         self.init(source: source, options: options, url: nil)
@@ -72,6 +73,7 @@ public final class CIImage: NSObject, @unchecked Sendable {
     /// image in Core Image's coordinates too).
     public convenience init(cgImage: CGImage) { self.init(cgImage: cgImage, options: nil) }
 
+    /// The pixels of a ``CGImage``, with ``CIImageOption``s (`.colorSpace` overrides its space).
     public convenience init(cgImage: CGImage, options: [CIImageOption: Any]? = nil) {
         let source = SourceNode(origin: .pixels(cgImage), colorSpace: options?[.colorSpace] as? CGColorSpace)!
         self.init(source: source, options: options, url: nil, cgImage: cgImage)
@@ -100,15 +102,25 @@ public final class CIImage: NSObject, @unchecked Sendable {
     /// An image with nothing in it (an empty extent).
     public static func empty() -> CIImage { CIImage(node: EmptyNode()) }
 
+    /// Black everywhere (infinite extent).
     public static var black: CIImage { CIImage(color: .black) }
+    /// White everywhere (infinite extent).
     public static var white: CIImage { CIImage(color: .white) }
+    /// Grey everywhere (infinite extent).
     public static var gray: CIImage { CIImage(color: .gray) }
+    /// Red everywhere (infinite extent).
     public static var red: CIImage { CIImage(color: .red) }
+    /// Green everywhere (infinite extent).
     public static var green: CIImage { CIImage(color: .green) }
+    /// Blue everywhere (infinite extent).
     public static var blue: CIImage { CIImage(color: .blue) }
+    /// Cyan everywhere (infinite extent).
     public static var cyan: CIImage { CIImage(color: .cyan) }
+    /// Magenta everywhere (infinite extent).
     public static var magenta: CIImage { CIImage(color: .magenta) }
+    /// Yellow everywhere (infinite extent).
     public static var yellow: CIImage { CIImage(color: .yellow) }
+    /// Transparent everywhere (infinite extent).
     public static var clear: CIImage { CIImage(color: .clear) }
 
     // MARK: Geometry
@@ -143,6 +155,7 @@ public final class CIImage: NSObject, @unchecked Sendable {
         return Self.orientationTransform(o, extent: extent)
     }
 
+    /// The transform that turns an image of this extent as `orientation` says, keeping the origin.
     public func orientationTransform(for orientation: CGImagePropertyOrientation) -> CGAffineTransform {
         Self.orientationTransform(orientation, extent: extent)
     }
@@ -152,6 +165,7 @@ public final class CIImage: NSObject, @unchecked Sendable {
         transformed(by: orientationTransform(forExifOrientation: orientation))
     }
 
+    /// The image turned as `orientation` says: what a viewer shows of a file with that orientation.
     public func oriented(_ orientation: CGImagePropertyOrientation) -> CIImage {
         transformed(by: orientationTransform(for: orientation))
     }

@@ -2,9 +2,12 @@ import Foundation
 
 /// Options for creating a ``CIImage``.
 public struct CIImageOption: Hashable, Sendable, RawRepresentable, ExpressibleByStringLiteral {
+    /// The option's name.
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// An option of that name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An option of that name.
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// A `Bool`: apply the file's orientation to the pixels (false by default, as Apple's).
@@ -17,16 +20,22 @@ public struct CIImageOption: Hashable, Sendable, RawRepresentable, ExpressibleBy
     public static let nearestSampling = CIImageOption("kCIImageNearestSampling")
     /// Accepted and ignored here (auxiliary images are not read).
     public static let auxiliaryDepth = CIImageOption("kCIImageAuxiliaryDepth")
+    /// Accepted and ignored (auxiliary images are not read).
     public static let auxiliaryDisparity = CIImageOption("kCIImageAuxiliaryDisparity")
+    /// Accepted and ignored (auxiliary images are not read).
     public static let auxiliaryPortraitEffectsMatte = CIImageOption("kCIImageAuxiliaryPortraitEffectsMatte")
+    /// Accepted and ignored (no HDR gain maps here).
     public static let expandToHDR = CIImageOption("kCIImageExpandToHDR")
 }
 
 /// Options for a ``CIContext``.
 public struct CIContextOption: Hashable, Sendable, RawRepresentable, ExpressibleByStringLiteral {
+    /// The option's name.
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// An option of that name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An option of that name.
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// A ``CGColorSpace`` to work in. Accepted; the working space is always extended linear sRGB here.
@@ -53,15 +62,21 @@ public struct CIContextOption: Hashable, Sendable, RawRepresentable, Expressible
 
 /// Options for the encoded representations a ``CIContext`` writes.
 public struct CIImageRepresentationOption: Hashable, Sendable, RawRepresentable, ExpressibleByStringLiteral {
+    /// The option's name.
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// An option of that name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// An option of that name.
     public init(stringLiteral value: String) { self.rawValue = value }
 
     /// Accepted and ignored (depth data is not written here).
     public static let avDepthData = CIImageRepresentationOption("kCIImageRepresentationAVDepthData")
+    /// Accepted and ignored (depth data is not written here).
     public static let depthImage = CIImageRepresentationOption("kCIImageRepresentationDepthImage")
+    /// Accepted and ignored (depth data is not written here).
     public static let disparityImage = CIImageRepresentationOption("kCIImageRepresentationDisparityImage")
+    /// Accepted and ignored (no HDR gain maps here).
     public static let hdrImage = CIImageRepresentationOption("kCIImageRepresentationHDRImage")
 }
 
@@ -72,6 +87,7 @@ public let kCGImageDestinationLossyCompressionQuality = CIImageRepresentationOpt
 
 /// A pixel format for rendering into memory.
 public struct CIFormat: Hashable, Sendable, RawRepresentable {
+    /// The format's number (OpenPhotoKit's own: Apple's values are not documented).
     public let rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
@@ -115,9 +131,15 @@ public struct CIFormat: Hashable, Sendable, RawRepresentable {
     }
 }
 
+/// ``CIFormat/RGBA8`` by its C name.
 public let kCIFormatRGBA8 = CIFormat.RGBA8
+/// ``CIFormat/BGRA8`` by its C name.
 public let kCIFormatBGRA8 = CIFormat.BGRA8
+/// ``CIFormat/ARGB8`` by its C name.
 public let kCIFormatARGB8 = CIFormat.ARGB8
+/// ``CIFormat/RGBA16`` by its C name.
 public let kCIFormatRGBA16 = CIFormat.RGBA16
+/// ``CIFormat/RGBAh`` by its C name.
 public let kCIFormatRGBAh = CIFormat.RGBAh
+/// ``CIFormat/RGBAf`` by its C name.
 public let kCIFormatRGBAf = CIFormat.RGBAf

@@ -4,17 +4,25 @@ import Foundation
 /// Apple defines it (`x' = a·x + c·y + tx`, `y' = b·x + d·y + ty`). A video track's ``AVAssetTrack/preferredTransform``
 /// is one.
 public struct CGAffineTransform: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The matrix entry a (x scale and rotation).
     public var a: CGFloat
+    /// The matrix entry b (rotation and shear).
     public var b: CGFloat
+    /// The matrix entry c (rotation and shear).
     public var c: CGFloat
+    /// The matrix entry d (y scale and rotation).
     public var d: CGFloat
+    /// The x translation.
     public var tx: CGFloat
+    /// The y translation.
     public var ty: CGFloat
 
+    /// The transform of these entries.
     public init(a: CGFloat, b: CGFloat, c: CGFloat, d: CGFloat, tx: CGFloat, ty: CGFloat) {
         (self.a, self.b, self.c, self.d, self.tx, self.ty) = (a, b, c, d, tx, ty)
     }
 
+    /// The transform of these entries.
     public init(_ a: CGFloat, _ b: CGFloat, _ c: CGFloat, _ d: CGFloat, _ tx: CGFloat, _ ty: CGFloat) {
         self.init(a: a, b: b, c: c, d: d, tx: tx, ty: ty)
     }
@@ -22,6 +30,7 @@ public struct CGAffineTransform: Sendable, Hashable, Codable, CustomStringConver
     /// The identity transform.
     public init() { self.init(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0) }
 
+    /// The identity transform.
     public static let identity = CGAffineTransform()
 
     /// A rotation by `angle` radians (counter-clockwise in a y-up system).
@@ -30,10 +39,13 @@ public struct CGAffineTransform: Sendable, Hashable, Codable, CustomStringConver
         self.init(a: c, b: s, c: -s, d: c, tx: 0, ty: 0)
     }
 
+    /// A translation.
     public init(translationX tx: CGFloat, y ty: CGFloat) { self.init(a: 1, b: 0, c: 0, d: 1, tx: tx, ty: ty) }
 
+    /// A scale.
     public init(scaleX sx: CGFloat, y sy: CGFloat) { self.init(a: sx, b: 0, c: 0, d: sy, tx: 0, ty: 0) }
 
+    /// Whether this is the identity.
     public var isIdentity: Bool { self == .identity }
 
     /// This transform, then `t2`.
@@ -52,10 +64,14 @@ public struct CGAffineTransform: Sendable, Hashable, Codable, CustomStringConver
             tx: (c * ty - d * tx) / determinant, ty: (b * tx - a * ty) / determinant)
     }
 
+    /// A rotation by `angle` radians, then this transform.
     public func rotated(by angle: CGFloat) -> CGAffineTransform { CGAffineTransform(rotationAngle: angle).concatenating(self) }
+    /// A translation, then this transform.
     public func translatedBy(x: CGFloat, y: CGFloat) -> CGAffineTransform { CGAffineTransform(translationX: x, y: y).concatenating(self) }
+    /// A scale, then this transform.
     public func scaledBy(x: CGFloat, y: CGFloat) -> CGAffineTransform { CGAffineTransform(scaleX: x, y: y).concatenating(self) }
 
+    /// A description for logs.
     public var description: String { "CGAffineTransform(a: \(a), b: \(b), c: \(c), d: \(d), tx: \(tx), ty: \(ty))" }
 }
 

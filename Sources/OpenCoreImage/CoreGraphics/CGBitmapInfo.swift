@@ -17,17 +17,27 @@
 
 /// The layout of a bitmap: alpha information, byte order and floating-point components (CoreGraphics' bits).
 public struct CGBitmapInfo: OptionSet, Sendable, Hashable {
+    /// The bits.
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// The bits of the alpha information.
     public static let alphaInfoMask = CGBitmapInfo(rawValue: 0x1F)
+    /// The bits of the float information.
     public static let floatInfoMask = CGBitmapInfo(rawValue: 0xF00)
+    /// Components are floating point.
     public static let floatComponents = CGBitmapInfo(rawValue: 1 << 8)
+    /// The bits of the byte order.
     public static let byteOrderMask = CGBitmapInfo(rawValue: 0x7000)
+    /// The default byte order (big endian components).
     public static let byteOrderDefault = CGBitmapInfo([])
+    /// 16-bit components, little endian.
     public static let byteOrder16Little = CGBitmapInfo(rawValue: 1 << 12)
+    /// 32-bit pixels, little endian (BGRA for premultipliedFirst).
     public static let byteOrder32Little = CGBitmapInfo(rawValue: 2 << 12)
+    /// 16-bit components, big endian.
     public static let byteOrder16Big = CGBitmapInfo(rawValue: 3 << 12)
+    /// 32-bit pixels, big endian.
     public static let byteOrder32Big = CGBitmapInfo(rawValue: 4 << 12)
 
     /// The layout with `alphaInfo` and default byte order.

@@ -146,15 +146,18 @@ public final class CGColorSpace: @unchecked Sendable, Hashable, CustomStringConv
         return nil
     }
 
+    /// Spaces are equal when they have the same name and profile.
     public static func == (lhs: CGColorSpace, rhs: CGColorSpace) -> Bool {
         lhs.name == rhs.name && lhs.iccProfile == rhs.iccProfile
     }
 
+    /// Hashes the name and profile.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(iccProfile)
     }
 
+    /// A description for logs.
     public var description: String { "<CGColorSpace \(name ?? "ICC profile of \(iccProfile?.count ?? 0) bytes")>" }
 }
 

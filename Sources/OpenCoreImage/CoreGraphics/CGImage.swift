@@ -9,15 +9,25 @@ import UniformTypeIdentifiers
 /// alpha in any of CoreGraphics' alpha positions, grey, and both 32-bit byte orders (`BGRA` is
 /// `premultipliedFirst` with `byteOrder32Little`).
 public final class CGImage: @unchecked Sendable, CustomStringConvertible {
+    /// The width in pixels.
     public let width: Int
+    /// The height in pixels.
     public let height: Int
+    /// Bits of each component: 8, 16 or 32 (float).
     public let bitsPerComponent: Int
+    /// Bits of each pixel.
     public let bitsPerPixel: Int
+    /// Bytes from one row to the next.
     public let bytesPerRow: Int
+    /// Where alpha is, the byte order and whether components are floats.
     public let bitmapInfo: CGBitmapInfo
+    /// The colour space of the pixels.
     public let colorSpace: CGColorSpace?
+    /// The bytes.
     public let dataProvider: CGDataProvider?
+    /// Whether the image may be interpolated when drawn (kept, not used here).
     public let shouldInterpolate: Bool
+    /// The rendering intent (kept, not used here).
     public let renderingIntent: CGColorRenderingIntent
     /// The type of the file the image was decoded from, when it was.
     public let utType: CFString?
@@ -99,6 +109,7 @@ public final class CGImage: @unchecked Sendable, CustomStringConvertible {
             bitmapInfo: bitmapInfo, colorSpace: space, bytes: tightBytes())
     }
 
+    /// A description for logs.
     public var description: String {
         "<CGImage \(width)×\(height) \(bitsPerComponent) bpc \(bitsPerPixel) bpp alpha \(alphaInfo) \(colorSpace?.name ?? "ICC")>"
     }

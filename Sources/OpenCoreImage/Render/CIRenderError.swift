@@ -19,6 +19,7 @@ public enum CIRenderError: Error, Sendable, Equatable, CustomStringConvertible, 
 
     static func vips(_ error: VipsError) -> CIRenderError { .decoding(error.description) }
 
+    /// A description for logs.
     public var description: String {
         switch self {
         case .infiniteExtent: "The image has an infinite extent; crop it (cropped(to:)) before rendering."
@@ -31,5 +32,6 @@ public enum CIRenderError: Error, Sendable, Equatable, CustomStringConvertible, 
         }
     }
 
+    /// The description, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
