@@ -134,11 +134,7 @@ enum ColourFilters {
             // version of the working space.
             let points = (0..<5).map { inputs.vector("inputPoint\($0)").cgPointValue }
             let curve = ToneCurve(points: points.map { (Double($0.x), Double($0.y)) })
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in
-                let encoded = try ColourConversion.linearToSRGB(rgb)
-                let mapped = try encoded.mapped(through: curve.value)
-                return try ColourConversion.sRGBToLinear(mapped)
-            }
+            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in try rgb.perceptualCurve(curve.value) }
         },
         filter(
             "CIColorInvert", "Color Invert", [kCICategoryColorEffect],
@@ -227,6 +223,12 @@ enum ColourFilters {
 
 /// The formulas, kept apart so tests can state them.
 enum ColourMath {
+    /// The sRGB transfer curve, encoding a linear value in 0…1.
+    static func encodeSRGB(_ x: Double) -> Double { x <= 0.003_130_8 ? x * 12.92 : 1.055 * pow(x, 1 / 2.4) - 0.055 }
+
+    /// The sRGB transfer curve, decoding an encoded value in 0…1.
+    static func decodeSRGB(_ v: Double) -> Double { v <= 0.040_45 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4) }
+
     /// Rec. 709 luminance weights (as Core Image's colour kernels use).
     static let luma = [0.2125, 0.7154, 0.0721]
 

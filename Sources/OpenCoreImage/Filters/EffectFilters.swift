@@ -11,35 +11,19 @@ enum EffectFilters {
         filter(name, displayName, [kCICategoryColorEffect], [imageInput]) { inputs in inputs.image()?.colourKernel(look) }
     }
 
-    /// A function applied to sRGB-encoded (perceptual) values in 0…1, through libvips' 16-bit sRGB conversions
-    /// (looks clip to the sRGB gamut).
-    static func perceptual(_ rgb: VImage, _ body: (VImage) throws(VipsError) -> VImage) throws(VipsError) -> VImage {
-        let sixteen = try VipsCall("colourspace").image("in", try rgb.scRGB()).enumeration("space", "rgb16").output()
-        let unit = try sixteen.linear([1 / 65535], [0])
-        // The cast to 16 bits clips to 0…65535.
-        let back = try VipsCall("cast").image("in", try body(unit).linear([65535], [0.5])).enumeration("format", "ushort").output()
-        let labelled = try back.withMetadata { cvips_set_interpretation($0, Int32(VIPS_INTERPRETATION_RGB16.rawValue)) }
-        return try VipsCall("colourspace").image("in", labelled).enumeration("space", "scrgb").output()
-    }
-
     static func grey(_ rgb: VImage) throws(VipsError) -> VImage { try rgb.luminance().replicated(3) }
 
-    /// `gain · v + offset` on the sRGB-encoded values, in one pass on libvips' 16-bit encoding.
+    /// `gain · v + offset` on the sRGB-encoded values v — one curve of each linear value, applied through a 16-bit
+    /// table (looks clip to the sRGB gamut).
     static func perceptual(_ rgb: VImage, gain: Double, offset: Double) throws(VipsError) -> VImage {
-        let sixteen = try VipsCall("colourspace").image("in", try rgb.scRGB()).enumeration("space", "rgb16").output()
-        let bands = sixteen.bands
-        let mapped = try sixteen.linear(Array(repeating: gain, count: bands), Array(repeating: offset * 65535 + 0.5, count: bands))
-        let back = try VipsCall("cast").image("in", mapped).enumeration("format", "ushort").output()  // clips to 0…65535
-        let labelled = try back.withMetadata { cvips_set_interpretation($0, Int32(VIPS_INTERPRETATION_RGB16.rawValue)) }
-        return try VipsCall("colourspace").image("in", labelled).enumeration("space", "scrgb").output()
+        try rgb.perceptualCurve { v in gain * v + offset }
     }
 
     static let all: [FilterDefinition] = [
         effect("CIPhotoEffectMono", "Photo Effect Mono") { (rgb) throws(VipsError) -> VImage in try EffectFilters.grey(rgb) },
         effect("CIPhotoEffectNoir", "Photo Effect Noir") { (rgb) throws(VipsError) -> VImage in
-            try EffectFilters.perceptual(try EffectFilters.grey(rgb)) { (v) throws(VipsError) -> VImage in
-                try v.mapped(through: { x in x * x * (3 - 2 * x) })  // a smoothstep S-curve: deep blacks, bright whites
-            }
+            // A smoothstep S-curve on the perceptual grey: deep blacks, bright whites.
+            try EffectFilters.grey(rgb).perceptualCurve { x in x * x * (3 - 2 * x) }
         },
         effect("CIPhotoEffectTonal", "Photo Effect Tonal") { (rgb) throws(VipsError) -> VImage in
             try EffectFilters.perceptual(try EffectFilters.grey(rgb), gain: 0.9, offset: 0.5 - 0.45 + 0.02)
@@ -115,13 +99,11 @@ enum EffectFilters {
             guard shadow != 0 || highlight != 1 else { return inputs.image() }
             return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in
                 let luminance = try rgb.luminance()
-                let perceived = try ColourConversion.linearToSRGB(try ColourConversion.clamp(luminance))
-                let adjusted = try perceived.mapped(through: { l in
+                let target = try luminance.perceptualCurve { l in
                     let darks = shadow * l * (1 - l) * (1 - l) * (1 - l) * 2
                     let brights = (1 - highlight) * l * l * l * (1 - l) * 3
-                    return min(1, max(0, l + darks - brights))
-                })
-                let target = try ColourConversion.sRGBToLinear(adjusted)
+                    return l + darks - brights
+                }
                 let safe = try luminance.linear([1], [1e-6])
                 return try rgb.times(try target.linear([1], [1e-6]).dividedBy(safe))
             }

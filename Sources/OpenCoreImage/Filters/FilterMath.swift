@@ -43,27 +43,26 @@ extension VImage {
         try a.plus(try b.minus(a).times(t))
     }
 
-    /// A smooth curve applied through a 4096-entry table over `domain` (values outside are clamped to it, then the
-    /// table interpolated linearly).
-    func mapped(through curve: (Double) -> Double, domain: ClosedRange<Double> = 0...1) throws(VipsError) -> VImage {
-        let size = 4096
-        let span = domain.upperBound - domain.lowerBound
-        var table = (0..<size).map { curve(domain.lowerBound + span * Double($0) / Double(size - 1)) }
-        let lut = try table.withUnsafeMutableBufferPointer { (buffer) throws(VipsError) -> VImage in
-            let raw = UnsafeRawBufferPointer(buffer)
-            return try VImage.fromMemory(raw, width: size, height: 1, bands: 1, format: VIPS_FORMAT_DOUBLE, interpretation: VIPS_INTERPRETATION_B_W)
+    /// A function of each linear value in 0…1 (values outside are clipped to it), through a 65,536-entry table indexed
+    /// by the value quantised to 16 bits: three cheap passes instead of per-pixel powers.
+    func curve16(_ function: (Double) -> Double) throws(VipsError) -> VImage {
+        let size = 65536
+        let table = (0..<size).map { Float(function(Double($0) / Double(size - 1))) }
+        let made = table.withUnsafeBytes { raw in
+            Result { () throws(VipsError) -> VImage in
+                try VImage.fromMemory(raw, width: size, height: 1, bands: 1, format: VIPS_FORMAT_FLOAT, interpretation: VIPS_INTERPRETATION_B_W)
+            }
         }
-        // Position in the table, split into an index and a fraction for linear interpolation.
-        let position = try ColourConversion.clamp(
-            try linear([Double(size - 1) / span], [-domain.lowerBound * Double(size - 1) / span]), 0, Double(size - 1))
-        let lower = try VipsCall("round").image("in", position).enumeration("round", "floor").output()
-        let fraction = try position.minus(lower)
-        let index0 = try VipsCall("cast").image("in", lower).enumeration("format", "ushort").output()
-        let upper = try ColourConversion.clamp(try lower.linear([1], [1]), 0, Double(size - 1))
-        let index1 = try VipsCall("cast").image("in", upper).enumeration("format", "ushort").output()
-        let v0 = try VipsCall("maplut").image("in", index0).image("lut", lut).output()
-        let v1 = try VipsCall("maplut").image("in", index1).image("lut", lut).output()
-        return try VImage.mix(v0, v1, by: fraction)
+        let lut = try made.get()
+        let index = try VipsCall("cast").image("in", try linear(Array(repeating: 65535, count: bands), Array(repeating: 0.5, count: bands)))
+            .enumeration("format", "ushort").output()  // the cast clips to 0…65535
+        return try VipsCall("maplut").image("in", index).image("lut", lut).output()
+    }
+
+    /// A curve applied to the sRGB-encoded (perceptual) values, as one function of each linear value through
+    /// ``curve16(_:)``; results clip to 0…1.
+    func perceptualCurve(_ curve: @escaping (Double) -> Double) throws(VipsError) -> VImage {
+        try curve16 { x in ColourMath.decodeSRGB(min(1, max(0, curve(ColourMath.encodeSRGB(x))))) }
     }
 }
 
