@@ -232,3 +232,27 @@ import Testing
         }
     }
 #endif
+
+#if !PHOTOKIT_COMPATIBILITY_TEST
+    /// Consecutive affine colour steps merge into one matrix and one offset (one pass), with the same result.
+    @Suite struct ColourKernelMergingTests {
+        @Test func exposureColourControlsAndSepiaBecomeOneStep() throws {
+            let source = FilterTests.solid([200, 100, 50, 255], 2, 2)
+            let chain = source.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1])
+                .applyingFilter("CIColorControls", parameters: [kCIInputSaturationKey: 0.5, kCIInputContrastKey: 1.2])
+                .applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: -1])
+            let merged = try #require(chain.node as? AffineColourNode)
+            #expect(merged.input is SourceNode)
+            // The same pixels as the formulas applied one after another.
+            let c = [200, 100, 50].map { linear(UInt8($0)) }.map { $0 * 2 }
+            let l = 0.2125 * c[0] + 0.7154 * c[1] + 0.0721 * c[2]
+            let expected = c.map { (v: Double) -> UInt8 in encoded((((l + (v - l) * 0.5) - 0.5) * 1.2 + 0.5) / 2) }
+            let pixel = try #require(CIContext().bitmap(chain))[1, 1]
+            #expect(close(pixel, expected + [255], 1), "\(pixel) vs \(expected)")
+            #expect(
+                source.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1]).applyingFilter(
+                    "CIExposureAdjust", parameters: [kCIInputEVKey: -1]
+                ).node is AffineColourNode)
+        }
+    }
+#endif

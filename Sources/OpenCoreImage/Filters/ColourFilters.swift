@@ -11,7 +11,7 @@ enum ColourFilters {
         ) { inputs in
             // Linear light times 2^EV.
             let gain = pow(2, inputs.number(kCIInputEVKey))
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in try rgb.linear([gain], [0]) }
+            return inputs.image()?.affineColour([gain, 0, 0, 0, gain, 0, 0, 0, gain])
         },
         filter(
             "CIGammaAdjust", "Gamma Adjust", [kCICategoryColorAdjustment],
@@ -30,9 +30,8 @@ enum ColourFilters {
             ]
         ) { inputs in
             let (s, b, c) = (inputs.number(kCIInputSaturationKey), inputs.number(kCIInputBrightnessKey), inputs.number(kCIInputContrastKey))
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in
-                try ColourMath.colorControls(rgb, saturation: s, brightness: b, contrast: c)
-            }
+            let (matrix, offset) = ColourMath.colorControls(saturation: s, brightness: b, contrast: c)
+            return inputs.image()?.affineColour(matrix, offset)
         },
         filter(
             "CIHueAdjust", "Hue Adjust", [kCICategoryColorAdjustment],
@@ -41,8 +40,7 @@ enum ColourFilters {
                 FilterInput(kCIInputAngleKey, .number, default: 0.0, sliderMin: -.pi, sliderMax: .pi, identity: 0, type: kCIAttributeTypeAngle),
             ]
         ) { inputs in
-            let matrix = ColourMath.hueRotation(inputs.number(kCIInputAngleKey))
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in try rgb.recombined(matrix) }
+            return inputs.image()?.affineColour(ColourMath.hueRotation(inputs.number(kCIInputAngleKey)))
         },
         filter(
             "CIVibrance", "Vibrance", [kCICategoryColorAdjustment],
@@ -60,8 +58,7 @@ enum ColourFilters {
             ]
         ) { inputs in
             let source = inputs.vector("inputNeutral"), target = inputs.vector("inputTargetNeutral")
-            let matrix = ColourMath.whiteBalance(from: (source.x, source.y), to: (target.x, target.y))
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in try rgb.recombined(matrix) }
+            return inputs.image()?.affineColour(ColourMath.whiteBalance(from: (source.x, source.y), to: (target.x, target.y)))
         },
         filter(
             "CIWhitePointAdjust", "White Point Adjust", [kCICategoryColorAdjustment],
@@ -70,7 +67,7 @@ enum ColourFilters {
             // The colour given becomes white: each channel divided by the colour's (linear) component.
             let white = inputs.color(kCIInputColorKey).workingRGBA
             let gains = (0..<3).map { white[$0] > 0 ? white[3] / white[$0] : 1 }
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in try rgb.linear(gains, [0, 0, 0]) }
+            return inputs.image()?.affineColour([gains[0], 0, 0, 0, gains[1], 0, 0, 0, gains[2]])
         },
         filter(
             "CIColorMatrix", "Color Matrix", [kCICategoryColorAdjustment],
@@ -140,7 +137,7 @@ enum ColourFilters {
             "CIColorInvert", "Color Invert", [kCICategoryColorEffect],
             [imageInput]
         ) { inputs in
-            inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in try rgb.linear([-1, -1, -1], [1, 1, 1]) }
+            inputs.image()?.affineColour([-1, 0, 0, 0, -1, 0, 0, 0, -1], [1, 1, 1])
         },
         filter(
             "CIColorMonochrome", "Color Monochrome", [kCICategoryColorEffect],
@@ -152,10 +149,10 @@ enum ColourFilters {
             // The luminance tinted by the colour, mixed with the original by the intensity.
             let tint = inputs.color(kCIInputColorKey).workingRGBA
             let intensity = inputs.number(kCIInputIntensityKey)
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in
-                let tinted = try rgb.luminance().replicated(3).linear(Array(tint.prefix(3)), [0, 0, 0])
-                return try VImage.mix(rgb, tinted, intensity)
-            }
+            // (1 − i)·c + i·tint·luminance: one matrix.
+            var matrix = [Double](repeating: 0, count: 9)
+            for r in 0..<3 { for c in 0..<3 { matrix[r * 3 + c] = intensity * tint[r] * ColourMath.luma[c] + (r == c ? 1 - intensity : 0) } }
+            return inputs.image()?.affineColour(matrix)
         },
         filter(
             "CIColorPosterize", "Color Posterize", [kCICategoryColorEffect],
@@ -176,9 +173,9 @@ enum ColourFilters {
             [imageInput, FilterInput(kCIInputIntensityKey, .number, default: 1.0, min: 0, max: 1, identity: 0)]
         ) { inputs in
             let intensity = inputs.number(kCIInputIntensityKey)
-            return inputs.image()?.colourKernel { (rgb) throws(VipsError) -> VImage in
-                try VImage.mix(rgb, try rgb.recombined(ColourMath.sepia), intensity)
-            }
+            // (1 − i)·c + i·S·c: one matrix.
+            let matrix = (0..<9).map { (1 - intensity) * AffineColourNode.identity[$0] + intensity * ColourMath.sepia[$0] }
+            return inputs.image()?.affineColour(matrix)
         },
         filter(
             "CIColorCube", "Color Cube", [kCICategoryColorEffect],
@@ -235,7 +232,15 @@ enum ColourMath {
     /// The classic sepia matrix (rows: red, green, blue).
     static let sepia: [Double] = [0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131]
 
-    /// CIColorControls: saturation mixes with the luminance, brightness adds, contrast scales about ½.
+    /// CIColorControls as a matrix and an offset: saturation mixes with the luminance, brightness adds, contrast
+    /// scales about ½ — `k·(M·c + b − ½) + ½`.
+    static func colorControls(saturation: Double, brightness: Double, contrast: Double) -> (matrix: [Double], offset: [Double]) {
+        var m = [Double](repeating: 0, count: 9)
+        for r in 0..<3 { for c in 0..<3 { m[r * 3 + c] = contrast * ((1 - saturation) * luma[c] + (r == c ? saturation : 0)) } }
+        return (m, Array(repeating: (brightness - 0.5) * contrast + 0.5, count: 3))
+    }
+
+    /// CIColorControls on an image (the photo effects' saturation steps).
     static func colorControls(_ rgb: VImage, saturation: Double, brightness: Double, contrast: Double) throws(VipsError) -> VImage {
         var out = rgb
         if saturation != 1 {

@@ -85,6 +85,11 @@ extension CIImage {
         CIImage(node: ColourKernelNode(node, kernel: kernel), properties: properties, sampling: sampling)
     }
 
+    /// `matrix · rgb + offset` on this image's straight linear colours, merged with the affine colour step before it.
+    func affineColour(_ matrix: [Double], _ offset: [Double] = [0, 0, 0]) -> CIImage {
+        CIImage(node: AffineColourNode.applying(node, matrix: matrix, offset: offset), properties: properties, sampling: sampling)
+    }
+
     /// An RGBA kernel over this image (straight linear RGBA in and out).
     func rgbaKernel(keepsOpacity: Bool, _ kernel: @escaping @Sendable (VImage) throws(VipsError) -> VImage) -> CIImage {
         CIImage(node: RGBAKernelNode(node, keepsOpacity: keepsOpacity, kernel: kernel), properties: properties, sampling: sampling)

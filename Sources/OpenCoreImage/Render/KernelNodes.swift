@@ -143,3 +143,56 @@ final class GeneratorNode: ImageNode, @unchecked Sendable {
         return opaque ? try tile.droppingAlpha() : tile
     }
 }
+
+/// An affine colour operation — `M · rgb + b` on straight linear colours, alpha kept — which consecutive ones merge
+/// into (exposure, colour controls, hue, white point, temperature and tint, sepia, invert, monochrome): a chain of
+/// them costs one matrix and one offset pass, as Core Image concatenates its colour kernels.
+final class AffineColourNode: ImageNode, @unchecked Sendable {
+    let input: ImageNode
+    /// Row-major 3×3.
+    let matrix: [Double]
+    let offset: [Double]
+
+    init(_ input: ImageNode, matrix: [Double], offset: [Double]) {
+        self.input = input
+        self.matrix = matrix
+        self.offset = offset
+        super.init(extent: input.extent)
+    }
+
+    /// `matrix · rgb + offset` applied after `node` (merged when `node` is itself one).
+    static func applying(_ node: ImageNode, matrix: [Double], offset: [Double]) -> ImageNode {
+        guard let previous = node as? AffineColourNode else { return AffineColourNode(node, matrix: matrix, offset: offset) }
+        var merged = [Double](repeating: 0, count: 9)
+        var shifted = offset
+        for r in 0..<3 {
+            for c in 0..<3 { for k in 0..<3 { merged[r * 3 + c] += matrix[r * 3 + k] * previous.matrix[k * 3 + c] } }
+            for k in 0..<3 { shifted[r] += matrix[r * 3 + k] * previous.offset[k] }
+        }
+        return AffineColourNode(previous.input, matrix: merged, offset: shifted)
+    }
+
+    static let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+
+    override var inputs: [ImageNode] { [input] }
+    override var isOpaque: Bool { input.isOpaque }
+
+    override func render(_ region: PixelRect, _ context: RenderContext) throws(VipsError) -> Tile {
+        let (matrix, offset) = (self.matrix, self.offset)
+        return try renderClipped(region) { (inner) throws(VipsError) -> Tile in
+            try input.render(inner, context).mappingColours { (rgb) throws(VipsError) -> VImage in
+                var out = rgb
+                let diagonal = matrix[1] == 0 && matrix[2] == 0 && matrix[3] == 0 && matrix[5] == 0 && matrix[6] == 0 && matrix[7] == 0
+                if diagonal {
+                    if [matrix[0], matrix[4], matrix[8]] != [1, 1, 1] || offset != [0, 0, 0] {
+                        out = try out.linear([matrix[0], matrix[4], matrix[8]], offset)
+                    }
+                    return out
+                }
+                out = try out.recombined(matrix)
+                if offset != [0, 0, 0] { out = try out.linear([1, 1, 1], offset) }
+                return out
+            }
+        }
+    }
+}
