@@ -41,7 +41,7 @@ let AVAssetExportPresetAppleM4A: String                 // audio-only export
 class PHContentEditingInputRequestOptions {}
 class PHContentEditingInput {}
 class PHContentEditingOutput {}
-class PHAdjustmentData {}
+// PHAdjustmentData: done (NSSecureCoding; the 1 MiB limit and non-empty data are checked at commit, with the output).
 protocol PHContentEditingController {}
 
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.

@@ -1,0 +1,40 @@
+#if PHOTOKIT_COMPATIBILITY_TEST
+    import Photos
+#else
+    import OpenPhotos
+#endif
+import Foundation
+import Testing
+
+/// PHAdjustmentData as Apple documents it: three read-only properties, secure coding, value equality.
+@Suite struct AdjustmentDataTests {
+    static let recipe = Data(#"{"exposure":0.5}"#.utf8)
+
+    @Test func keepsWhatItWasMadeWith() {
+        let adjustment = PHAdjustmentData(formatIdentifier: "com.example.filters", formatVersion: "1.2", data: Self.recipe)
+        #expect(adjustment.formatIdentifier == "com.example.filters")
+        #expect(adjustment.formatVersion == "1.2")
+        #expect(adjustment.data == Self.recipe)
+        #expect(adjustment == PHAdjustmentData(formatIdentifier: "com.example.filters", formatVersion: "1.2", data: Self.recipe))
+        #expect(adjustment != PHAdjustmentData(formatIdentifier: "com.example.filters", formatVersion: "2.0", data: Self.recipe))
+    }
+
+    @Test func archivesWithSecureCoding() throws {
+        let adjustment = PHAdjustmentData(formatIdentifier: "com.example.filters", formatVersion: "1.2", data: Self.recipe)
+        let archive = try NSKeyedArchiver.archivedData(withRootObject: adjustment, requiringSecureCoding: true)
+        let restored = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: PHAdjustmentData.self, from: archive))
+        #expect(restored == adjustment)
+        #expect(PHAdjustmentData.supportsSecureCoding)
+    }
+
+    #if !PHOTOKIT_COMPATIBILITY_TEST
+        @Test func emptyOrOversizeDataIsRefusedAtCommit() {
+            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Self.recipe).validationFailure == nil)
+            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Data()).validationFailure == "the adjustment data is empty")
+            #expect(PHAdjustmentData(formatIdentifier: "", formatVersion: "1", data: Self.recipe).validationFailure != nil)
+            let limit = PHAdjustmentData.maximumDataSize
+            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Data(count: limit)).validationFailure == nil)
+            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Data(count: limit + 1)).validationFailure != nil)
+        }
+    #endif
+}
