@@ -38,7 +38,7 @@ extension AVAssetExportSession {
 let AVAssetExportPresetAppleM4A: String                 // audio-only export
 
 // MARK: §13 Content editing
-class PHContentEditingInputRequestOptions {}
+// PHContentEditingInputRequestOptions: done (canHandleAdjustmentData, network, progress).
 class PHContentEditingInput {}
 class PHContentEditingOutput {}
 // PHAdjustmentData: done (NSSecureCoding; the 1 MiB limit and non-empty data are checked at commit, with the output).

@@ -38,3 +38,18 @@ import Testing
         }
     #endif
 }
+
+/// The editing-input options as Apple documents them.
+@Suite struct ContentEditingInputRequestOptionsTests {
+    @Test func defaultsAndCopies() throws {
+        let options = PHContentEditingInputRequestOptions()
+        #expect(options.canHandleAdjustmentData == nil && !options.isNetworkAccessAllowed && options.progressHandler == nil)
+        options.canHandleAdjustmentData = { $0.formatIdentifier == "com.example.filters" && $0.formatVersion.hasPrefix("1.") }
+        options.isNetworkAccessAllowed = true
+        let copy = try #require(options.copy() as? PHContentEditingInputRequestOptions)
+        #expect(copy.isNetworkAccessAllowed)
+        let handles = try #require(copy.canHandleAdjustmentData)
+        #expect(handles(PHAdjustmentData(formatIdentifier: "com.example.filters", formatVersion: "1.3", data: Data([1]))))
+        #expect(!handles(PHAdjustmentData(formatIdentifier: "com.example.filters", formatVersion: "2.0", data: Data([1]))))
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Options for `PHAsset.requestContentEditingInput(with:completionHandler:)`.
+///
+/// The choice that matters is ``canHandleAdjustmentData``: asked with the asset's current adjustment data, an
+/// editor that recognises the recipe answers true and gets the *previous* version (the input of the last edit) with
+/// the recipe, so it can reopen the edit; false (or no handler) gives the *current* rendering, and the new edit
+/// stacks on it.
+open class PHContentEditingInputRequestOptions: NSObject, NSCopying, @unchecked Sendable {
+    /// Whether the editor reads this adjustment data (typically decided on its format identifier and version).
+    open var canHandleAdjustmentData: ((PHAdjustmentData) -> Bool)?
+    /// Whether iCloud may be used (nothing is in iCloud here).
+    open var isNetworkAccessAllowed = false
+    /// iCloud download progress, 0…1, with a flag to stop (never called for local data).
+    open var progressHandler: ((Double, UnsafeMutablePointer<ObjCBool>) -> Void)?
+
+    /// Default options: no adjustment data handled, no network.
+    public override init() {}
+
+    /// A copy with the same settings.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = PHContentEditingInputRequestOptions()
+        copy.canHandleAdjustmentData = canHandleAdjustmentData
+        copy.isNetworkAccessAllowed = isNetworkAccessAllowed
+        copy.progressHandler = progressHandler
+        return copy
+    }
+}
