@@ -181,6 +181,13 @@ import Testing
                 _ = try #require(context.createCGImage(image, from: image.extent))
                 return SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.map(\.shrink) }
             }
+            // Making the image and its whole chain decodes nothing; the render decodes once.
+            let chain = try #require(CIImage(contentsOf: url)).applyingFilter("CISepiaTone").applyingGaussianBlur(sigma: 2)
+                .cropped(to: CGRect(x: 0, y: 0, width: 100, height: 100))
+            #expect(SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.isEmpty })
+            _ = try #require(context.createCGImage(chain, from: chain.extent))
+            #expect(SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.map(\.shrink) } == [1])
+            SourceNode.decodes.withLock { log in log.removeAll { $0.path == url.path } }
             #expect(try shrinks { $0 } == [1])
             #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.25, y: 0.25)) } == [1, 4])
             #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.3, y: 0.3)) } == [1, 4, 2])
