@@ -90,6 +90,9 @@ struct BenchImages: ParsableCommand {
                 let run = try BenchImport.measure(
                     URL(fileURLWithPath: "/usr/bin/env"),
                     ["vipsthumbnail", stored.path, "--size", "256x256", "--smartcrop", "centre", "-o", output.path])
+                guard run.status != 127 else {
+                    throw CLIError("vipsthumbnail, a baseline of this benchmark, is not installed (apt install libvips-tools)")
+                }
                 guard run.status == 0 else { throw CLIError("vipsthumbnail failed on \(stored.lastPathComponent) (status \(run.status))") }
                 command.append(run.seconds * 1000)
             }

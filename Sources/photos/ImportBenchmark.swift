@@ -42,7 +42,12 @@ struct BenchImport: ParsableCommand {
                 sync()
                 importRuns.append(try Self.measure(executable, ["import", "--recursive", "--json", "--library", library.path, folder.path]))
                 sync()
-                exiftoolSeconds.append(try Self.measure(URL(fileURLWithPath: "/usr/bin/env"), ["exiftool", "-j", "-n", "-r", folder.path]).seconds)
+                let exiftool = try Self.measure(URL(fileURLWithPath: "/usr/bin/env"), ["exiftool", "-j", "-n", "-r", folder.path])
+                // exiftool exits 1 when some file had no metadata; 127 when it is not there at all: no baseline, no ratio.
+                guard exiftool.status != 127 else {
+                    throw CLIError("exiftool, this benchmark's baseline, is not installed (apt install libimage-exiftool-perl)")
+                }
+                exiftoolSeconds.append(exiftool.seconds)
             }
             let importRun = importRuns.sorted { $0.seconds < $1.seconds }[importRuns.count / 2]
             let exiftoolRun = (seconds: median(exiftoolSeconds), maxRSSKilobytes: 0)
