@@ -360,16 +360,10 @@ struct BitmapLayout {
             bytes = floats.map { Float16($0) }.withUnsafeBytes { Data($0) }
         }
         guard let order else { return }
-        bytes.withUnsafeMutableBytes { raw in
-            let p = raw.bindMemory(to: UInt8.self)
-            var i = 0
-            while i + 3 < p.count {
-                let source = (p[i], p[i + 1], p[i + 2], p[i + 3])
-                let values = [source.0, source.1, source.2, source.3]
-                for k in 0..<4 { p[i + order[k]] = values[k] }
-                i += 4
-            }
-        }
+        // Memory position order[k] receives component k: the inverse permutation, read as "component at each position".
+        var inverse = [0, 0, 0, 0]
+        for k in 0..<4 { inverse[order[k]] = k }
+        CGImage.permute(&bytes, inverse)
     }
 }
 

@@ -54,6 +54,29 @@ import Testing
         #expect(red[0] > 1.15 && red[1] < -0.02, "\(red)")  // P3 red read back through its profile (JPEG-lossy)
     }
 
+    @Test func bitmapsInEveryByteOrderReadTheSame() throws {
+        func image(_ bytes: [UInt8], _ info: CGBitmapInfo) throws -> [UInt8] {
+            let cg = try #require(
+                CGImage(
+                    width: 1, height: 1, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: 4, space: CGColorSpace(name: CGColorSpace.sRGB)!,
+                    bitmapInfo: info, provider: CGDataProvider(data: NSData(bytes: bytes, length: 4))!, decode: nil, shouldInterpolate: true,
+                    intent: .defaultIntent))
+            return try #require(context.bitmap(CIImage(cgImage: cg)))[0, 0]
+        }
+        let little = CGBitmapInfo.byteOrder32Little.rawValue
+        #expect(try image([10, 20, 30, 255], CGBitmapInfo(alphaInfo: .last)) == [10, 20, 30, 255])
+        #expect(try image([255, 10, 20, 30], CGBitmapInfo(alphaInfo: .first)) == [10, 20, 30, 255])
+        #expect(try image([30, 20, 10, 255], CGBitmapInfo(rawValue: CGImageAlphaInfo.premultipliedFirst.rawValue | little)) == [10, 20, 30, 255])
+        #expect(try image([255, 30, 20, 10], CGBitmapInfo(rawValue: CGImageAlphaInfo.last.rawValue | little)) == [10, 20, 30, 255])
+        #expect(try image([10, 20, 30, 0], CGBitmapInfo(alphaInfo: .noneSkipLast)) == [10, 20, 30, 255])
+        // And out: ARGB8 and ABGR8 renders put the bytes where their names say.
+        let pixel = FilterTests.solid([10, 20, 30, 255], 1, 1)
+        let argb = try #require(context.createCGImage(pixel, from: pixel.extent, format: .ARGB8, colorSpace: nil))
+        #expect([UInt8](try #require(argb.dataProvider?.data) as Data) == [255, 10, 20, 30])
+        let abgr = try #require(context.createCGImage(pixel, from: pixel.extent, format: .ABGR8, colorSpace: nil))
+        #expect([UInt8](try #require(abgr.dataProvider?.data) as Data) == [255, 30, 20, 10])
+    }
+
     @Test func heifIsWrittenAndReadBackWithItsProfile() throws {
         let image = FilterTests.solid([200, 120, 40, 255], 64, 48)
         let data = try #require(context.heifRepresentation(of: image, format: .RGBA8, colorSpace: CGColorSpace(name: CGColorSpace.displayP3)!))

@@ -164,7 +164,6 @@ import Testing
 #if !PHOTOKIT_COMPATIBILITY_TEST
     @testable import OpenCoreImage
     import PhotosTesting
-    import Synchronization
 
     /// A chain that begins with a downscale of a JPEG decodes it smaller in the first place (libjpeg's DCT scaling),
     /// by the largest factor that still leaves at least the pixels kept — also through a straighten, whose clamp and
@@ -179,15 +178,16 @@ import Testing
             func shrinks(_ make: (CIImage) -> CIImage) throws -> [Int] {
                 let image = make(try #require(CIImage(contentsOf: url)))
                 _ = try #require(context.createCGImage(image, from: image.extent))
-                return SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.map(\.shrink) }
+                return SourceNode.decodeShrinks(of: url.path)
             }
             // Making the image and its whole chain decodes nothing; the render decodes once.
             let chain = try #require(CIImage(contentsOf: url)).applyingFilter("CISepiaTone").applyingGaussianBlur(sigma: 2)
                 .cropped(to: CGRect(x: 0, y: 0, width: 100, height: 100))
-            #expect(SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.isEmpty })
+            SourceNode.watchDecodes(of: url.path)
+            #expect(SourceNode.decodeShrinks(of: url.path).isEmpty)
             _ = try #require(context.createCGImage(chain, from: chain.extent))
-            #expect(SourceNode.decodes.withLock { log in log.filter { $0.path == url.path }.map(\.shrink) } == [1])
-            SourceNode.decodes.withLock { log in log.removeAll { $0.path == url.path } }
+            #expect(SourceNode.decodeShrinks(of: url.path) == [1])
+            SourceNode.watchDecodes(of: url.path)  // start over
             #expect(try shrinks { $0 } == [1])
             #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.25, y: 0.25)) } == [1, 4])
             #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.3, y: 0.3)) } == [1, 4, 2])

@@ -146,21 +146,7 @@ public final class CGImage: @unchecked Sendable, CustomStringConvertible {
             case (true, true): order = [2, 1, 0, 3]  // BGRA in memory
             case (false, true): order = [3, 2, 1, 0]  // ABGR in memory
             }
-            if order != [0, 1, 2, 3] {
-                tight.withUnsafeMutableBytes { raw in
-                    let p = raw.bindMemory(to: UInt8.self)
-                    var i = 0
-                    while i < p.count {
-                        let v = (p[i], p[i + 1], p[i + 2], p[i + 3])
-                        let values = [v.0, v.1, v.2, v.3]
-                        p[i] = values[order[0]]
-                        p[i + 1] = values[order[1]]
-                        p[i + 2] = values[order[2]]
-                        p[i + 3] = values[order[3]]
-                        i += 4
-                    }
-                }
-            }
+            if order != [0, 1, 2, 3] { Self.permute(&tight, order) }
         } else if stored == 4, alpha.alphaIsFirst {
             // 16 and 32-bit ARGB: rotate each pixel's components.
             let pixelBytes = 4 * componentBytes
@@ -197,6 +183,26 @@ public final class CGImage: @unchecked Sendable, CustomStringConvertible {
             return (image, true)
         default:
             return (image, alpha.hasAlpha)
+        }
+    }
+
+    /// Reorders 4-byte pixels in place: component k of the result is byte `order[k]` of the source pixel.
+    static func permute(_ bytes: inout Data, _ order: [Int]) {
+        let (o0, o1, o2, o3) = (order[0], order[1], order[2], order[3])
+        bytes.withUnsafeMutableBytes { raw in
+            let p = raw.bindMemory(to: UInt8.self)
+            var pixel = (UInt8(0), UInt8(0), UInt8(0), UInt8(0))
+            var i = 0
+            while i + 3 < p.count {
+                pixel = (p[i], p[i + 1], p[i + 2], p[i + 3])
+                withUnsafeBytes(of: pixel) { source in
+                    p[i] = source[o0]
+                    p[i + 1] = source[o1]
+                    p[i + 2] = source[o2]
+                    p[i + 3] = source[o3]
+                }
+                i += 4
+            }
         }
     }
 

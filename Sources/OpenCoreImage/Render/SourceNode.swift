@@ -75,7 +75,14 @@ final class SourceNode: ImageNode, @unchecked Sendable {
     override var isOpaque: Bool { !hasAlpha }
 
     /// Every decode of a file source, with its shrink factor (for tests that check shrink-on-load is used).
-    package static let decodes = Mutex<[(path: String, shrink: Int)]>([])
+    /// Only files a test has asked to watch are recorded, so a long-running process keeps nothing.
+    private static let decodes = Mutex<[String: [Int]]>([:])
+
+    /// Starts recording the decodes of `path` (their shrink factors), for tests.
+    package static func watchDecodes(of path: String) { decodes.withLock { $0[path] = [] } }
+
+    /// The shrink factors of the decodes of a watched `path` so far.
+    package static func decodeShrinks(of path: String) -> [Int] { decodes.withLock { $0[path] ?? [] } }
 
     /// The EXIF orientation (1–8) the file declares.
     var orientation: Int { (properties["Orientation"] as? Int) ?? 1 }
@@ -85,7 +92,7 @@ final class SourceNode: ImageNode, @unchecked Sendable {
 
     /// The stored pixels in the working space, decoded at 1/`shrink` of the size (`shrink` 1, 2, 4 or 8; JPEG only).
     func working(shrink: Int, sequential: Bool) throws(VipsError) -> VImage {
-        if case .file(let path) = origin { Self.decodes.withLock { $0.append((path, shrink)) } }
+        if case .file(let path) = origin { Self.decodes.withLock { log in log[path]?.append(shrink) } }
         let access = sequential ? "sequential" : "random"
         var decoded: VImage
         switch origin {

@@ -117,7 +117,7 @@ open class UIImage: NSObject, @unchecked Sendable {
                 colorSpace: CGColorSpaceCreateDeviceRGB(), bytes: pixels.bytes)
         }
         guard let image = CIImage(data: encodedData) else { return nil }
-        return CIContext.shared.createCGImage(image, from: image.extent)
+        return CIContext.bitmaps.createCGImage(image, from: image.extent)
     }
 
     /// OpenPhotoKit: the pixel at (x, y) of the displayed image, from the top left, as 8-bit sRGB with alpha.
@@ -152,19 +152,7 @@ open class UIImage: NSObject, @unchecked Sendable {
             let rendered = CIContext.shared.createCGImage(image, from: image.extent, format: .RGBA8, colorSpace: nil),
             let data = rendered.dataProvider?.data
         else { return nil }
-        // Straight alpha for the encoders: the context renders premultiplied.
-        var bytes = data as Data
-        bytes.withUnsafeMutableBytes { raw in
-            let p = raw.bindMemory(to: UInt8.self)
-            var i = 0
-            while i + 3 < p.count {
-                let a = Int(p[i + 3])
-                if a > 0, a < 255 {
-                    for k in 0..<3 { p[i + k] = UInt8(min(255, (Int(p[i + k]) * 255 + a / 2) / a)) }
-                }
-                i += 4
-            }
-        }
+        let bytes = data as Data
         return PixelBuffer(width: rendered.width, height: rendered.height, bands: 4, bytes: bytes)
     }
 
@@ -244,8 +232,11 @@ extension CIImage {
 }
 
 extension CIContext {
-    /// The context UIImage renders with.
-    static let shared = CIContext()
+    /// The context UIImage renders with: straight alpha, as its encoders take it.
+    static let shared = CIContext(options: [.outputPremultiplied: false])
+
+    /// The context UIImage makes bitmaps with (premultiplied RGBA, as Core Graphics' decoders give).
+    static let bitmaps = CIContext()
 }
 
 extension CGRect {
