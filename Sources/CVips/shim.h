@@ -223,86 +223,6 @@ done:
     return result;
 }
 
-/* HEIC encoding through libheif directly (dlsym into whichever libheif.so.1 is loaded, as above): libvips 8.14's
-   heifsave hands libheif ≥ 1.16 a writer that reports success with a NULL message, which libheif then treats as a
-   failure ("heif_writer callback returned a null error text"). 8-bit interleaved RGB or RGBA in; an ICC profile and
-   an EXIF block (TIFF header first) attached when given. Returns 0 and a buffer the caller frees with g_free, or -1
-   with *message set to libheif's error text (static storage). */
-typedef struct cheif_writer { int writer_api_version; cheif_error (*write)(void *ctx, const void *data, size_t size, void *userdata); } cheif_writer;
-static inline cheif_error cheif_append(void *ctx, const void *data, size_t size, void *userdata) {
-    (void)ctx;
-    g_byte_array_append((GByteArray *)userdata, (const guint8 *)data, (guint)size);
-    cheif_error ok = { 0, 0, "Success" };
-    return ok;
-}
-static inline int cheif_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const void *icc, size_t icc_length,
-                               const void *exif, size_t exif_length, void **out, size_t *out_length, const char **message) {
-    *out = NULL; *out_length = 0; *message = "libheif is not loaded";
-    void *lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (!lib) lib = dlopen("libheif.so.1", RTLD_NOW);
-    if (!lib) return -1;
-    void *(*alloc)(void) = (void *(*)(void))dlsym(lib, "heif_context_alloc");
-    void (*release)(void *) = (void (*)(void *))dlsym(lib, "heif_context_free");
-    cheif_error (*image_create)(int, int, int, int, void **) = (cheif_error (*)(int, int, int, int, void **))dlsym(lib, "heif_image_create");
-    cheif_error (*add_plane)(void *, int, int, int, int) = (cheif_error (*)(void *, int, int, int, int))dlsym(lib, "heif_image_add_plane");
-    uint8_t *(*get_plane)(void *, int, int *) = (uint8_t *(*)(void *, int, int *))dlsym(lib, "heif_image_get_plane");
-    cheif_error (*set_profile)(void *, const char *, const void *, size_t) = (cheif_error (*)(void *, const char *, const void *, size_t))dlsym(lib, "heif_image_set_raw_color_profile");
-    cheif_error (*get_encoder)(void *, int, void **) = (cheif_error (*)(void *, int, void **))dlsym(lib, "heif_context_get_encoder_for_format");
-    cheif_error (*set_quality)(void *, int) = (cheif_error (*)(void *, int))dlsym(lib, "heif_encoder_set_lossy_quality");
-    cheif_error (*encode)(void *, const void *, void *, const void *, void **) = (cheif_error (*)(void *, const void *, void *, const void *, void **))dlsym(lib, "heif_context_encode_image");
-    cheif_error (*add_exif)(void *, const void *, const void *, int) = (cheif_error (*)(void *, const void *, const void *, int))dlsym(lib, "heif_context_add_exif_metadata");
-    cheif_error (*write)(void *, cheif_writer *, void *) = (cheif_error (*)(void *, cheif_writer *, void *))dlsym(lib, "heif_context_write");
-    void (*release_encoder)(void *) = (void (*)(void *))dlsym(lib, "heif_encoder_release");
-    void (*release_image)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_release");
-    void (*release_handle)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_handle_release");
-    int result = -1;
-    void *ctx = NULL, *image = NULL, *encoder = NULL, *handle = NULL;
-    GByteArray *bytes = g_byte_array_new();
-    cheif_error e;
-    if (!alloc || !release || !image_create || !add_plane || !get_plane || !set_profile || !get_encoder || !set_quality || !encode ||
-        !add_exif || !write || !release_encoder || !release_image || !release_handle) { *message = "libheif lacks an encoding function"; goto done; }
-    if (!(ctx = alloc())) goto done;
-    int chroma = bands == 4 ? 11 /* interleaved RGBA */ : 10 /* interleaved RGB */;
-    e = image_create(width, height, 1 /* RGB */, chroma, &image);
-    if (e.code) { *message = e.message; goto done; }
-    e = add_plane(image, 10 /* interleaved */, width, height, 8);
-    if (e.code) { *message = e.message; goto done; }
-    int stride = 0;
-    uint8_t *plane = get_plane(image, 10, &stride);
-    if (!plane) { *message = "no image plane"; goto done; }
-    for (int y = 0; y < height; y++) memcpy(plane + (size_t)y * stride, pixels + (size_t)y * width * bands, (size_t)width * bands);
-    if (icc && icc_length) { e = set_profile(image, "prof", icc, icc_length); if (e.code) { *message = e.message; goto done; } }
-    e = get_encoder(ctx, 1 /* HEVC */, &encoder);
-    if (e.code) { *message = e.message; goto done; }
-    set_quality(encoder, quality);
-    e = encode(ctx, image, encoder, NULL, &handle);
-    if (e.code) { *message = e.message; goto done; }
-    if (exif && exif_length) { e = add_exif(ctx, handle, exif, (int)exif_length); if (e.code) { *message = e.message; goto done; } }
-    cheif_writer writer = { 1, cheif_append };
-    e = write(ctx, &writer, bytes);
-    if (e.code) { *message = e.message; goto done; }
-    *out_length = bytes->len;
-    *out = g_byte_array_free(bytes, FALSE);
-    bytes = NULL;
-    *message = NULL;
-    result = 0;
-done:
-    if (bytes) g_byte_array_free(bytes, TRUE);
-    if (handle) release_handle(handle);
-    if (encoder) release_encoder(encoder);
-    if (image) release_image(image);
-    if (ctx) release(ctx);
-    dlclose(lib);
-    return result;
-}
-
-
-/* ---- HEIF grid images decoded tile by tile (libheif ≥ 1.19's heif_image_handle_decode_image_tile, through dlsym as
-   above): iPhone photos are grids of 512×512 HEVC tiles, and libvips' heifload decodes the whole image at once
-   (≈ 250 MB for 48 MP). Here a lazy libvips image decodes only the tiles a region needs — each worker thread with its
-   own libheif context, keeping its last tile — behind a tile cache two rows (or columns) of tiles deep. Tiles are
-   decoded as stored (libheif 1.19 asserts on transformed tile indices of turned grids); the image's rotations and
-   mirrorings are reported for the caller to apply. ---- */
 typedef struct cheif_tiling_t {
     int version;
     uint32_t num_columns, num_rows, tile_width, tile_height, image_width, image_height, top_offset, left_offset;
@@ -310,11 +230,15 @@ typedef struct cheif_tiling_t {
     uint32_t extra_dimension_size[8];
 } cheif_tiling_t;
 
-typedef struct cheif_tiled {
-    char *path;
-    int tile_width, tile_height, width, height, bands, left_offset, top_offset;
-} cheif_tiled;
+typedef struct cheif_writer { int writer_api_version; cheif_error (*write)(void *ctx, const void *data, size_t size, void *userdata); } cheif_writer;
+static inline cheif_error cheif_append(void *ctx, const void *data, size_t size, void *userdata) {
+    (void)ctx;
+    g_byte_array_append((GByteArray *)userdata, (const guint8 *)data, (guint)size);
+    cheif_error ok = { 0, 0, "Success" };
+    return ok;
+}
 
+/* libheif's functions, looked up once in whichever libheif.so.1 this process loaded (see HEIFRuntime). */
 typedef struct cheif_api {
     void *lib;
     void *(*alloc)(void);
@@ -338,6 +262,20 @@ typedef struct cheif_api {
     int (*rotation_ccw)(const void *, uint32_t, uint32_t);
     int (*mirror)(const void *, uint32_t, uint32_t);
     void *options; /* shared decoding options: ignore the image's transformations (applied by the caller) */
+    int decodes_tiles; /* libheif ≥ 1.19's tile decoding is there */
+    /* Encoding. */
+    cheif_error (*image_create)(int, int, int, int, void **);
+    cheif_error (*add_plane)(void *, int, int, int, int);
+    uint8_t *(*writable_plane)(void *, int, int *);
+    cheif_error (*set_profile)(void *, const char *, const void *, size_t);
+    cheif_error (*get_encoder)(void *, int, void **);
+    cheif_error (*set_quality)(void *, int);
+    cheif_error (*encode_image)(void *, const void *, void *, const void *, void **);
+    cheif_error (*encode_grid)(void *, void **, uint16_t, uint16_t, void *, const void *, void **);
+    cheif_error (*add_exif)(void *, const void *, const void *, int);
+    cheif_error (*write)(void *, cheif_writer *, void *);
+    void (*release_encoder)(void *);
+    int encodes; /* every encoding function is there */
 } cheif_api;
 
 static inline const cheif_api *cheif_load_api(void) {
@@ -372,15 +310,89 @@ static inline const cheif_api *cheif_load_api(void) {
             api.rotation_ccw = (int (*)(const void *, uint32_t, uint32_t))dlsym(lib, "heif_item_get_property_transform_rotation_ccw");
             api.mirror = (int (*)(const void *, uint32_t, uint32_t))dlsym(lib, "heif_item_get_property_transform_mirror");
             if (api.options_alloc && (api.options = api.options_alloc())) ((uint8_t *)api.options)[1] = 1; /* ignore_transformations */
-            if (!api.options || !api.item_id || !api.transformations || !api.rotation_ccw || !api.mirror) api.lib = NULL;
-            if (!api.alloc || !api.free_context || !api.read || !api.primary || !api.release_handle || !api.tiling || !api.decode_tile ||
-                !api.plane || !api.image_width || !api.image_height || !api.release_image || !api.has_alpha || !api.profile_size || !api.profile)
-                api.lib = NULL;  /* too old: no tile decoding */
+            api.decodes_tiles = api.options && api.item_id && api.transformations && api.rotation_ccw && api.mirror && api.alloc &&
+                api.free_context && api.read && api.primary && api.release_handle && api.tiling && api.decode_tile && api.plane &&
+                api.image_width && api.image_height && api.release_image && api.has_alpha && api.profile_size && api.profile;
+            api.image_create = (cheif_error (*)(int, int, int, int, void **))dlsym(lib, "heif_image_create");
+            api.add_plane = (cheif_error (*)(void *, int, int, int, int))dlsym(lib, "heif_image_add_plane");
+            api.writable_plane = (uint8_t *(*)(void *, int, int *))dlsym(lib, "heif_image_get_plane");
+            api.set_profile = (cheif_error (*)(void *, const char *, const void *, size_t))dlsym(lib, "heif_image_set_raw_color_profile");
+            api.get_encoder = (cheif_error (*)(void *, int, void **))dlsym(lib, "heif_context_get_encoder_for_format");
+            api.set_quality = (cheif_error (*)(void *, int))dlsym(lib, "heif_encoder_set_lossy_quality");
+            api.encode_image = (cheif_error (*)(void *, const void *, void *, const void *, void **))dlsym(lib, "heif_context_encode_image");
+            api.encode_grid = (cheif_error (*)(void *, void **, uint16_t, uint16_t, void *, const void *, void **))dlsym(lib, "heif_context_encode_grid");
+            api.add_exif = (cheif_error (*)(void *, const void *, const void *, int))dlsym(lib, "heif_context_add_exif_metadata");
+            api.write = (cheif_error (*)(void *, cheif_writer *, void *))dlsym(lib, "heif_context_write");
+            api.release_encoder = (void (*)(void *))dlsym(lib, "heif_encoder_release");
+            api.encodes = api.alloc && api.free_context && api.image_create && api.add_plane && api.writable_plane && api.set_profile &&
+                api.get_encoder && api.set_quality && api.encode_image && api.encode_grid && api.add_exif && api.write &&
+                api.release_encoder && api.release_image && api.release_handle;
         }
         g_once_init_leave(&ready, 1);
     }
     return api.lib ? &api : NULL;
 }
+
+/* HEIC encoding through libheif directly (dlsym into whichever libheif.so.1 is loaded, as above): libvips 8.14's
+   heifsave hands libheif ≥ 1.16 a writer that reports success with a NULL message, which libheif then treats as a
+   failure ("heif_writer callback returned a null error text"). 8-bit interleaved RGB or RGBA in; an ICC profile and
+   an EXIF block (TIFF header first) attached when given. Returns 0 and a buffer the caller frees with g_free, or -1
+   with *message set to libheif's error text (static storage). */
+static inline int cheif_encode(const uint8_t *pixels, int width, int height, int bands, int quality, const void *icc, size_t icc_length,
+                               const void *exif, size_t exif_length, void **out, size_t *out_length, const char **message) {
+    *out = NULL; *out_length = 0; *message = "libheif cannot encode here";
+    const cheif_api *api = cheif_load_api();
+    if (!api || !api->encodes) return -1;
+    int result = -1;
+    void *ctx = NULL, *image = NULL, *encoder = NULL, *handle = NULL;
+    GByteArray *bytes = g_byte_array_new();
+    cheif_error e;
+    if (!(ctx = api->alloc())) goto done;
+    e = api->image_create(width, height, 1 /* RGB */, bands == 4 ? 11 /* interleaved RGBA */ : 10 /* interleaved RGB */, &image);
+    if (e.code) { *message = e.message; goto done; }
+    e = api->add_plane(image, 10 /* interleaved */, width, height, 8);
+    if (e.code) { *message = e.message; goto done; }
+    int stride = 0;
+    uint8_t *plane = api->writable_plane(image, 10, &stride);
+    if (!plane) { *message = "no image plane"; goto done; }
+    for (int y = 0; y < height; y++) memcpy(plane + (size_t)y * stride, pixels + (size_t)y * width * bands, (size_t)width * bands);
+    if (icc && icc_length) { e = api->set_profile(image, "prof", icc, icc_length); if (e.code) { *message = e.message; goto done; } }
+    e = api->get_encoder(ctx, 1 /* HEVC */, &encoder);
+    if (e.code) { *message = e.message; goto done; }
+    api->set_quality(encoder, quality);
+    e = api->encode_image(ctx, image, encoder, NULL, &handle);
+    if (e.code) { *message = e.message; goto done; }
+    if (exif && exif_length) { e = api->add_exif(ctx, handle, exif, (int)exif_length); if (e.code) { *message = e.message; goto done; } }
+    cheif_writer writer = { 1, cheif_append };
+    e = api->write(ctx, &writer, bytes);
+    if (e.code) { *message = e.message; goto done; }
+    *out_length = bytes->len;
+    *out = g_byte_array_free(bytes, FALSE);
+    bytes = NULL;
+    *message = NULL;
+    result = 0;
+done:
+    if (bytes) g_byte_array_free(bytes, TRUE);
+    if (handle) api->release_handle(handle);
+    if (encoder) api->release_encoder(encoder);
+    if (image) api->release_image(image);
+    if (ctx) api->free_context(ctx);
+    return result;
+}
+
+
+/* ---- HEIF grid images decoded tile by tile (libheif ≥ 1.19's heif_image_handle_decode_image_tile, through dlsym as
+   above): iPhone photos are grids of 512×512 HEVC tiles, and libvips' heifload decodes the whole image at once
+   (≈ 250 MB for 48 MP). Here a lazy libvips image decodes only the tiles a region needs — each worker thread with its
+   own libheif context, keeping its last tile — behind a tile cache two rows (or columns) of tiles deep. Tiles are
+   decoded as stored (libheif 1.19 asserts on transformed tile indices of turned grids); the image's rotations and
+   mirrorings are reported for the caller to apply. ---- */
+
+typedef struct cheif_tiled {
+    char *path;
+    int tile_width, tile_height, width, height, bands, left_offset, top_offset;
+} cheif_tiled;
+
 
 /* Loads libheif's functions and initialises its plugins once, before any thread decodes. */
 static inline void cheif_initialize(void) { (void)cheif_load_api(); }
@@ -474,7 +486,7 @@ static inline void cheif_tiled_free(VipsImage *image, cheif_tiled *tiled) {
 static inline VipsImage *cheif_tiled_image(const char *path, int *transforms, int *count) {
     *count = 0;
     const cheif_api *api = cheif_load_api();
-    if (!api) return NULL;
+    if (!api || !api->decodes_tiles) return NULL;
     void *context = api->alloc(), *handle = NULL;
     if (!context) return NULL;
     VipsImage *result = NULL;
@@ -536,49 +548,34 @@ done:
    benchmarks. 8-bit interleaved RGB in. */
 static inline int cheif_encode_grid(const uint8_t *pixels, int width, int height, int tile, int quality, void **out, size_t *out_length,
                                     const char **message) {
-    *out = NULL; *out_length = 0; *message = "libheif is not loaded";
-    void *lib = dlopen("libheif.so.1", RTLD_NOW);
-    if (!lib) return -1;
-    void *(*alloc)(void) = (void *(*)(void))dlsym(lib, "heif_context_alloc");
-    void (*release)(void *) = (void (*)(void *))dlsym(lib, "heif_context_free");
-    cheif_error (*image_create)(int, int, int, int, void **) = (cheif_error (*)(int, int, int, int, void **))dlsym(lib, "heif_image_create");
-    cheif_error (*add_plane)(void *, int, int, int, int) = (cheif_error (*)(void *, int, int, int, int))dlsym(lib, "heif_image_add_plane");
-    uint8_t *(*get_plane)(void *, int, int *) = (uint8_t *(*)(void *, int, int *))dlsym(lib, "heif_image_get_plane");
-    cheif_error (*get_encoder)(void *, int, void **) = (cheif_error (*)(void *, int, void **))dlsym(lib, "heif_context_get_encoder_for_format");
-    cheif_error (*set_quality)(void *, int) = (cheif_error (*)(void *, int))dlsym(lib, "heif_encoder_set_lossy_quality");
-    cheif_error (*encode_grid)(void *, void **, uint16_t, uint16_t, void *, const void *, void **) =
-        (cheif_error (*)(void *, void **, uint16_t, uint16_t, void *, const void *, void **))dlsym(lib, "heif_context_encode_grid");
-    cheif_error (*write)(void *, cheif_writer *, void *) = (cheif_error (*)(void *, cheif_writer *, void *))dlsym(lib, "heif_context_write");
-    void (*release_encoder)(void *) = (void (*)(void *))dlsym(lib, "heif_encoder_release");
-    void (*release_image)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_release");
-    void (*release_handle)(const void *) = (void (*)(const void *))dlsym(lib, "heif_image_handle_release");
+    *out = NULL; *out_length = 0; *message = "libheif cannot encode here";
+    const cheif_api *api = cheif_load_api();
+    if (!api || !api->encodes) return -1;
     int columns = width / tile, rows = height / tile, result = -1;
     void **tiles = g_new0(void *, (size_t)columns * rows);
     void *ctx = NULL, *encoder = NULL, *handle = NULL;
     GByteArray *bytes = g_byte_array_new();
     cheif_error e;
-    if (!alloc || !release || !image_create || !add_plane || !get_plane || !get_encoder || !set_quality || !encode_grid || !write ||
-        !release_encoder || !release_image || !release_handle) { *message = "libheif cannot encode grids"; goto done; }
-    if (!(ctx = alloc())) goto done;
+    if (!(ctx = api->alloc())) goto done;
     for (int ty = 0; ty < rows; ty++) for (int tx = 0; tx < columns; tx++) {
         void **slot = &tiles[ty * columns + tx];
-        e = image_create(tile, tile, 1, 10, slot);
+        e = api->image_create(tile, tile, 1, 10, slot);
         if (e.code) { *message = e.message; goto done; }
-        e = add_plane(*slot, 10, tile, tile, 8);
+        e = api->add_plane(*slot, 10, tile, tile, 8);
         if (e.code) { *message = e.message; goto done; }
         int stride = 0;
-        uint8_t *plane = get_plane(*slot, 10, &stride);
+        uint8_t *plane = api->writable_plane(*slot, 10, &stride);
         for (int y = 0; y < tile; y++)
             memcpy(plane + (size_t)y * stride, pixels + ((size_t)(ty * tile + y) * width + (size_t)tx * tile) * 3, (size_t)tile * 3);
     }
-    e = get_encoder(ctx, 1, &encoder);
+    e = api->get_encoder(ctx, 1, &encoder);
     if (e.code) { *message = e.message; goto done; }
-    set_quality(encoder, quality);
+    api->set_quality(encoder, quality);
     /* libheif 1.19 reads the tile array column count first, whatever the header's parameter names say. */
-    e = encode_grid(ctx, tiles, (uint16_t)columns, (uint16_t)rows, encoder, NULL, &handle);
+    e = api->encode_grid(ctx, tiles, (uint16_t)columns, (uint16_t)rows, encoder, NULL, &handle);
     if (e.code) { *message = e.message; goto done; }
     cheif_writer writer = { 1, cheif_append };
-    e = write(ctx, &writer, bytes);
+    e = api->write(ctx, &writer, bytes);
     if (e.code) { *message = e.message; goto done; }
     *out_length = bytes->len;
     *out = g_byte_array_free(bytes, FALSE);
@@ -587,12 +584,11 @@ static inline int cheif_encode_grid(const uint8_t *pixels, int width, int height
     result = 0;
 done:
     if (bytes) g_byte_array_free(bytes, TRUE);
-    for (int i = 0; i < columns * rows; i++) if (tiles[i]) release_image(tiles[i]);
+    for (int i = 0; i < columns * rows; i++) if (tiles[i]) api->release_image(tiles[i]);
     g_free(tiles);
-    if (handle) release_handle(handle);
-    if (encoder) release_encoder(encoder);
-    if (ctx) release(ctx);
-    dlclose(lib);
+    if (handle) api->release_handle(handle);
+    if (encoder) api->release_encoder(encoder);
+    if (ctx) api->free_context(ctx);
     return result;
 }
 
