@@ -1,7 +1,6 @@
 import CAVFormat
 import CVips
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -244,15 +243,15 @@ package struct MediaProbe: Sendable {
         )
     }
 
-    private static let vipsErrorLock = Mutex(())
-
-    /// libvips keeps one process-wide error buffer; read and clear it under a lock.
+    /// libvips keeps one process-wide error buffer; `vips_error_buffer_copy` reads and clears it under libvips' own
+    /// lock (as OpenCoreImage's `VipsError.take` does).
     static func takeVipsError() -> String {
-        vipsErrorLock.withLock { _ in
-            let message = String(cString: vips_error_buffer())
-                .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
-            vips_error_clear()
-            return message.isEmpty ? "libvips could not read the header" : message
+        var message = ""
+        if let copy = vips_error_buffer_copy() {
+            message = String(cString: copy)
+            g_free(copy)
         }
+        message = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+        return message.isEmpty ? "libvips could not read the header" : message
     }
 }
