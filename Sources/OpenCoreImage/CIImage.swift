@@ -161,13 +161,27 @@ public final class CIImage: NSObject, @unchecked Sendable {
     }
 
     /// The image turned as an EXIF orientation (1–8) says: what a viewer shows of a file with that orientation.
+    /// The result's ``properties`` say orientation 1 (up), so a file written from it is not turned a second time.
     public func oriented(forExifOrientation orientation: Int32) -> CIImage {
-        transformed(by: orientationTransform(forExifOrientation: orientation))
+        transformed(by: orientationTransform(forExifOrientation: orientation)).uprightProperties()
     }
 
     /// The image turned as `orientation` says: what a viewer shows of a file with that orientation.
+    /// The result's ``properties`` say orientation 1 (up), so a file written from it is not turned a second time.
     public func oriented(_ orientation: CGImagePropertyOrientation) -> CIImage {
-        transformed(by: orientationTransform(for: orientation))
+        transformed(by: orientationTransform(for: orientation)).uprightProperties()
+    }
+
+    /// This image with its properties' orientation (top level and TIFF's) set to 1, where they had one.
+    private func uprightProperties() -> CIImage {
+        guard properties["Orientation"] != nil || (properties["{TIFF}"] as? [String: Any])?["Orientation"] != nil else { return self }
+        var upright = properties
+        if upright["Orientation"] != nil { upright["Orientation"] = 1 }
+        if var tiff = upright["{TIFF}"] as? [String: Any], tiff["Orientation"] != nil {
+            tiff["Orientation"] = 1
+            upright["{TIFF}"] = tiff
+        }
+        return CIImage(node: node, properties: upright, sampling: sampling, url: url, cgImage: cgImage, colorSpace: colorSpace)
     }
 
     static func orientationTransform(_ orientation: CGImagePropertyOrientation, extent: CGRect) -> CGAffineTransform {

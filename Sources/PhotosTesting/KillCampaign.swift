@@ -5,8 +5,10 @@ import PhotoLibraryEngine
 /// The reliability check of the library's write paths: `photos` children that import and change a library are
 /// killed with SIGKILL at random instants — some while another `photos` process reads and writes the same library —
 /// and after each kill the library is opened again (recovery runs) and checked: SQLite's integrity, every row's file
-/// present with its size and SHA-256, no orphan in `originals/`, no writer slot left behind, and no commit lost (every
-/// asset that a command which finished reported as added is still there).
+/// present with its size and SHA-256, no orphan in `originals/`, no writer slot left behind, no commit lost (every
+/// asset that a command which finished reported as added is still there), and every asset's versions whole: an edited
+/// asset has one rendering and one recipe and takes the rendering's size, an unedited one has neither and the
+/// original's size — the old version or the new one, never a mix.
 ///
 /// Used by the `ReliabilityTests` (a few dozen kills in CI) and by `photos bench reliability` (hundreds).
 public struct KillCampaign {
@@ -17,6 +19,8 @@ public struct KillCampaign {
         public var killsWithConcurrentProcess = 0
         /// Children that finished before the kill came (their work committed whole).
         public var finishedBeforeKill = 0
+        /// Children killed mid-way, by command (`import`, `edit`, `revert` …).
+        public var killedMidway: [String: Int] = [:]
         /// Concurrent commands run, and those that failed.
         public var concurrentCommands = 0
         public var concurrentFailures = 0
@@ -33,9 +37,10 @@ public struct KillCampaign {
         public var description: String {
             String(
                 format:
-                    "%d kills (%d with a concurrent process, %d children finished first), %d inconsistencies, %d lost commits, %d orphans; %d concurrent commands, %d failed; %.1f s",
-                kills, killsWithConcurrentProcess, finishedBeforeKill, inconsistencies.count, lostCommits, orphans, concurrentCommands,
-                concurrentFailures, seconds)
+                    "%d kills (%d with a concurrent process, %d children finished first; killed mid-way: %@), %d inconsistencies, %d lost commits, %d orphans; %d concurrent commands, %d failed; %.1f s",
+                kills, killsWithConcurrentProcess, finishedBeforeKill,
+                killedMidway.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "), inconsistencies.count,
+                lostCommits, orphans, concurrentCommands, concurrentFailures, seconds)
         }
     }
 
@@ -67,9 +72,10 @@ public struct KillCampaign {
         var duration: [String: Double] = [:]
         for kill in 0..<kills {
             let concurrent = concurrentEvery > 0 && kill % concurrentEvery == 0
-            // The victim: an import of fresh files, or a burst of change commands, or an empty-trash.
+            // The victim: an import of fresh files, a burst of change commands, a content edit or revert, or an
+            // empty-trash.
             let victimArguments: [String]
-            switch random.next(below: 4) {
+            switch random.next(below: 5) {
             case 0, 1:
                 let folder = workspace.appendingPathComponent("import-\(kill)")
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -85,17 +91,35 @@ public struct KillCampaign {
                 let verbs = [["favorite"], ["favorite", "--off"], ["hide"], ["hide", "--off"], ["delete"], ["recover"]]
                 let verb = verbs[random.next(below: verbs.count)]
                 victimArguments = targets.isEmpty ? ["ls"] : [verb[0]] + targets + verb.dropFirst()
+            case 3:
+                let ids = try listIDs(includeHidden: true).filter { !ledger.contains($0) }
+                if let target = ids.shuffled(using: &random).first {
+                    victimArguments =
+                        random.next(below: 3) == 0
+                        ? ["revert", target]
+                        : ["edit", target, "--exposure", String(format: "%.2f", Double(random.next(below: 200)) / 100 - 1), "--crop", "0,0,0.9,0.9"]
+                } else {
+                    victimArguments = ["ls"]
+                }
             default:
                 victimArguments = ["empty-trash"]
             }
             var other: ChildProcess?
             var otherLedgerFile: URL?
+            var otherEdits = false
             if concurrent {
-                // A reader and writer beside the victim: it adds one photo (which must survive) and lists.
-                let photo = workspace.appendingPathComponent("ledger-\(kill).jpg")
-                try TestMedia.writeImage(to: photo, width: 9 + kill % 300, height: 7 + kill / 300)
-                otherLedgerFile = photo
-                other = try ChildProcess(executable, ["add", photo.path, "--json", "--library", library.path])
+                // A reader and writer beside the victim: it adds one photo (which must survive), or edits one it added
+                // before (no victim touches those), and lists.
+                if kill % 2 == 1, let edited = ledger.sorted().first {
+                    otherEdits = true
+                    other = try ChildProcess(
+                        executable, ["edit", edited, "--exposure", String(format: "%.1f", Double(kill % 10) / 10), "--library", library.path])
+                } else {
+                    let photo = workspace.appendingPathComponent("ledger-\(kill).jpg")
+                    try TestMedia.writeImage(to: photo, width: 9 + kill % 300, height: 7 + kill / 300)
+                    otherLedgerFile = photo
+                    other = try ChildProcess(executable, ["add", photo.path, "--json", "--library", library.path])
+                }
             }
             let kind = victimArguments.first ?? "?"
             let victim = try ChildProcess(executable, victimArguments + ["--library", library.path])
@@ -104,21 +128,27 @@ public struct KillCampaign {
             victim.kill()
             let victimEnd = victim.wait()
             result.kills += 1
+            if victimEnd.wasSignalled { result.killedMidway[kind, default: 0] += 1 }
             if !victimEnd.wasSignalled {
                 result.finishedBeforeKill += 1
                 duration[kind] = victimEnd.seconds * 0.6
             } else if victimEnd.seconds > window * 0.95 {
                 duration[kind] = window * 1.1  // killed near the end of the window: it may run longer
             }
-            if let other, let otherLedgerFile {
+            if let other {
                 result.killsWithConcurrentProcess += 1
                 let end = other.wait()
                 result.concurrentCommands += 1
-                if end.status == 0, let added = Self.identifiers(fromAddJSON: end.standardOutput), !added.isEmpty {
+                if otherEdits {
+                    if end.status != 0 {
+                        result.concurrentFailures += 1
+                        log("concurrent edit failed with status \(end.status)")
+                    }
+                } else if end.status == 0, let added = Self.identifiers(fromAddJSON: end.standardOutput), !added.isEmpty {
                     ledger.formUnion(added)
                 } else {
                     result.concurrentFailures += 1
-                    log("concurrent add of \(otherLedgerFile.lastPathComponent) failed with status \(end.status)")
+                    log("concurrent add of \(otherLedgerFile?.lastPathComponent ?? "?") failed with status \(end.status)")
                 }
                 // A reader too.
                 let reader = try ChildProcess(executable, ["ls", "--json", "--library", library.path]).wait()
@@ -147,6 +177,10 @@ public struct KillCampaign {
                     result.inconsistencies.append("after \(what): \(problem)")
                 }
             }
+            let mixed = try engine.database.read { db in
+                try String.fetchAll(db, sql: Self.incoherentVersionsSQL)
+            }
+            for identifier in mixed { result.inconsistencies.append("after \(what): \(identifier) has a mix of versions") }
             let present = try engine.database.read { db in
                 try Set(String.fetchAll(db, sql: "SELECT local_id FROM asset"))
             }
@@ -162,6 +196,21 @@ public struct KillCampaign {
             result.inconsistencies.append("after \(what): cannot open or check the library: \(error)")
         }
     }
+
+    /// Assets whose rows do not describe one whole version: edited without exactly one rendering and one recipe, or
+    /// not sized as its rendering; unedited with edit resources left, or not sized as its original.
+    static let incoherentVersionsSQL = """
+        SELECT a.local_id FROM asset a
+        LEFT JOIN resource o ON o.asset_id = a.id AND o.type = CASE a.media_type WHEN 2 THEN 2 ELSE 1 END
+        LEFT JOIN resource r ON r.asset_id = a.id AND r.type IN (5, 6)
+        WHERE (a.has_adjustments = 1 AND (
+                (SELECT count(*) FROM resource x WHERE x.asset_id = a.id AND x.type IN (5, 6)) != 1
+                OR (SELECT count(*) FROM resource x WHERE x.asset_id = a.id AND x.type = 7) != 1
+                OR r.pixel_width != a.pixel_width OR r.pixel_height != a.pixel_height))
+           OR (a.has_adjustments = 0 AND (
+                EXISTS (SELECT 1 FROM resource x WHERE x.asset_id = a.id AND x.type IN (5, 6, 7, 8, 10, 11, 12))
+                OR o.pixel_width != a.pixel_width OR o.pixel_height != a.pixel_height))
+        """
 
     private func add(count: Int, tag: String) throws -> (ids: [String], status: Int32) {
         var files: [String] = []

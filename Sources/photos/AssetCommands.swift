@@ -97,25 +97,78 @@ struct AssetSelection: ParsableArguments {
 }
 
 struct Show: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one asset with its resources.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show one asset with its resources, its versions and its adjustment (format, version, editor, time).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Local identifier (or a unique prefix).") var id: String
 
     func run() throws {
         let library = try global.open()
         let asset = try resolveAsset(id, in: library, global: global)
+        let resources = PHAssetResource.assetResources(for: asset)
+        let versions = Self.versions(resources)
+        let adjustment = asset.hasAdjustments ? Self.adjustment(resources) : nil
         if global.json {
-            Output.printJSON(Output.asset(asset, resources: true))
+            var object = Output.asset(asset, resources: true)
+            object["versions"] = versions.map { ["version": $0.name, "resourceType": "\($0.resource.type)", "sha256": $0.resource.sha256] }
+            object["adjustment"] = adjustment ?? NSNull()
+            object["adjustmentTimestamp"] = asset.adjustmentTimestamp.map { Output.isoDate($0) } ?? NSNull()
+            Output.printJSON(object)
             return
         }
         print(Output.assetLine(asset))
-        for resource in PHAssetResource.assetResources(for: asset) {
+        for resource in resources {
             print(
-                "  \(resource.type)  \(resource.originalFilename)  \(resource.uniformTypeIdentifier)  \(resource.fileSize) bytes  sha256:\(resource.sha256)"
+                "  \(resource.type)  \(resource.originalFilename)  \(resource.uniformTypeIdentifier)  \(resource.pixelWidth)x\(resource.pixelHeight)  \(resource.fileSize) bytes  sha256:\(resource.sha256)"
             )
+        }
+        for version in versions {
+            print("  version \(version.name): \(version.resource.type) \(version.resource.pixelWidth)x\(version.resource.pixelHeight)")
+        }
+        if let adjustment {
+            print(
+                "  adjustment: \(adjustment["formatIdentifier"] ?? "?") \(adjustment["formatVersion"] ?? "?"), editor \(adjustment["editor"] as? String ?? "owner"), \(adjustment["timestamp"] ?? "?")"
+            )
+            if let recipe = adjustment["recipe"] as? [String] { print("  recipe: \(recipe.joined(separator: ", "))") }
+        } else if let stamp = asset.adjustmentTimestamp {
+            print("  reverted to the original at \(Output.isoDate(stamp))")
         }
         let albums = PHAssetCollection.fetchAssetCollectionsContaining(asset, with: .album, options: nil)
         for album in albums { print("  in album: \(album.localizedTitle ?? album.localIdentifier)") }
+    }
+
+    /// The asset's versions (spec §2): the original, the current rendering, and the previous version (the input of
+    /// the last edit: its stored base, else the original).
+    static func versions(_ resources: [PHAssetResource]) -> [(name: String, resource: PHAssetResource)] {
+        guard let original = resources.first(where: { $0.type == .photo || $0.type == .video }) else { return [] }
+        guard let current = resources.first(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) else {
+            return [("original", original), ("current", original)]
+        }
+        let previous = resources.first { $0.type == .adjustmentBasePhoto || $0.type == .adjustmentBaseVideo } ?? original
+        return [("original", original), ("previous", previous), ("current", current)]
+    }
+
+    /// The adjustment as the library stores it (its `.adjustmentData` resource, Apple's Adjustments.plist keys); the
+    /// built-in editor's recipe spelled out.
+    static func adjustment(_ resources: [PHAssetResource]) -> [String: Any]? {
+        guard let resource = resources.first(where: { $0.type == .adjustmentData }), let url = resource.fileURL,
+            let data = try? Data(contentsOf: url),
+            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        else { return nil }
+        var object: [String: Any] = [
+            "formatIdentifier": plist["adjustmentFormatIdentifier"] as? String ?? "",
+            "formatVersion": plist["adjustmentFormatVersion"] as? String ?? "",
+            "editor": plist["adjustmentEditorBundleID"] as? String ?? NSNull(),
+            "timestamp": (plist["adjustmentTimestamp"] as? Date).map { Output.isoDate($0) } ?? NSNull(),
+            "dataSize": (plist["adjustmentData"] as? Data)?.count ?? 0,
+        ]
+        if let identifier = plist["adjustmentFormatIdentifier"] as? String, let version = plist["adjustmentFormatVersion"] as? String,
+            let bytes = plist["adjustmentData"] as? Data,
+            let recipe = PhotoEditRecipe(adjustmentData: PHAdjustmentData(formatIdentifier: identifier, formatVersion: version, data: bytes))
+        {
+            object["recipe"] = recipe.steps.map { "\($0)" }
+        }
+        return object
     }
 }
 

@@ -83,12 +83,13 @@ struct Thumbnail: ParsableCommand {
 }
 
 extension Thumbnail {
-    /// The full-size image streamed from the original into the file: memory stays bounded whatever the size
+    /// The full-size image of the version streamed into the file: memory stays bounded whatever the size
     /// (a 16000 × 16000 PNG included), where a rendering in memory would hold every pixel.
-    /// Versions are the same file until editing exists; the original is streamed.
     private func writeFullSize(_ asset: PHAsset) throws {
         guard asset.mediaType == .image else { throw CLIError("--size max streams photos; for a video, give a size") }
-        guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == .photo }), let source = resource.fileURL
+        let resources = PHAssetResource.assetResources(for: asset)
+        let rendering = version == "current" ? resources.first { $0.type == .fullSizePhoto } : nil
+        guard let resource = rendering ?? resources.first(where: { $0.type == .photo }), let source = resource.fileURL
         else { throw CLIError("the asset's original is not in the library") }
         let url = URL(fileURLWithPath: out)
         let written: (width: Int, height: Int)
@@ -114,7 +115,9 @@ struct Export: ParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Local identifiers (or unique prefixes).") var ids: [String]
-    @Option(help: "current, unadjusted or original (the same files until editing exists).") var version = "current"
+    @Option(
+        help: "current (an edited asset's rendering — and its Live Photo video — else the originals), or original / unadjusted (the originals)."
+    ) var version = "current"
     @Option(help: "The folder to write into (created if missing).") var out: String
     @Option(help: "Export a video with this AVAssetExportSession preset (for example 1280x720 or Passthrough).") var preset: String?
     @Option(help: "The container for --preset: mov, mp4 or m4v.") var type = "mp4"
@@ -148,10 +151,30 @@ struct Export: ParsableCommand {
         if Interruption.requested { throw ExitCode(Interruption.exitStatus) }
     }
 
+    /// The files of the version: the originals (photo, video, paired video, alternate photo, audio), or for
+    /// `current` of an edited asset its renderings, named after the original with the rendering's extension.
+    static func versionResources(of asset: PHAsset, version: String) -> [(resource: PHAssetResource, name: String)] {
+        let resources = PHAssetResource.assetResources(for: asset)
+        let originalTypes: [PHAssetResourceType] = [.photo, .video, .audio, .alternatePhoto, .pairedVideo]
+        let originals = resources.filter { originalTypes.contains($0.type) }
+        guard version == "current", let rendering = resources.first(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) else {
+            return originals.map { ($0, $0.originalFilename) }
+        }
+        let stem = ((originals.first { $0.type == .photo || $0.type == .video }?.originalFilename ?? "Edited") as NSString).deletingPathExtension
+        func named(_ resource: PHAssetResource) -> String {
+            "\(stem).\((resource.fileURL?.pathExtension ?? "jpg").uppercased())"
+        }
+        var files = [(rendering, named(rendering))]
+        if let video = resources.first(where: { $0.type == .fullSizePairedVideo }) ?? resources.first(where: { $0.type == .pairedVideo }) {
+            files.append((video, named(video)))
+        }
+        return files
+    }
+
     private func exportResources(of asset: PHAsset, into folder: URL) throws -> [String] {
         var written: [String] = []
-        for resource in PHAssetResource.assetResources(for: asset) {
-            let target = folder.appendingPathComponent(Self.safeName(resource.originalFilename, resource))
+        for (resource, name) in Self.versionResources(of: asset, version: version) {
+            let target = folder.appendingPathComponent(Self.safeName(name, resource))
             let done = DispatchSemaphore(value: 0)
             let failure = LockedError()
             PHAssetResourceManager.default().writeData(for: resource, toFile: target, options: nil) { error in

@@ -26,17 +26,6 @@ import Testing
         #expect(restored == adjustment)
         #expect(PHAdjustmentData.supportsSecureCoding)
     }
-
-    #if !PHOTOKIT_COMPATIBILITY_TEST
-        @Test func emptyOrOversizeDataIsRefusedAtCommit() {
-            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Self.recipe).validationFailure == nil)
-            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Data()).validationFailure == "the adjustment data is empty")
-            #expect(PHAdjustmentData(formatIdentifier: "", formatVersion: "1", data: Self.recipe).validationFailure != nil)
-            let limit = PHAdjustmentData.maximumDataSize
-            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Data(count: limit)).validationFailure == nil)
-            #expect(PHAdjustmentData(formatIdentifier: "a.b", formatVersion: "1", data: Data(count: limit + 1)).validationFailure != nil)
-        }
-    #endif
 }
 
 /// The editing-input options as Apple documents them.

@@ -24,6 +24,7 @@ struct KillCampaignTests {
         // Many children were killed mid-way, not after they finished (else the test proves little). How many depends
         // on the machine's speed and load; the campaign learns each command's duration and kills within it.
         #expect(result.kills - result.finishedBeforeKill >= result.kills / 3, "\(result)")
+        #expect(result.killedMidway["edit", default: 0] + result.killedMidway["revert", default: 0] >= 2, "\(result)")
     }
 }
 

@@ -16,11 +16,16 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
     let creationIdentifier: String?
     var changes = AssetPropertyChanges()
     var resources: [ResourceInput] = []
+    private var output: PHContentEditingOutput?
+    private var reverts = false
+    /// Whether the asset's content may be edited (`canPerform(.content)`); creation requests may.
+    private let canEditContent: Bool
 
     /// Creates a creation request (used by the factory methods; not for direct use).
     public required init(_creatingAssetWithIdentifier identifier: String) {
         self.targetIdentifier = nil
         self.creationIdentifier = identifier
+        self.canEditContent = true
         super.init()
     }
 
@@ -28,6 +33,7 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
     public init(for asset: PHAsset) {
         self.targetIdentifier = asset.localIdentifier
         self.creationIdentifier = nil
+        self.canEditContent = asset.canPerform(.content)
         super.init()
         if !asset.canPerform(.properties) {
             photoKitMisuse("The asset \(asset.localIdentifier) does not allow property changes (check canPerform(.properties))")
@@ -72,8 +78,15 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
 
     /// A placeholder for the asset a creation request creates (nil for other requests).
     open var placeholderForCreatedAsset: PHObjectPlaceholder? {
-        creationIdentifier.map { PHObjectPlaceholder(localIdentifier: $0, library: context.library) }
+        creationIdentifier.map {
+            let placeholder = PHObjectPlaceholder(localIdentifier: $0, library: context.library)
+            placeholder.creationRequest = self
+            return placeholder
+        }
     }
+
+    /// Whether a creation request adds a video.
+    var createsVideo: Bool { resources.contains { $0.type == PHAssetResourceType.video.rawValue } }
 
     // MARK: Deleting
 
@@ -131,11 +144,43 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
         }
     }
 
+    // MARK: Content
+
+    /// An edit to commit: its rendering becomes the asset's current version and its adjustment data the asset's
+    /// recipe; the original stays untouched. One output per request; the block fails with a ``PHPhotosError`` when
+    /// the output does not validate (see ``PHContentEditingOutput``).
+    open var contentEditingOutput: PHContentEditingOutput? {
+        get { output }
+        set {
+            checkInsideBlock()
+            if newValue != nil, !canEditContent {
+                photoKitMisuse("The asset \(targetIdentifier ?? "") does not allow content editing (check canPerform(.content))")
+            }
+            output = newValue
+        }
+    }
+
+    /// Discards every edit: the asset shows its original again, with its original size; the renderings, the
+    /// previous version and the adjustment data are removed when the block commits. Fails the block with
+    /// ``PHPhotosError/Code/missingResource`` when the original's file is missing.
+    open func revertAssetContentToOriginal() {
+        checkInsideBlock()
+        if !canEditContent {
+            photoKitMisuse("The asset \(targetIdentifier ?? "") does not allow content editing (check canPerform(.content))")
+        }
+        reverts = true
+    }
+
     override func intents() -> [ChangeIntent] {
         if let creationIdentifier {
-            return [.createAsset(localIdentifier: creationIdentifier, resources: resources, properties: changes)]
+            var intents: [ChangeIntent] = [.createAsset(localIdentifier: creationIdentifier, resources: resources, properties: changes)]
+            if let output { intents.append(.editAssetContent(localIdentifier: creationIdentifier, output.contentEdit(for: creationIdentifier))) }
+            return intents
         }
         guard let targetIdentifier else { return [] }
-        return [.updateAsset(localIdentifier: targetIdentifier, properties: changes)]
+        var intents: [ChangeIntent] = [.updateAsset(localIdentifier: targetIdentifier, properties: changes)]
+        if let output { intents.append(.editAssetContent(localIdentifier: targetIdentifier, output.contentEdit(for: targetIdentifier))) }
+        if reverts { intents.append(.revertAssetContent(localIdentifier: targetIdentifier)) }
+        return intents
     }
 }

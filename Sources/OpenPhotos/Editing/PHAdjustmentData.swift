@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibraryEngine
 
 /// The recipe of an edit: which editor wrote it (a reverse-DNS format identifier and a version) and its serialized
 /// instructions, stored with the asset so that the edit can be reopened and changed later.
@@ -10,7 +11,7 @@ import Foundation
 /// `canHandleAdjustmentData`) reads them.
 public final class PHAdjustmentData: NSObject, NSSecureCoding, @unchecked Sendable {
     /// The largest ``data`` committed: 1 MiB — room for any recipe, none for images.
-    public static let maximumDataSize = 1 << 20
+    public static let maximumDataSize = LibraryEngine.maximumAdjustmentDataSize
 
     /// The editor's format, in reverse-DNS form ("com.example.filters").
     public let formatIdentifier: String
@@ -24,17 +25,6 @@ public final class PHAdjustmentData: NSObject, NSSecureCoding, @unchecked Sendab
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
         self.data = data
-    }
-
-    /// Why the library refuses this adjustment data at commit, or nil when it is acceptable.
-    package var validationFailure: String? {
-        if formatIdentifier.isEmpty { return "the adjustment data has no format identifier" }
-        if formatVersion.isEmpty { return "the adjustment data has no format version" }
-        if data.isEmpty { return "the adjustment data is empty" }
-        if data.count > Self.maximumDataSize {
-            return "the adjustment data is \(data.count) bytes, more than the \(Self.maximumDataSize) the library keeps"
-        }
-        return nil
     }
 
     public static var supportsSecureCoding: Bool { true }

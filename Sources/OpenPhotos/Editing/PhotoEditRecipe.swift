@@ -68,14 +68,16 @@ public struct PhotoEditRecipe: Codable, Sendable, Equatable {
             }
         }
 
-        static let order = [
+        /// The kinds of steps, in the order they render.
+        public static let order = [
             "crop", "rotate", "flip", "straighten", "exposure", "contrast", "saturation", "vibrance", "warmth", "tint", "highlights",
             "shadows", "look", "vignette",
         ]
-        static let looks = ["chrome", "fade", "instant", "mono", "noir", "process", "tonal", "transfer"]
+        /// The looks (CIPhotoEffect filters) a recipe names.
+        public static let looks = ["chrome", "fade", "instant", "mono", "noir", "process", "tonal", "transfer"]
 
-        /// Why the step is not acceptable, or nil.
-        var problem: String? {
+        /// Why the step is not acceptable (a value out of its range, an unknown look), or nil.
+        public var problem: String? {
             func finite(_ values: Double...) -> Bool { values.allSatisfy(\.isFinite) }
             switch self {
             case .crop(let x, let y, let w, let h):
@@ -111,11 +113,14 @@ public struct PhotoEditRecipe: Codable, Sendable, Equatable {
         }
     }
 
-    /// The recipe with `step` set, replacing a step of its kind.
+    /// The recipe with `step` set, replacing a step of its kind. Steps are kept in render order (``Step/order``),
+    /// so the same adjustments always make the same recipe, whatever order they were set in.
     public func setting(_ step: Step) -> PhotoEditRecipe {
         var copy = self
         copy.steps.removeAll { $0.kind == step.kind }
-        copy.steps.append(step)
+        let rank = { (kind: String) in Step.order.firstIndex(of: kind) ?? Step.order.count }
+        let position = copy.steps.firstIndex { rank($0.kind) > rank(step.kind) } ?? copy.steps.endIndex
+        copy.steps.insert(step, at: position)
         return copy
     }
 
@@ -162,6 +167,7 @@ public struct PhotoEditRecipe: Codable, Sendable, Equatable {
         var controls: (saturation: Double, contrast: Double) = (1, 1)
         var temperature: (warmth: Double, tint: Double) = (0, 0)
         var light: (highlights: Double, shadows: Double) = (0, 0)
+        // In render order whatever the steps' order (a recipe decoded with Codable keeps the order it was stored in).
         let ordered = steps.sorted { Step.order.firstIndex(of: $0.kind)! < Step.order.firstIndex(of: $1.kind)! }
         for step in ordered {
             switch step {

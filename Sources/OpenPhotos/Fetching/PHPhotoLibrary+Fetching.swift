@@ -217,3 +217,13 @@ extension PHPhotoLibrary {
         return fetchStoredCollections(.children(of: id), table: .collection, options: options)
     }
 }
+
+extension PHPhotoLibrary {
+    /// The asset as the library holds it now (nil when it is gone or not visible to this client).
+    func refreshedAsset(_ asset: PHAsset) -> PHAsset? {
+        guard access.canRead, let engine = engineIfAvailable, let record = try? engine.asset(localIdentifier: asset.localIdentifier) else {
+            return nil
+        }
+        return PHAsset(record: record, library: self)
+    }
+}

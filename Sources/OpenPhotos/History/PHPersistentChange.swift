@@ -15,6 +15,14 @@ public final class PHPersistentChange: NSObject, @unchecked Sendable {
     /// OpenPhotoKit: when the change was committed.
     public var date: Date { entry.date }
 
+    /// OpenPhotoKit: the client that made the change (its `PHPhotoLibrary` client identifier); nil for the library's
+    /// owner.
+    public var clientIdentifier: String? { entry.clientID }
+
+    /// OpenPhotoKit: the assets whose content (not only properties) the change replaced: content edits and reverts.
+    /// They are among the updated identifiers of ``changeDetails(for:)``.
+    public var contentChangedAssetLocalIdentifiers: Set<String> { Set(entry.changes.contentChangedAssets.map(\.localIdentifier)) }
+
     /// The inserted, updated and deleted identifiers of one object type.
     public func changeDetails(for objectType: PHObjectType) throws -> PHPersistentObjectChangeDetails {
         let c = entry.changes

@@ -148,7 +148,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         }
         let work = { @Sendable () -> DataResult in
             do {
-                let source = try self.cachedSource(asset)
+                let source = try self.cachedSource(asset, version: options.version)
                 guard source.videoRotation == nil else {
                     throw PHPhotosError(
                         .requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is a video, not image data"])
@@ -201,7 +201,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         forVideo asset: PHAsset, options: PHVideoRequestOptions?, resultHandler: @escaping (AVAsset?, AVAudioMix?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
         nonisolated(unsafe) let handler = resultHandler
-        return requestVideo(asset, make: { $0 }) { video, info in handler(video, nil, info) }
+        return requestVideo(asset, options: options, make: { $0 }) { video, info in handler(video, nil, info) }
     }
 
     /// A video asset as an ``AVPlayerItem`` for playback, on the manager's queue. Assets that are not videos get nil
@@ -210,7 +210,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     open func requestPlayerItem(
         forVideo asset: PHAsset, options: PHVideoRequestOptions?, resultHandler: @escaping (AVPlayerItem?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
-        requestVideo(asset, make: { AVPlayerItem(asset: $0) }, deliver: resultHandler)
+        requestVideo(asset, options: options, make: { AVPlayerItem(asset: $0) }, deliver: resultHandler)
     }
 
     /// A video asset in an ``AVAssetExportSession`` set up with `exportPreset`, on the manager's queue; set its
@@ -222,7 +222,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         resultHandler: @escaping (AVAssetExportSession?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
         requestVideo(
-            asset,
+            asset, options: options,
             make: { video in
                 guard let session = AVAssetExportSession(asset: video, presetName: exportPreset) else {
                     throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "unknown export preset \(exportPreset)"])
@@ -234,9 +234,11 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     /// The common walk of the video requests: the asset's stored file as an ``AVURLAsset``, shaped by `make`, handed
     /// to `deliver` on the delivery queue unless cancelled.
     private func requestVideo<Value>(
-        _ asset: PHAsset, make: @escaping (AVURLAsset) throws -> Value, deliver: @escaping (Value?, [AnyHashable: Any]?) -> Void
+        _ asset: PHAsset, options: PHVideoRequestOptions?, make: @escaping (AVURLAsset) throws -> Value,
+        deliver: @escaping (Value?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
         let id = nextRequestID()
+        let version: PHImageRequestOptionsVersion = options?.version == .original ? .original : .current
         nonisolated(unsafe) let make = make
         nonisolated(unsafe) let deliver = deliver
         workers.addOperation { [self] in
@@ -245,7 +247,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             if asset.mediaType != .video {
                 error = PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is not a video"])
             } else {
-                do { value = try make(AVURLAsset(url: try cachedSource(asset).url)) } catch let failure { error = failure }
+                do { value = try make(AVURLAsset(url: try cachedSource(asset, version: version).url)) } catch let failure { error = failure }
             }
             let result = Result(image: nil, info: Self.info(id, degraded: false, error: error))
             nonisolated(unsafe) let delivered = value
@@ -270,8 +272,14 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let id = nextRequestID()
         nonisolated(unsafe) let handler = resultHandler
         let opportunistic = (options?.deliveryMode ?? .opportunistic) == .opportunistic
+        // The current version: an edit's renderings of the still and the video where it has them.
         let resources = PHAssetResource.assetResources(for: asset)
-        let urls = resources.filter { $0.type == .photo || $0.type == .pairedVideo }.compactMap(\.fileURL)
+        let current = options?.version ?? .current
+        func file(_ edited: PHAssetResourceType, else original: PHAssetResourceType) -> URL? {
+            (current == .current ? resources.first { $0.type == edited } : nil).flatMap(\.fileURL)
+                ?? resources.first { $0.type == original }?.fileURL
+        }
+        let urls = [file(.fullSizePhoto, else: .photo), file(.fullSizePairedVideo, else: .pairedVideo)].compactMap { $0 }
         guard asset.mediaSubtypes.contains(.photoLive), urls.count == 2 else {
             let info = Self.info(id, degraded: false, error: PHPhotosError(.requestNotSupportedForAsset))
             nonisolated(unsafe) let sendable = info
@@ -326,27 +334,43 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         var info: [AnyHashable: Any]
     }
 
-    /// The file to render: a photo's original (the same pixels for every version until editing exists).
-    static func source(_ asset: PHAsset) throws -> Source {
-        guard let resource = PHAssetResource.primaryResource(of: asset), let url = resource.fileURL else {
+    /// The file to render for a version: `.current` is the edit's rendering (the original when unedited);
+    /// `.unadjusted` and `.original` are the original. Its SHA-256 keys every cached rendering, so a new version
+    /// never meets an old one's pixels.
+    static func source(_ asset: PHAsset, version: PHImageRequestOptionsVersion) throws -> Source {
+        guard let resource = PHAssetResource.versionResource(of: asset, current: version == .current), let url = resource.fileURL else {
             throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) has no stored original"])
         }
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the original of \(asset.localIdentifier) is missing"])
+            throw PHPhotosError(
+                .missingResource,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "the \(resource.type == .photo || resource.type == .video ? "original" : "edited version") of \(asset.localIdentifier) is missing"
+                ])
         }
+        let isVideo = asset.mediaType == .video
         return Source(
             url: url, library: asset.library?.libraryURL ?? url.deletingLastPathComponent(),
             assetUUID: String(asset.localIdentifier.prefix { $0 != "/" }), sha256: resource.sha256,
             uniformTypeIdentifier: resource.uniformTypeIdentifier,
-            videoRotation: asset.mediaType == .video ? ((try? MediaProbe().probe(url).rotation) ?? 0) : nil, displayWidth: asset.pixelWidth,
-            displayHeight: asset.pixelHeight)
+            videoRotation: isVideo ? ((try? MediaProbe().probe(url).rotation) ?? 0) : nil,
+            displayWidth: resource.pixelWidth > 0 ? resource.pixelWidth : asset.pixelWidth,
+            displayHeight: resource.pixelHeight > 0 ? resource.pixelHeight : asset.pixelHeight)
     }
 
-    /// The original to render, remembered per asset version so a cached request reads no database.
-    func cachedSource(_ asset: PHAsset) throws -> Source {
-        let key = "\(asset.localIdentifier)@\(asset.modificationDate?.timeIntervalSince1970 ?? 0)"
-        if let known = sources.withLock({ $0[key] }) { return known }
-        let source = try Self.source(asset)
+    /// The file of a version to render, remembered per asset state so a cached request reads no database. When the
+    /// remembered file has gone (another process committed an edit or a revert since), the asset's version is looked
+    /// up again; when that fails too, the remembered source stands (renderings of it in memory can still serve).
+    func cachedSource(_ asset: PHAsset, version: PHImageRequestOptionsVersion = .current) throws -> Source {
+        let key = "\(asset.localIdentifier)@\(asset.modificationDate?.timeIntervalSince1970 ?? 0)#\(version.rawValue)"
+        let known = sources.withLock { $0[key] }
+        if let known, FileManager.default.fileExists(atPath: known.url.path) { return known }
+        let source: Source
+        do { source = try Self.source(asset, version: version) } catch {
+            if let known { return known }
+            throw error
+        }
         sources.withLock { sources in
             if sources.count > 10_000 { sources.removeAll(keepingCapacity: true) }
             sources[key] = source
@@ -355,7 +379,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     }
 
     func plan(_ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions) throws -> RenderPlan {
-        try Self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options, source: { try self.cachedSource(asset) })
+        try Self.plan(
+            asset, targetSize: targetSize, contentMode: contentMode, options: options,
+            source: { try self.cachedSource(asset, version: options.version) })
     }
 
     static func plan(

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibraryEngine
+import Synchronization
 
 /// A representation of an image, video or Live Photo in the photo library.
 ///
@@ -63,6 +64,55 @@ open class PHAsset: PHObject, @unchecked Sendable {
     open var adjustmentFormatIdentifier: String? { record.adjustmentFormatIdentifier }
     /// Whether and how the asset was adjusted.
     open var adjustmentsState: AdjustmentsState { record.hasAdjustments ? .userAdjusted : .none }
+    /// When the asset's content was last edited — or reverted (iOS 18); nil when it never was.
+    open var adjustmentTimestamp: Date? { record.adjustmentTimestamp }
+
+    // MARK: - Content editing (in the class body so subclasses can override)
+
+    /// Prepares the asset for editing and calls `completionHandler` once, on a serial queue of OpenPhotoKit (Apple
+    /// uses the main queue; Linux programs rarely run one), with the input — or nil and
+    /// ``PHContentEditingInputErrorKey`` or ``PHContentEditingInputCancelledKey`` in the info.
+    ///
+    /// With `options.canHandleAdjustmentData` accepting the asset's adjustment data, the input is the previous
+    /// version with that data; otherwise the current version. Clients with add-only access get
+    /// ``PHPhotosError/Code/accessUserDenied``; audio and other assets that are neither photos nor videos get
+    /// ``PHPhotosError/Code/requestNotSupportedForAsset``; a missing file gets ``PHPhotosError/Code/missingResource``.
+    @discardableResult
+    open func requestContentEditingInput(
+        with options: PHContentEditingInputRequestOptions?,
+        completionHandler: @escaping (PHContentEditingInput?, [AnyHashable: Any]) -> Void
+    ) -> PHContentEditingInputRequestID {
+        ContentEditingInputRequests.shared.request(self, options: options, completionHandler: completionHandler)
+    }
+
+    /// OpenPhotoKit: the editing input, awaited. Cancelling the task cancels the request.
+    /// - throws: the ``PHPhotosError`` of ``PHContentEditingInputErrorKey``; `userCancelled` when cancelled.
+    public func requestContentEditingInput(with options: PHContentEditingInputRequestOptions?) async throws -> PHContentEditingInput {
+        let id = Mutex<PHContentEditingInputRequestID?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PHContentEditingInput, any Error>) in
+                let requestID = requestContentEditingInput(with: options) { input, info in
+                    if let input {
+                        continuation.resume(returning: input)
+                    } else if let error = info[PHContentEditingInputErrorKey] as? any Error {
+                        continuation.resume(throwing: error)
+                    } else {
+                        continuation.resume(throwing: PHPhotosError(.userCancelled))
+                    }
+                }
+                id.withLock { $0 = requestID }
+                if Task.isCancelled { cancelContentEditingInputRequest(requestID) }
+            }
+        } onCancel: {
+            if let requestID = id.withLock({ $0 }) { cancelContentEditingInputRequest(requestID) }
+        }
+    }
+
+    /// Cancels a request for an editing input: its handler is called once with ``PHContentEditingInputCancelledKey``
+    /// (unless it already had its answer).
+    open func cancelContentEditingInputRequest(_ requestID: PHContentEditingInputRequestID) {
+        ContentEditingInputRequests.shared.cancel(requestID)
+    }
 
     /// Whether the asset supports an edit operation. iTunes-synced assets cannot be edited or deleted.
     open func canPerform(_ editOperation: PHAssetEditOperation) -> Bool {

@@ -36,7 +36,11 @@ open class PHObject: NSObject, NSCopying, @unchecked Sendable {
 
 /// A read-only proxy for an object created in a change block: use it in the same block (add a new asset to an
 /// album) or afterwards (fetch by its ``PHObject/localIdentifier``).
-open class PHObjectPlaceholder: PHObject, @unchecked Sendable {}
+open class PHObjectPlaceholder: PHObject, @unchecked Sendable {
+    /// The creation request it stands for, while its change block runs (what an editing output for the new asset
+    /// asks about its media).
+    weak var creationRequest: PHAssetChangeRequest?
+}
 
 /// Local identifiers in Apple's shape: `UUID/L0/NNN`, where the suffix tells the kind of object.
 enum LocalIdentifier {

@@ -36,7 +36,8 @@ open class PHChange: NSObject, @unchecked Sendable {
             else { return nil }
             let record = (try? state.asset(localIdentifier: identifier)) ?? nil
             let after = record.flatMap { $0.trashedDate == nil ? PHAsset(record: $0, library: library) as? T : nil }
-            return PHObjectChangeDetails(before: object, after: after, contentChanged: false, deleted: deleted || after == nil)
+            return PHObjectChangeDetails(
+                before: object, after: after, contentChanged: changes.contentChanged(identifier), deleted: deleted || after == nil)
         }
         let deleted = changes.deletedCollections.contains { $0.localIdentifier == identifier }
         guard deleted || changes.updatedCollections.contains(where: { $0.localIdentifier == identifier }) else { return nil }

@@ -23,6 +23,16 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
         livePhoto.asset.map { assetResources(for: $0) } ?? []
     }
 
+    /// The resource of an asset's current version (`current`: an edit's full-size rendering, else the original) or
+    /// of its original.
+    static func versionResource(of asset: PHAsset, current: Bool) -> PHAssetResource? {
+        let resources = assetResources(for: asset)
+        if current, let rendering = resources.first(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) {
+            return rendering
+        }
+        return resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
+    }
+
     static func primaryResource(of asset: PHAsset) -> PHAssetResource? {
         let resources = assetResources(for: asset)
         return resources.first { $0.type == .photo || $0.type == .video } ?? resources.first

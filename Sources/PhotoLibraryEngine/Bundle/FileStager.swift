@@ -128,6 +128,37 @@ package struct FileStager: Sendable {
         return (total, Self.hex(hasher.finalize()))
     }
 
+    /// Copies a library file out for a reader that must not reach the library's own (an editing input's
+    /// `fullSizeImageURL`). The destination must not exist; a link in the source's place is refused.
+    package static func copyOut(_ source: URL, to destination: URL) throws(LibraryError) {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard input >= 0 else { throw LibraryBundle.posixError("open \(source.lastPathComponent)") }
+        defer { close(input) }
+        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw LibraryBundle.posixError("create \(destination.path)") }
+        var ok = false
+        defer {
+            close(output)
+            if !ok { unlink(destination.path) }
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = read(input, buffer.baseAddress, chunkSize)
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw LibraryBundle.posixError("read \(source.lastPathComponent)") }
+            if n == 0 { break }
+            var offset = 0
+            while offset < n {
+                let w = write(output, buffer.baseAddress! + offset, n - offset)
+                if w < 0, errno == EINTR { continue }
+                guard w >= 0 else { throw LibraryBundle.posixError("write \(destination.path)") }
+                offset += w
+            }
+        }
+        ok = true
+    }
+
     /// Hashes a file (used for moved files and by `verify`).
     package func hashFile(_ url: URL) throws(LibraryError) -> (Int64, String) {
         try Self.hashFile(url)

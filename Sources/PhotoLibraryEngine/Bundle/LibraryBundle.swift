@@ -99,6 +99,16 @@ package struct LibraryBundle: Sendable {
         return resourcesURL.appendingPathComponent("derivatives/\(assetUUID.prefix(1))/\(assetUUID)")
     }
 
+    /// Removes an asset's cached renderings of one version (derivative names begin with the rendered file's
+    /// SHA-256): a superseded rendering's thumbnails go with it, the original's stay.
+    package func removeDerivatives(assetUUID: String, sha256: String) {
+        guard let folder = derivativesURL(assetUUID: assetUUID), sha256.count >= 16,
+            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return }
+        let prefix = "\(sha256.prefix(16))-"
+        for name in names where name.hasPrefix(prefix) { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+    }
+
     package func originalPath(assetUUID: String, suffix: String, fileExtension: String) -> String {
         "originals/\(assetUUID.prefix(1))/\(assetUUID)\(suffix).\(fileExtension)"
     }

@@ -40,6 +40,10 @@ package struct AssetRecord: Sendable, Hashable {
     package var hasAdjustments: Bool
     package var adjustmentFormatIdentifier: String?
     package var trashedDate: Date?
+    /// When the asset's content was last edited or reverted (nil: never).
+    package var adjustmentTimestamp: Date?
+    /// Counts the asset's content changes (1: as added); names the files of each version.
+    package var contentVersion: Int
 
 }
 
@@ -50,7 +54,7 @@ extension AssetRecord {
         a.pixel_height, a.creation_date, a.creation_tz_offset, a.modification_date, a.added_date, a.latitude, \
         a.longitude, a.altitude, a.duration, a.is_favorite, a.is_hidden, a.burst_identifier, \
         a.burst_selection_types, a.represents_burst, a.source_type, a.has_adjustments, \
-        a.adjustment_format_identifier, a.trashed_date
+        a.adjustment_format_identifier, a.trashed_date, a.adjustment_timestamp, a.content_version
         """
 
     init(row: Row) {
@@ -81,6 +85,8 @@ extension AssetRecord {
         hasAdjustments = row[22]
         adjustmentFormatIdentifier = row[23]
         trashedDate = (row[24] as Double?).map(Date.init(timeIntervalSince1970:))
+        adjustmentTimestamp = (row[25] as Double?).map(Date.init(timeIntervalSince1970:))
+        contentVersion = row[26]
     }
 }
 
@@ -171,6 +177,7 @@ extension AssetRecord {
             id: id, localIdentifier: "", mediaType: 0, mediaSubtypes: 0, playbackStyle: 0, playbackVariation: 0, pixelWidth: 0,
             pixelHeight: 0, creationDate: nil, creationTimeZoneOffset: nil, modificationDate: Date(), addedDate: Date(),
             location: nil, duration: 0, isFavorite: false, isHidden: false, burstIdentifier: nil, burstSelectionTypes: 0,
-            representsBurst: false, sourceType: 1, hasAdjustments: false, adjustmentFormatIdentifier: nil, trashedDate: Date())
+            representsBurst: false, sourceType: 1, hasAdjustments: false, adjustmentFormatIdentifier: nil, trashedDate: Date(),
+            adjustmentTimestamp: nil, contentVersion: 1)
     }
 }

@@ -163,6 +163,19 @@ package enum Schema {
                     CREATE INDEX asset_content_identifier ON asset(content_identifier) WHERE content_identifier IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v4-content-editing") { db in
+            // Non-destructive edits (see LibraryEngine+Editing): the edit's resources are rows of `resource` with
+            // PhotoKit's types (fullSizePhoto 5, fullSizeVideo 6, adjustmentData 7, adjustmentBasePhoto 8); the
+            // asset keeps what PHAsset and the editing input read without opening a file. `content_version` (since
+            // v1) counts content changes: an output is accepted only for the version its input was made from.
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN adjustment_format_version TEXT;
+                    ALTER TABLE asset ADD COLUMN adjustment_timestamp REAL;
+                    ALTER TABLE asset ADD COLUMN adjustment_client TEXT;
+                    ALTER TABLE asset ADD COLUMN adjustment_resumable INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

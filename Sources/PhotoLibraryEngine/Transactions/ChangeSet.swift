@@ -50,10 +50,55 @@ package enum MembershipEdit: Sendable {
     case move(at: IndexSet, to: Int)
 }
 
+/// What an edit was made from: the version its editing input handed to the editor.
+package enum EditBasis: Int, Sendable, Codable {
+    /// The original (an unedited asset, or an edit reopened whose base is the original).
+    case original = 0
+    /// The stored base of the last edit (its adjustment base photo), with that edit's adjustment data.
+    case adjustmentBase = 1
+    /// The current rendering of an edited asset (the editor could not read its adjustment data): edits stack.
+    case currentRendering = 2
+}
+
+/// A content edit to commit (`PHAssetChangeRequest.contentEditingOutput`): the rendered file, its recipe, and the
+/// version it was made from.
+package struct ContentEdit: Sendable {
+    /// The rendered photo (JPEG or HEIC) or video (QuickTime) the editor wrote; copied in, never moved.
+    package var renderedFile: URL
+    package var formatIdentifier: String
+    package var formatVersion: String
+    package var adjustmentData: Data
+    package var basis: EditBasis
+    /// The asset's content version the input was made from; nil for an asset created in the same change block.
+    package var baseContentVersion: Int?
+    /// The asset the output was made for (it must be the one it is committed to).
+    package var madeFor: String
+    /// What the API layer found wrong with the output before the engine saw it (reported as invalid).
+    package var problem: String?
+
+    package init(
+        renderedFile: URL, formatIdentifier: String, formatVersion: String, adjustmentData: Data, basis: EditBasis,
+        baseContentVersion: Int?, madeFor: String, problem: String? = nil
+    ) {
+        self.madeFor = madeFor
+        self.problem = problem
+        self.renderedFile = renderedFile
+        self.formatIdentifier = formatIdentifier
+        self.formatVersion = formatVersion
+        self.adjustmentData = adjustmentData
+        self.basis = basis
+        self.baseContentVersion = baseContentVersion
+    }
+}
+
 /// One intent collected from a change request inside a change block.
 package enum ChangeIntent: Sendable {
     case createAsset(localIdentifier: String, resources: [ResourceInput], properties: AssetPropertyChanges)
     case updateAsset(localIdentifier: String, properties: AssetPropertyChanges)
+    /// A new rendering and adjustment data for an asset (applied after the block's creations).
+    case editAssetContent(localIdentifier: String, ContentEdit)
+    /// Back to the original: the edit's renderings, base and adjustment data removed.
+    case revertAssetContent(localIdentifier: String)
     case deleteAssets([String])
     case recoverAssets([String])
     case createCollection(localIdentifier: String, kind: CollectionKind, title: String)
@@ -66,6 +111,11 @@ package enum ChangeIntent: Sendable {
 extension ChangeIntent {
     var isCollectionCreation: Bool {
         if case .createCollection = self { return true }
+        return false
+    }
+
+    var isContentRevert: Bool {
+        if case .revertAssetContent = self { return true }
         return false
     }
 }
@@ -109,6 +159,8 @@ package struct CommitSummary: Sendable, Equatable, Codable {
     package private(set) var insertedAssets: [Asset] = []
     package private(set) var updatedAssets: [Asset] = []
     package private(set) var deletedAssets: [Asset] = []
+    /// Updated assets whose content (pixels) changed: an edit or a revert (`assetContentChanged`).
+    package private(set) var contentChangedAssets: [Asset] = []
     /// The same, for constant-time membership while a transaction records its changes.
     private var inserted = Set<Asset>()
     private var updated = Set<Asset>()
@@ -120,7 +172,7 @@ package struct CommitSummary: Sendable, Equatable, Codable {
     package init() {}
 
     enum CodingKeys: String, CodingKey {
-        case insertedAssets = "ai", updatedAssets = "au", deletedAssets = "ad"
+        case insertedAssets = "ai", updatedAssets = "au", deletedAssets = "ad", contentChangedAssets = "ac"
         case insertedCollections = "ci", updatedCollections = "cu", deletedCollections = "cd"
     }
 
@@ -129,6 +181,7 @@ package struct CommitSummary: Sendable, Equatable, Codable {
         insertedAssets = try c.decodeIfPresent([Asset].self, forKey: .insertedAssets) ?? []
         updatedAssets = try c.decodeIfPresent([Asset].self, forKey: .updatedAssets) ?? []
         deletedAssets = try c.decodeIfPresent([Asset].self, forKey: .deletedAssets) ?? []
+        contentChangedAssets = try c.decodeIfPresent([Asset].self, forKey: .contentChangedAssets) ?? []
         (inserted, updated, deleted) = (Set(insertedAssets), Set(updatedAssets), Set(deletedAssets))
         insertedCollections = try c.decodeIfPresent([Collection].self, forKey: .insertedCollections) ?? []
         updatedCollections = try c.decodeIfPresent([Collection].self, forKey: .updatedCollections) ?? []
@@ -140,6 +193,7 @@ package struct CommitSummary: Sendable, Equatable, Codable {
         if !insertedAssets.isEmpty { try c.encode(insertedAssets, forKey: .insertedAssets) }
         if !updatedAssets.isEmpty { try c.encode(updatedAssets, forKey: .updatedAssets) }
         if !deletedAssets.isEmpty { try c.encode(deletedAssets, forKey: .deletedAssets) }
+        if !contentChangedAssets.isEmpty { try c.encode(contentChangedAssets, forKey: .contentChangedAssets) }
         if !insertedCollections.isEmpty { try c.encode(insertedCollections, forKey: .insertedCollections) }
         if !updatedCollections.isEmpty { try c.encode(updatedCollections, forKey: .updatedCollections) }
         if !deletedCollections.isEmpty { try c.encode(deletedCollections, forKey: .deletedCollections) }
@@ -185,11 +239,23 @@ package struct CommitSummary: Sendable, Equatable, Codable {
         }
     }
 
+    /// Records that an asset's content changed (an edit or a revert); the asset is noted as updated too.
+    mutating func noteContentChanged(_ asset: Asset) {
+        note(asset, .updated)
+        if !contentChangedAssets.contains(asset) { contentChangedAssets.append(asset) }
+    }
+
+    /// Whether the transaction changed the content of the asset with this local identifier.
+    package func contentChanged(_ localIdentifier: String) -> Bool {
+        contentChangedAssets.contains { $0.localIdentifier == localIdentifier }
+    }
+
     /// Adds a later transaction's changes, as if both had been one transaction.
     package mutating func merge(_ later: CommitSummary) {
         for asset in later.insertedAssets { note(asset, .inserted) }
         for asset in later.updatedAssets { note(asset, .updated) }
         for asset in later.deletedAssets { note(asset, .deleted) }
+        for asset in later.contentChangedAssets where !contentChangedAssets.contains(asset) { contentChangedAssets.append(asset) }
         for collection in later.insertedCollections where !insertedCollections.contains(collection) {
             deletedCollections.removeAll { $0 == collection }
             insertedCollections.append(collection)

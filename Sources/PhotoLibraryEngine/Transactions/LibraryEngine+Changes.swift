@@ -49,6 +49,7 @@ extension LibraryEngine {
 
         // 1. Stage and probe new files outside the write lock (slow I/O must not block other writers).
         var prepared: [PreparedAsset] = []
+        var edits: [PreparedEdit] = []
         var staged: [StagedFile] = []
         do {
             for intent in intents {
@@ -56,22 +57,26 @@ extension LibraryEngine {
                 let asset = try prepareAsset(identifier, resources, properties, now: now, staged: &staged)
                 prepared.append(asset)
             }
+            edits = try prepareContentChanges(intents, created: prepared, access: access, now: now, staged: &staged)
         } catch {
             for file in staged { try? FileManager.default.removeItem(at: file.url) }
             throw error
         }
+        let createdIdentifiers = Set(prepared.map(\.localIdentifier))
 
         // 2. One write transaction: journal the paths, place the files, write the rows.
         var placed: [String] = []
-        var journal: URL?
+        var journals: [URL] = []
         var purgedPaths: [String] = []
+        var removedAfterCommit: [String] = []
+        var supersededRenderings: [ResourceRecord] = []
         let summary: CommitSummary
         do {
             summary = try commitTransaction("performing changes", clientID: access.clientID, now: now) { db -> CommitSummary in
                 var summary = CommitSummary()
                 purgedPaths = try self.pathsPurged(by: intents, db: db)
-                journal = try self.bundle.writeIntent(
-                    prepared.flatMap { $0.resources.map(\.path) } + purgedPaths, in: try self.slots.folder())
+                journals.append(
+                    try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths, in: try self.slots.folder()))
                 var folders = Set<URL>()
                 for asset in prepared {
                     for resource in asset.resources {
@@ -92,25 +97,52 @@ extension LibraryEngine {
                 for intent in intents where !intent.isCollectionCreation {
                     try self.apply(intent, access: access, now: now, db: db, summary: &summary)
                 }
+                // Content edits and reverts last, once the block's new assets exist: their own journal (new files
+                // and the superseded ones), then the files, then the rows.
+                if edits.isEmpty && !intents.contains(where: \.isContentRevert) { return summary }
+                let plans = try edits.map { edit in
+                    try self.planEdit(edit, createdInBlock: createdIdentifiers.contains(edit.localIdentifier), access: access, db: db)
+                }
+                var superseded = plans.flatMap(\.superseded)
+                for case .revertAssetContent(let identifier) in intents {
+                    superseded += try self.revert(identifier, access: access, now: now, db: db, summary: &summary)
+                }
+                let newPaths = plans.flatMap(self.placedPaths)
+                journals.append(try self.bundle.writeIntent(newPaths + superseded.map(\.path), in: try self.slots.folder()))
+                var editFolders = Set<URL>()
+                for plan in plans {
+                    editFolders.formUnion(try self.place(plan))
+                    placed += self.placedPaths(plan)
+                }
+                for folder in editFolders { LibraryBundle.syncDirectory(folder) }
+                for plan in plans { try self.writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
+                removedAfterCommit += superseded.map(\.path)
+                supersededRenderings = superseded
                 return summary
             }
         } catch {
             for path in placed { if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) } }
             for file in staged { try? FileManager.default.removeItem(at: file.url) }
-            if let journal { bundle.removeIntent(journal) }
+            for journal in journals { bundle.removeIntent(journal) }
             throw error
         }
 
-        // 3. Committed: remove purged files (and their assets' cached derivatives) and moved sources, then the journal.
-        for path in purgedPaths {
+        // 3. Committed: remove purged and superseded files (and their cached derivatives) and moved sources, then
+        // the journals.
+        for path in purgedPaths + removedAfterCommit {
             if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) }
+        }
+        for path in purgedPaths {
             let uuid = String((path as NSString).lastPathComponent.prefix(36))
             if let derivatives = bundle.derivativesURL(assetUUID: uuid) { try? FileManager.default.removeItem(at: derivatives) }
+        }
+        for rendering in supersededRenderings {
+            bundle.removeDerivatives(assetUUID: String(rendering.assetLocalIdentifier.prefix { $0 != "/" }), sha256: rendering.sha256)
         }
         for file in staged {
             if let source = file.sourceToRemove { try? FileManager.default.removeItem(at: source) }
         }
-        if let journal { bundle.removeIntent(journal) }
+        for journal in journals { bundle.removeIntent(journal) }
         return summary
     }
 
@@ -121,6 +153,8 @@ extension LibraryEngine {
                 try access.checkWrite(access.canAddAssets, "adding assets")
             case .updateAsset, .deleteAssets, .recoverAssets:
                 try access.checkWrite(access.canModify, "changing assets")
+            case .editAssetContent, .revertAssetContent:
+                try access.checkWrite(access.canModify, "editing the content of assets")
             case .createCollection, .updateCollection, .deleteCollections:
                 try access.checkWrite(access.canManageCollections, "changing albums and folders")
             }
@@ -314,8 +348,8 @@ extension LibraryEngine {
     private func apply(_ intent: ChangeIntent, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
         let timestamp = now.timeIntervalSince1970
         switch intent {
-        case .createAsset:
-            break  // inserted above
+        case .createAsset, .editAssetContent, .revertAssetContent:
+            break  // inserted above; content changes are applied after every other intent
         case .updateAsset(let identifier, let changes):
             let id = try visibleAssetID(identifier, access: access, db: db)
             if changes.isEmpty { return }
@@ -428,7 +462,7 @@ extension LibraryEngine {
     }
 
     /// The row id of an asset the client may change (limited clients: only their selection).
-    private func visibleAssetID(_ identifier: String, access: AccessContext, db: Database) throws -> Int64 {
+    func visibleAssetID(_ identifier: String, access: AccessContext, db: Database) throws -> Int64 {
         guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_id = ?", arguments: [identifier]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
@@ -572,3 +606,5 @@ extension LibraryEngine {
         return list.filter { seen.insert($0).inserted }
     }
 }
+
+extension PreparedAsset: AssetMediaTypeProviding {}

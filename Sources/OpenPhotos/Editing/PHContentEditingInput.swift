@@ -1,0 +1,244 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotoMedia
+import Synchronization
+
+/// Identifies a request for an editing input, to cancel it.
+public typealias PHContentEditingInputRequestID = UInt
+
+/// Info key: whether the asset's data is in iCloud (never here: the library's files are local).
+public let PHContentEditingInputResultIsInCloudKey = "PHContentEditingInputResultIsInCloudKey"
+/// Info key: true when the request was cancelled (the input is nil).
+public let PHContentEditingInputCancelledKey = "PHContentEditingInputCancelledKey"
+/// Info key: the `PHPhotosError` that kept the request from making an input.
+public let PHContentEditingInputErrorKey = "PHContentEditingInputErrorKey"
+
+/// What an editor edits: the asset's properties, a screen-sized image for its interface, the full-size file to
+/// render from, and the recipe of the last edit when the editor said it can handle it.
+///
+/// Get one with ``PHAsset/requestContentEditingInput(with:completionHandler:)``. Which version it holds follows
+/// PhotoKit's rule: when ``PHContentEditingInputRequestOptions/canHandleAdjustmentData`` accepts the asset's
+/// adjustment data, the *previous* version (the input of the last edit) and ``adjustmentData``, so the edit can be
+/// reopened and changed; otherwise the *current* rendering with no adjustment data, and the new edit stacks on it.
+///
+/// ``fullSizeImageURL`` names a copy made for this input in a private temporary folder — never the library's own
+/// file — removed when the input and every output made from it are released.
+open class PHContentEditingInput: NSObject, @unchecked Sendable {
+    /// The asset's media type.
+    open private(set) var mediaType: PHAssetMediaType
+    /// The asset's media subtypes.
+    open private(set) var mediaSubtypes: PHAssetMediaSubtype
+    /// The asset's capture date.
+    open private(set) var creationDate: Date?
+    /// The asset's location.
+    open private(set) var location: CLLocation?
+    /// The uniform type identifier of the input's file.
+    open private(set) var uniformTypeIdentifier: String?
+    /// The uniform type of the input's file (iOS 26).
+    open var contentType: UTType? { uniformTypeIdentifier.flatMap { UTType($0) } }
+    /// How the asset is presented.
+    open private(set) var playbackStyle: PHAsset.PlaybackStyle
+    /// The last edit's recipe, when the editor can handle it (the input is then the previous version).
+    open private(set) var adjustmentData: PHAdjustmentData?
+    /// A screen-sized, upright image of the input (at most 2048 pixels on its long side), for the editor's interface.
+    open private(set) var displaySizeImage: UIImage?
+    /// The full-size photo to render from: a copy for this input (nil for videos).
+    open private(set) var fullSizeImageURL: URL?
+    /// The EXIF orientation of the file at ``fullSizeImageURL`` (1 for renderings, which are stored upright).
+    open private(set) var fullSizeImageOrientation: Int32
+    /// A video's input, as an `AVAsset` of a copy of the file (nil for photos).
+    open private(set) var audiovisualAsset: AVAsset?
+    /// The Live Photo the input shows, for a Live Photo asset.
+    open private(set) var livePhoto: PHLivePhoto?
+
+    /// The video input (deprecated on Apple platforms: use ``audiovisualAsset``).
+    @available(*, deprecated, renamed: "audiovisualAsset")
+    open var avAsset: AVAsset? { audiovisualAsset }
+
+    // What the output and the commit need.
+    let assetLocalIdentifier: String
+    weak var library: PHPhotoLibrary?
+    let basis: EditBasis
+    let contentVersion: Int
+    let workspace: EditingWorkspace
+
+    init(
+        asset: AssetRecord, state: EditingState, resource: ResourceRecord, basis: EditBasis, adjustment: PHAdjustmentData?,
+        library: PHPhotoLibrary, workspace: EditingWorkspace
+    ) {
+        mediaType = PHAssetMediaType(rawValue: asset.mediaType) ?? .unknown
+        mediaSubtypes = PHAssetMediaSubtype(rawValue: asset.mediaSubtypes)
+        creationDate = asset.creationDate
+        location = asset.location.map {
+            CLLocation(
+                coordinate: CLLocationCoordinate2D(latitude: $0.latitude, longitude: $0.longitude), altitude: $0.altitude ?? 0,
+                horizontalAccuracy: 0, verticalAccuracy: $0.altitude == nil ? -1 : 0, timestamp: asset.creationDate ?? asset.addedDate)
+        }
+        uniformTypeIdentifier = resource.uniformTypeIdentifier
+        playbackStyle = PHAsset.PlaybackStyle(rawValue: asset.playbackStyle) ?? .unsupported
+        adjustmentData = adjustment
+        fullSizeImageOrientation = 1
+        assetLocalIdentifier = asset.localIdentifier
+        self.library = library
+        self.basis = basis
+        contentVersion = asset.contentVersion
+        self.workspace = workspace
+        super.init()
+    }
+
+    open override var description: String {
+        "<PHContentEditingInput: \(assetLocalIdentifier) \(mediaType) \(uniformTypeIdentifier ?? "?") adjustmentData=\(adjustmentData.map { "\($0.formatIdentifier) \($0.formatVersion)" } ?? "nil")>"
+    }
+
+    // MARK: - Making inputs
+
+    /// The long side of ``displaySizeImage``, at most.
+    static let displaySize = 2048
+
+    /// Makes the input of an asset (the work of a request, off the caller's thread).
+    static func make(
+        _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?
+    ) throws -> PHContentEditingInput {
+        let engine = try library.engine()
+        let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
+        guard state.asset.mediaType == 1 || state.asset.mediaType == 2 else {
+            throw LibraryError.requestNotSupportedForAsset("\(asset.localIdentifier) is neither a photo nor a video: it has no editing input")
+        }
+        let stored = state.asset.hasAdjustments ? engine.adjustment(of: state) : nil
+        let adjustment = stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
+        let handles = adjustment.map { canHandle?($0) ?? false } ?? false
+        let (chosen, basis) = state.inputSource(editorHandlesAdjustment: handles)
+        guard let resource = chosen, let file = try? engine.bundle.resolveExisting(resource.path),
+            FileManager.default.fileExists(atPath: file.path)
+        else {
+            throw LibraryError.missingResource("the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier) is missing")
+        }
+        let workspace = try EditingWorkspace()
+        let input = PHContentEditingInput(
+            asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
+            library: library, workspace: workspace)
+        let copy = workspace.url.appendingPathComponent(
+            ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\((resource.path as NSString).pathExtension)"))
+        let isPhoto = state.asset.mediaType == 1
+        // The copy and the screen-sized image side by side: each reads the file once.
+        let failure = Mutex<(any Error)?>(nil)
+        nonisolated(unsafe) var display: PixelBuffer?
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            do {
+                if part == 0 {
+                    try FileStager.copyOut(file, to: copy)
+                } else if isPhoto {
+                    display = try ImageRenderer.render(
+                        file.path, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight,
+                        request: RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact))
+                } else {
+                    let rotation = (try? MediaProbe().probe(file).rotation) ?? 0
+                    display = try ImageRenderer.renderPosterFrame(
+                        file.path, rotation: rotation, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight,
+                        request: RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact))
+                }
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+            }
+        }
+        if let error = failure.withLock({ $0 }) {
+            if let error = error as? MediaError { throw LibraryError.invalidResource("cannot read the input of \(asset.localIdentifier): \(error)") }
+            throw error
+        }
+        input.displaySizeImage = display.map { UIImage(pixels: $0) }
+        if isPhoto {
+            input.fullSizeImageURL = copy
+            input.fullSizeImageOrientation = Int32((try? MediaProbe().probe(copy).orientation) ?? 1)
+        } else {
+            input.audiovisualAsset = AVURLAsset(url: copy)
+        }
+        if state.asset.mediaSubtypes & PHAssetMediaSubtype.photoLive.rawValue != 0 {
+            let video = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
+                .first { $0.type == .pairedVideo }?.fileURL
+            if let video {
+                let videoCopy = workspace.url.appendingPathComponent("PairedVideo.\(video.pathExtension)")
+                try FileStager.copyOut(video, to: videoCopy)
+                input.livePhoto = PHLivePhoto(
+                    size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
+                    videoURL: videoCopy, asset: nil)
+            }
+        }
+        return input
+    }
+}
+
+/// A private folder in the temporary directory for one editing session: the input's copy and the outputs' renderings.
+/// Removed with its last user.
+final class EditingWorkspace: @unchecked Sendable {
+    let url: URL
+
+    init() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
+        do {
+            try LibraryBundle.createDirectory(root)
+            url = root.appendingPathComponent(UUID().uuidString)
+            try LibraryBundle.createDirectory(url)
+        } catch {
+            throw LibraryError.internalError("cannot create an editing folder in \(root.path): \(error)")
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// The requests for editing inputs in flight: each handler is called exactly once — with the input, an error, or
+/// the cancelled key.
+final class ContentEditingInputRequests: @unchecked Sendable {
+    static let shared = ContentEditingInputRequests()
+
+    typealias Handler = (PHContentEditingInput?, [AnyHashable: Any]) -> Void
+    /// A handler held until it is called (handlers are not `Sendable`: they are called on the delivery queue only).
+    private struct Pending: @unchecked Sendable { var handler: Handler }
+
+    /// Inputs are made here, several at a time.
+    private let workers = DispatchQueue(label: "OpenPhotoKit.content-editing", qos: .userInitiated, attributes: .concurrent)
+    /// Handlers are called here, one at a time.
+    let delivery = DispatchQueue(label: "OpenPhotoKit.content-editing-results")
+    private let state = Mutex<(next: UInt, pending: [UInt: Pending])>((1, [:]))
+
+    func request(
+        _ asset: PHAsset, options: PHContentEditingInputRequestOptions?, completionHandler: @escaping Handler
+    ) -> PHContentEditingInputRequestID {
+        nonisolated(unsafe) let handler = completionHandler
+        let id = state.withLock { state -> UInt in
+            let id = state.next
+            state.next += 1
+            state.pending[id] = Pending(handler: handler)
+            return id
+        }
+        nonisolated(unsafe) let canHandle = options?.canHandleAdjustmentData
+        workers.async { [self] in
+            guard isPending(id) else { return }
+            let library = asset.library ?? PHPhotoLibrary.shared()
+            let result = Result { try PHContentEditingInput.make(asset, library: library, canHandle: canHandle) }
+            let delivered = result
+            delivery.async { [self] in
+                guard let handler = take(id) else { return }
+                switch delivered {
+                case .success(let input):
+                    handler(input, [PHContentEditingInputResultIsInCloudKey: false])
+                case .failure(let error):
+                    let photosError = (error as? LibraryError).map(PHPhotosError.init) ?? error
+                    handler(nil, [PHContentEditingInputErrorKey: photosError, PHContentEditingInputResultIsInCloudKey: false])
+                }
+            }
+        }
+        return id
+    }
+
+    /// Cancels a request still running: its handler is called once, now, with ``PHContentEditingInputCancelledKey``.
+    func cancel(_ id: PHContentEditingInputRequestID) {
+        delivery.async { [self] in
+            guard let handler = take(id) else { return }
+            handler(nil, [PHContentEditingInputCancelledKey: true, PHContentEditingInputResultIsInCloudKey: false])
+        }
+    }
+
+    private func isPending(_ id: UInt) -> Bool { state.withLock { $0.pending[id] != nil } }
+    private func take(_ id: UInt) -> Handler? { state.withLock { $0.pending.removeValue(forKey: id) }?.handler }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import OpenCoreImage
+import PhotoLibraryEngine
+
+extension PhotoEditRecipe {
+    /// What one edit by the built-in editor did.
+    public struct EditResult: Sendable {
+        /// The recipe now stored with the asset (empty after a change that removed every step: the asset was reverted).
+        public var recipe: PhotoEditRecipe
+        /// Whether the editor reopened the asset's own recipe (false: a new recipe, stacked on the current version).
+        public var reopened: Bool
+        /// The size of the new current version.
+        public var pixelWidth: Int
+        public var pixelHeight: Int
+    }
+
+    /// The built-in editor, the reference client of the content editing API: asks for the asset's editing input
+    /// (handling its own format, so an earlier recipe and the previous version come back), changes the recipe,
+    /// renders it through Core Image from the full-size input, and commits the output in a change block.
+    ///
+    /// A change that leaves an empty recipe on the original reverts the asset instead of storing a copy of it.
+    /// - parameter quality: the JPEG quality of the rendering (0…1).
+    /// - throws: ``PHPhotosError`` (from the input request or the commit); `requestNotSupportedForAsset` for videos.
+    @discardableResult
+    public static func edit(
+        _ asset: PHAsset, quality: Double = 0.92, changing change: (PhotoEditRecipe) throws -> PhotoEditRecipe
+    ) async throws -> EditResult {
+        guard asset.mediaType == .image else {
+            throw PHPhotosError(
+                .requestNotSupportedForAsset,
+                userInfo: [NSLocalizedDescriptionKey: "the built-in editor edits photos; \(asset.localIdentifier) is a \(asset.mediaType)"])
+        }
+        let library = asset.library ?? PHPhotoLibrary.shared()
+        let options = PHContentEditingInputRequestOptions()
+        options.canHandleAdjustmentData = { PhotoEditRecipe(adjustmentData: $0) != nil }
+        let input = try await asset.requestContentEditingInput(with: options)
+        let previous = input.adjustmentData.flatMap(PhotoEditRecipe.init(adjustmentData:))
+        let recipe = try change(previous ?? PhotoEditRecipe())
+        if recipe.steps.isEmpty, input.basis == .original {
+            try await library.performChanges { PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() }
+            let reverted = library.refreshedAsset(asset)
+            return EditResult(
+                recipe: recipe, reopened: previous != nil, pixelWidth: reverted?.pixelWidth ?? 0, pixelHeight: reverted?.pixelHeight ?? 0)
+        }
+        guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true]) else {
+            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the input of \(asset.localIdentifier)"])
+        }
+        let rendered = recipe.apply(to: source)
+        let output = PHContentEditingOutput(contentEditingInput: input)
+        let colorSpace = source.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!
+        do {
+            try CIContext().writeJPEGRepresentation(
+                of: rendered, to: output.renderedContentURL, colorSpace: colorSpace,
+                options: [kCGImageDestinationLossyCompressionQuality: quality])
+        } catch {
+            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the edit: \(error)"])
+        }
+        output.adjustmentData = recipe.adjustmentData
+        try await library.performChanges { PHAssetChangeRequest(for: asset).contentEditingOutput = output }
+        return EditResult(
+            recipe: recipe, reopened: previous != nil, pixelWidth: Int(rendered.extent.width), pixelHeight: Int(rendered.extent.height))
+    }
+}

@@ -1,0 +1,466 @@
+import Foundation
+import GRDB
+import PhotoMedia
+
+/// PhotoKit resource types of an asset's versions (`PHAssetResourceType` raw values).
+package enum VersionResourceType {
+    package static let photo = 1
+    package static let video = 2
+    package static let fullSizePhoto = 5
+    package static let fullSizeVideo = 6
+    package static let adjustmentData = 7
+    package static let adjustmentBasePhoto = 8
+    package static let pairedVideo = 9
+    package static let fullSizePairedVideo = 10
+    package static let adjustmentBasePairedVideo = 11
+    package static let adjustmentBaseVideo = 12
+
+    /// The types an edit writes and a revert removes; the originals (photo, video, paired video, …) are never
+    /// touched.
+    package static let edit: [Int] = [
+        fullSizePhoto, fullSizeVideo, adjustmentData, adjustmentBasePhoto, fullSizePairedVideo, adjustmentBasePairedVideo,
+        adjustmentBaseVideo,
+    ]
+}
+
+/// The last edit's recipe as the library stores it (`Adjustments.plist`, the `.adjustmentData` resource).
+package struct StoredAdjustment: Sendable, Equatable {
+    package var formatIdentifier: String
+    package var formatVersion: String
+    package var data: Data
+    package var timestamp: Date
+    /// The client that made the edit (nil: the library's owner).
+    package var editor: String?
+
+    package init(formatIdentifier: String, formatVersion: String, data: Data, timestamp: Date, editor: String?) {
+        self.formatIdentifier = formatIdentifier
+        self.formatVersion = formatVersion
+        self.data = data
+        self.timestamp = timestamp
+        self.editor = editor
+    }
+
+    /// The largest adjustment file read back: the data limit (1 MiB) and room for the keys.
+    package static let maximumFileSize = (1 << 20) + 64 * 1024
+
+    /// A binary property list with the keys of Apple's `Adjustments.plist`.
+    package func propertyList() throws(LibraryError) -> Data {
+        var plist: [String: Any] = [
+            "adjustmentFormatIdentifier": formatIdentifier, "adjustmentFormatVersion": formatVersion, "adjustmentData": data,
+            "adjustmentTimestamp": timestamp,
+        ]
+        if let editor { plist["adjustmentEditorBundleID"] = editor }
+        do { return try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0) } catch {
+            throw .internalError("cannot encode the adjustment data: \(error)")
+        }
+    }
+
+    /// Reads an `Adjustments.plist`; nil when it is not one (the library never interprets the data itself).
+    package init?(propertyList: Data) {
+        guard propertyList.count <= Self.maximumFileSize,
+            let plist = try? PropertyListSerialization.propertyList(from: propertyList, options: [], format: nil) as? [String: Any],
+            let identifier = plist["adjustmentFormatIdentifier"] as? String,
+            let version = plist["adjustmentFormatVersion"] as? String,
+            let data = plist["adjustmentData"] as? Data
+        else { return nil }
+        self.init(
+            formatIdentifier: identifier, formatVersion: version, data: data,
+            timestamp: plist["adjustmentTimestamp"] as? Date ?? Date(timeIntervalSince1970: 0),
+            editor: plist["adjustmentEditorBundleID"] as? String)
+    }
+}
+
+/// What an editing input is made from: the asset's versions as stored now.
+package struct EditingState: Sendable {
+    package var asset: AssetRecord
+    /// The original photo or video.
+    package var original: ResourceRecord?
+    /// The current rendering (fullSizePhoto / fullSizeVideo), when edited.
+    package var rendering: ResourceRecord?
+    /// The stored base of the last edit, when it is not the original.
+    package var adjustmentBase: ResourceRecord?
+    /// The adjustment data resource.
+    package var adjustmentResource: ResourceRecord?
+    /// Whether the last edit can be reopened from its base (false for a video edit stacked on a rendering: videos
+    /// keep no previous version).
+    package var isResumable: Bool
+
+    /// The file and basis an input gets: the base and the recipe when the editor can handle it and the edit is
+    /// resumable, else the current version.
+    package func inputSource(editorHandlesAdjustment: Bool) -> (resource: ResourceRecord?, basis: EditBasis) {
+        guard asset.hasAdjustments, let rendering else { return (original, .original) }
+        if editorHandlesAdjustment, isResumable {
+            return adjustmentBase.map { ($0, .adjustmentBase) } ?? (original, .original)
+        }
+        return (rendering, .currentRendering)
+    }
+}
+
+/// What editing needs to know of an asset created in the same change block.
+protocol AssetMediaTypeProviding {
+    var localIdentifier: String { get }
+    var mediaType: Int { get }
+}
+
+/// A content edit staged and validated, ready for its transaction.
+struct PreparedEdit {
+    var localIdentifier: String
+    var edit: ContentEdit
+    var rendering: StagedFile
+    var renderingInfo: MediaInfo
+    var adjustment: StagedFile
+}
+
+/// Where a content edit's files go and which rows it replaces, decided inside the transaction.
+struct EditPlacement {
+    var prepared: PreparedEdit
+    var assetID: Int64
+    var mediaType: Int
+    var version: Int
+    var renderingPath: String
+    var adjustmentPath: String
+    /// A new stored base: the current rendering, hard-linked under the new version's name.
+    var newBase: (from: String, to: String, record: ResourceRecord)?
+    /// Rows removed by the edit (their files go after the commit).
+    var superseded: [ResourceRecord]
+    /// Whether the base row is kept as it is (an edit reopened from its stored base).
+    var keepsBase: Bool
+}
+
+extension LibraryEngine {
+    // MARK: - Reading versions
+
+    /// The asset's versions, for an editing input: only for clients that may read it (add-only clients may not;
+    /// limited clients only within their selection), and not for assets in Recently Deleted.
+    package func editingState(localIdentifier: String, access: AccessContext) throws(LibraryError) -> EditingState {
+        guard access.canRead else { throw access.denial("requesting editing input") }
+        guard let asset = try asset(localIdentifier: localIdentifier) else { throw .identifierNotFound("no asset \(localIdentifier)") }
+        if asset.trashedDate != nil { throw .changeNotSupported("\(localIdentifier) is in Recently Deleted: recover it before editing it") }
+        let (resumable, selected) = try read { db in
+            (
+                try Bool.fetchOne(db, sql: "SELECT adjustment_resumable FROM asset WHERE id = ?", arguments: [asset.id]) ?? false,
+                try !access.isLimited
+                    || (Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM client_selection WHERE client_id = ? AND asset_id = ?)",
+                        arguments: [access.clientID, asset.id]) ?? false)
+            )
+        }
+        if !selected { throw access.denial("editing assets outside the limited selection") }
+        let resources = try resources(assetID: asset.id)
+        let originalType = asset.mediaType == 2 ? VersionResourceType.video : VersionResourceType.photo
+        return EditingState(
+            asset: asset, original: resources.first { $0.type == originalType },
+            rendering: resources.first { $0.type == VersionResourceType.fullSizePhoto || $0.type == VersionResourceType.fullSizeVideo },
+            adjustmentBase: resources.first {
+                $0.type == VersionResourceType.adjustmentBasePhoto || $0.type == VersionResourceType.adjustmentBaseVideo
+            },
+            adjustmentResource: resources.first { $0.type == VersionResourceType.adjustmentData }, isResumable: resumable)
+    }
+
+    /// The stored adjustment data of an asset's last edit; nil when unedited or unreadable.
+    package func adjustment(of state: EditingState) -> StoredAdjustment? {
+        guard let record = state.adjustmentResource, record.fileSize <= StoredAdjustment.maximumFileSize,
+            let url = try? bundle.resolveExisting(record.path), let data = try? Data(contentsOf: url)
+        else { return nil }
+        return StoredAdjustment(propertyList: data)
+    }
+
+    // MARK: - Staging (outside the write lock)
+
+    /// Stages the block's content edits, after checking that each asset gets at most one content change.
+    func prepareContentChanges(
+        _ intents: [ChangeIntent], created: [some AssetMediaTypeProviding], access: AccessContext, now: Date, staged: inout [StagedFile]
+    ) throws(LibraryError) -> [PreparedEdit] {
+        var changed = Set<String>()
+        var edits: [PreparedEdit] = []
+        for intent in intents {
+            let identifier: String
+            switch intent {
+            case .editAssetContent(let id, _), .revertAssetContent(let id): identifier = id
+            default: continue
+            }
+            guard changed.insert(identifier).inserted else {
+                throw .changeNotSupported("\(identifier) can have one content edit or revert per change block")
+            }
+            guard case .editAssetContent(_, let edit) = intent else { continue }
+            let mediaType: Int
+            if let asset = created.first(where: { $0.localIdentifier == identifier }) {
+                mediaType = asset.mediaType
+            } else if let record = try asset(localIdentifier: identifier) {
+                mediaType = record.mediaType
+            } else {
+                throw .identifierNotFound("no asset \(identifier)")
+            }
+            edits.append(try prepareEdit(identifier, edit, mediaType: mediaType, now: now, editor: access.clientID, staged: &staged))
+        }
+        return edits
+    }
+
+    /// Copies an edit's rendering into the writer's slot and validates it: a decodable file of the asset's kind
+    /// (JPEG or HEIC for photos, QuickTime or MPEG-4 for videos), upright, with acceptable adjustment data.
+    func prepareEdit(
+        _ localIdentifier: String, _ edit: ContentEdit, mediaType: Int, now: Date, editor: String?, staged: inout [StagedFile]
+    ) throws(LibraryError) -> PreparedEdit {
+        let isPhoto = mediaType == 1
+        if let problem = edit.problem { throw .invalidResource(problem) }
+        if edit.madeFor != localIdentifier {
+            throw .invalidResource("the content editing output was made for another asset (\(edit.madeFor)), not \(localIdentifier)")
+        }
+        guard mediaType == 1 || mediaType == 2 else {
+            throw .requestNotSupportedForAsset("\(localIdentifier) is neither a photo nor a video: its content cannot be edited")
+        }
+        if edit.formatIdentifier.isEmpty && edit.formatVersion.isEmpty && edit.adjustmentData.isEmpty {
+            throw .invalidResource("the content editing output has no adjustment data")
+        }
+        if edit.formatIdentifier.isEmpty || edit.formatVersion.isEmpty {
+            throw .invalidResource("the content editing output's adjustment data has no format identifier or version")
+        }
+        if edit.adjustmentData.isEmpty { throw .invalidResource("the content editing output's adjustment data is empty") }
+        if edit.adjustmentData.count > Self.maximumAdjustmentDataSize {
+            throw .invalidResource(
+                "the adjustment data is \(edit.adjustmentData.count) bytes, more than the \(Self.maximumAdjustmentDataSize) the library keeps")
+        }
+        var info = stat()
+        guard stat(edit.renderedFile.path, &info) == 0 else {
+            throw .invalidResource("the content editing output has no rendered file (nothing was written to renderedContentURL)")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .invalidResource("the rendered output is not a regular file") }
+        guard info.st_size > 0 else { throw .invalidResource("the rendered output is empty") }
+        let rendering = try stager.stage(file: edit.renderedFile, move: false)
+        staged.append(rendering)
+        let probed: MediaInfo
+        do { probed = try configuration.probe.probe(rendering.url) } catch {
+            throw .invalidResource(
+                "the rendered output cannot be decoded: \(error.description.replacingOccurrences(of: rendering.url.path, with: "the file"))")
+        }
+        let accepted: [MediaFormat] = isPhoto ? [.jpeg, .heic] : [.quickTimeMovie, .mpeg4Movie]
+        guard accepted.contains(probed.format) else {
+            throw .invalidResource(
+                "the rendered output holds \(probed.format.rawValue) data; a \(isPhoto ? "photo" : "video") edit must be \(isPhoto ? "JPEG or HEIC" : "a QuickTime movie")"
+            )
+        }
+        if isPhoto, probed.orientation != 1 {
+            throw .invalidResource("the rendered output has EXIF orientation \(probed.orientation): bake the orientation in and write it \"up\" (1)")
+        }
+        if probed.format == .jpeg, !Self.endsWithJPEGTrailer(rendering.url) {
+            throw .invalidResource("the rendered JPEG is truncated (it does not end with an end-of-image marker)")
+        }
+        let adjustment = StoredAdjustment(
+            formatIdentifier: edit.formatIdentifier, formatVersion: edit.formatVersion, data: edit.adjustmentData, timestamp: now,
+            editor: editor)
+        let plist = try stager.stage(data: try adjustment.propertyList())
+        staged.append(plist)
+        return PreparedEdit(localIdentifier: localIdentifier, edit: edit, rendering: rendering, renderingInfo: probed, adjustment: plist)
+    }
+
+    /// The largest adjustment data committed (`PHAdjustmentData.maximumDataSize`).
+    package static let maximumAdjustmentDataSize = 1 << 20
+
+    /// Whether a JPEG file ends with its end-of-image marker (FF D9), allowing trailing padding bytes of zero.
+    static func endsWithJPEGTrailer(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd(), size >= 4 else { return false }
+        let tail = min(size, 4096)
+        try? handle.seek(toOffset: size - tail)
+        guard let bytes = try? handle.readToEnd() else { return false }
+        var end = bytes.count
+        while end > 0, bytes[bytes.startIndex + end - 1] == 0 { end -= 1 }
+        return end >= 2 && bytes[bytes.startIndex + end - 2] == 0xFF && bytes[bytes.startIndex + end - 1] == 0xD9
+    }
+
+    // MARK: - Inside the transaction
+
+    /// Decides an edit's paths and checks it against the asset as it is now (same version as the input's, visible
+    /// to the client, not deleted).
+    func planEdit(
+        _ prepared: PreparedEdit, createdInBlock: Bool, access: AccessContext, db: Database
+    ) throws -> EditPlacement {
+        let identifier = prepared.localIdentifier
+        let assetID = try editableAssetID(identifier, access: access, db: db)
+        guard let row = try Row.fetchOne(db, sql: "SELECT media_type, content_version FROM asset WHERE id = ?", arguments: [assetID]) else {
+            throw LibraryError.identifierNotFound("no asset \(identifier)")
+        }
+        let mediaType: Int = row[0]
+        let version: Int = row[1]
+        let isPhoto = mediaType == 1
+        if prepared.renderingInfo.isImage != isPhoto {
+            throw LibraryError.invalidResource(
+                "the rendered output is \(prepared.renderingInfo.isImage ? "an image" : "a movie") but \(identifier) is a \(isPhoto ? "photo" : "video")"
+            )
+        }
+        if !createdInBlock, prepared.edit.baseContentVersion == nil {
+            throw LibraryError.invalidResource("the content editing output was made for an asset created in another change block")
+        }
+        if !createdInBlock, prepared.edit.baseContentVersion != version {
+            throw LibraryError.changeNotSupported(
+                "the content of \(identifier) changed since its editing input was requested (or this output was already committed); request a new input"
+            )
+        }
+        let current = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
+                       r.pixel_width, r.pixel_height
+                FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
+                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(VersionResourceType.edit.map(String.init))]
+        ).map(ResourceRecord.init(row:))
+        let newVersion = version + 1
+        let uuid = String(identifier.prefix { $0 != "/" })
+        let ext = prepared.renderingInfo.format.preferredFilenameExtension
+        let renderingPath = bundle.originalPath(assetUUID: uuid, suffix: "_v\(newVersion)_render", fileExtension: ext)
+        let adjustmentPath = bundle.originalPath(assetUUID: uuid, suffix: "_v\(newVersion)_adjustments", fileExtension: "plist")
+        let rendering = current.first { $0.type == VersionResourceType.fullSizePhoto || $0.type == VersionResourceType.fullSizeVideo }
+        var superseded = current
+        var newBase: (from: String, to: String, record: ResourceRecord)?
+        var keepsBase = false
+        switch prepared.edit.basis {
+        case .original:
+            break
+        case .adjustmentBase:
+            guard let base = current.first(where: { $0.type == VersionResourceType.adjustmentBasePhoto }) else {
+                throw LibraryError.changeNotSupported("\(identifier) has no stored base to reopen its edit from; request a new input")
+            }
+            superseded.removeAll { $0.id == base.id }
+            keepsBase = true
+        case .currentRendering:
+            // Photos keep the rendering the editor worked on as the new edit's base; videos keep no previous version.
+            if isPhoto, let rendering {
+                let basePath = bundle.originalPath(
+                    assetUUID: uuid, suffix: "_v\(newVersion)_base", fileExtension: (rendering.path as NSString).pathExtension)
+                var record = rendering
+                record.type = VersionResourceType.adjustmentBasePhoto
+                record.path = basePath
+                record.originalFilename = "PenultimateFullSizeRender.\((rendering.path as NSString).pathExtension.uppercased())"
+                newBase = (rendering.path, basePath, record)
+            }
+        }
+        return EditPlacement(
+            prepared: prepared, assetID: assetID, mediaType: mediaType, version: newVersion, renderingPath: renderingPath,
+            adjustmentPath: adjustmentPath, newBase: newBase, superseded: superseded, keepsBase: keepsBase)
+    }
+
+    /// Paths a planned edit places.
+    func placedPaths(_ plan: EditPlacement) -> [String] {
+        [plan.renderingPath, plan.adjustmentPath] + (plan.newBase.map { [$0.to] } ?? [])
+    }
+
+    /// Moves an edit's staged files into place (the base by a hard link to the current rendering: no copy).
+    /// Returns the folders to sync.
+    func place(_ plan: EditPlacement) throws -> Set<URL> {
+        var folders = Set<URL>()
+        if let base = plan.newBase {
+            let from = try bundle.resolveExisting(base.from)
+            let to = try bundle.resolve(base.to)
+            unlink(to.path)  // an orphan of a writer that died (never a referenced file: versions only grow)
+            guard link(from.path, to.path) == 0 else {
+                throw LibraryBundle.posixError("link the previous version of \(plan.prepared.localIdentifier)")
+            }
+            folders.insert(to.deletingLastPathComponent())
+        }
+        folders.insert(try bundle.place(staged: plan.prepared.rendering.url, at: plan.renderingPath))
+        folders.insert(try bundle.place(staged: plan.prepared.adjustment.url, at: plan.adjustmentPath))
+        return folders
+    }
+
+    /// Writes an edit's rows: the new rendering, recipe and base replace the old ones; the asset takes the
+    /// rendering's size and a new content version.
+    func writeEdit(_ plan: EditPlacement, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
+        let prepared = plan.prepared
+        let isPhoto = plan.mediaType == 1
+        let ids = plan.superseded.map(\.id)
+        if !ids.isEmpty {
+            try db.execute(
+                sql: "DELETE FROM resource WHERE id IN (SELECT value FROM json_each(?))", arguments: [FetchPlanner.jsonArray(ids.map(String.init))])
+        }
+        let insert = """
+            INSERT INTO resource (asset_id, type, path, original_filename, uniform_type_identifier, file_size, sha256,
+                pixel_width, pixel_height) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        let info = prepared.renderingInfo
+        try db.execute(
+            sql: insert,
+            arguments: [
+                plan.assetID, isPhoto ? VersionResourceType.fullSizePhoto : VersionResourceType.fullSizeVideo, plan.renderingPath,
+                "FullSizeRender.\(info.format.preferredFilenameExtension == "jpeg" ? "jpg" : info.format.preferredFilenameExtension)",
+                info.format.uniformTypeIdentifier, prepared.rendering.size, prepared.rendering.sha256, info.pixelWidth, info.pixelHeight,
+            ])
+        try db.execute(
+            sql: insert,
+            arguments: [
+                plan.assetID, VersionResourceType.adjustmentData, plan.adjustmentPath, "Adjustments.plist", "com.apple.property-list",
+                prepared.adjustment.size, prepared.adjustment.sha256, 0, 0,
+            ])
+        if let base = plan.newBase?.record {
+            try db.execute(
+                sql: insert,
+                arguments: [
+                    plan.assetID, base.type, base.path, base.originalFilename, base.uniformTypeIdentifier, base.fileSize, base.sha256,
+                    base.pixelWidth, base.pixelHeight,
+                ])
+        }
+        // A video edit stacked on a rendering keeps no base: its recipe cannot be reopened (spec §2).
+        let resumable = isPhoto || prepared.edit.basis == .original
+        try db.execute(
+            sql: """
+                UPDATE asset SET pixel_width = ?, pixel_height = ?, duration = CASE WHEN media_type = 2 THEN ? ELSE duration END,
+                    has_adjustments = 1, adjustment_format_identifier = ?, adjustment_format_version = ?, adjustment_timestamp = ?,
+                    adjustment_client = ?, adjustment_resumable = ?, content_version = ?, modification_date = ? WHERE id = ?
+                """,
+            arguments: [
+                info.pixelWidth, info.pixelHeight, info.duration, prepared.edit.formatIdentifier, prepared.edit.formatVersion,
+                now.timeIntervalSince1970, access.clientID, resumable, plan.version, now.timeIntervalSince1970, plan.assetID,
+            ])
+        summary.noteContentChanged(.init(id: plan.assetID, localIdentifier: prepared.localIdentifier))
+    }
+
+    /// Reverts an asset to its original inside the transaction; returns the rows removed (their files go after the
+    /// commit). An asset whose original file is missing is refused: the revert would leave it without content.
+    func revert(_ identifier: String, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws -> [ResourceRecord] {
+        let assetID = try editableAssetID(identifier, access: access, db: db)
+        guard let row = try Row.fetchOne(db, sql: "SELECT media_type FROM asset WHERE id = ?", arguments: [assetID]) else {
+            throw LibraryError.identifierNotFound("no asset \(identifier)")
+        }
+        let originalType = (row[0] as Int) == 2 ? VersionResourceType.video : VersionResourceType.photo
+        guard
+            let original = try Row.fetchOne(
+                db, sql: "SELECT path, pixel_width, pixel_height FROM resource WHERE asset_id = ? AND type = ?", arguments: [assetID, originalType])
+        else { throw LibraryError.missingResource("\(identifier) has no original to revert to") }
+        let originalPath: String = original[0]
+        guard let file = try? bundle.resolveExisting(originalPath), FileManager.default.fileExists(atPath: file.path) else {
+            throw LibraryError.missingResource("the original of \(identifier) is missing: it cannot be reverted")
+        }
+        let removed = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
+                       r.pixel_width, r.pixel_height
+                FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
+                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(VersionResourceType.edit.map(String.init))]
+        ).map(ResourceRecord.init(row:))
+        if !removed.isEmpty {
+            try db.execute(
+                sql: "DELETE FROM resource WHERE id IN (SELECT value FROM json_each(?))",
+                arguments: [FetchPlanner.jsonArray(removed.map { String($0.id) })])
+        }
+        try db.execute(
+            sql: """
+                UPDATE asset SET pixel_width = ?, pixel_height = ?, has_adjustments = 0, adjustment_format_identifier = NULL,
+                    adjustment_format_version = NULL, adjustment_timestamp = ?, adjustment_client = ?, adjustment_resumable = 0,
+                    content_version = content_version + 1, modification_date = ? WHERE id = ?
+                """,
+            arguments: [
+                original[1] as Int, original[2] as Int, now.timeIntervalSince1970, access.clientID, now.timeIntervalSince1970, assetID,
+            ])
+        summary.noteContentChanged(.init(id: assetID, localIdentifier: identifier))
+        return removed
+    }
+
+    /// The row id of an asset whose content the client may edit: visible to it, not in Recently Deleted.
+    private func editableAssetID(_ identifier: String, access: AccessContext, db: Database) throws -> Int64 {
+        let id = try visibleAssetID(identifier, access: access, db: db)
+        let trashed = try Double.fetchOne(db, sql: "SELECT trashed_date FROM asset WHERE id = ?", arguments: [id])
+        if trashed != nil { throw LibraryError.changeNotSupported("\(identifier) is in Recently Deleted: recover it before editing it") }
+        return id
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import OpenPhotos
+
+struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Edit a photo with the built-in editor (non-destructive: the original is kept).",
+        discussion: """
+            The edit is a recipe (org.openphotokit.adjustment 1.0) rendered through Core Image from the asset's previous \
+            version: editing again changes the recipe — a step given again replaces the earlier one — instead of \
+            stacking renderings. --reset STEP removes a step (crop, rotate, flip, straighten, exposure, contrast, \
+            saturation, vibrance, warmth, tint, highlights, shadows, look, vignette, or all). An asset whose recipe is \
+            another editor's is edited on top of its current version. Looks: chrome, fade, instant, mono, noir, process, \
+            tonal, transfer. `photos revert` goes back to the original.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Local identifier (or a unique prefix).") var id: String
+    @Option(help: "Keep X,Y,W,H of the upright original, in unit coordinates from the top left.") var crop: String?
+    @Option(help: "Straighten by DEG degrees (−45…45), counter-clockwise.") var straighten: Double?
+    @Option(help: "Rotate clockwise by 90, 180 or 270 degrees.") var rotate: Int?
+    @Flag(help: "Mirror left to right.") var flip = false
+    @Option(help: "Exposure in EV (−10…10).") var exposure: Double?
+    @Option(help: "Contrast (0…4, 1 unchanged).") var contrast: Double?
+    @Option(help: "Saturation (0…4, 1 unchanged).") var saturation: Double?
+    @Option(help: "Vibrance (−1…1).") var vibrance: Double?
+    @Option(help: "Warmth (−1 cooler … 1 warmer).") var warmth: Double?
+    @Option(help: "Tint (−1 green … 1 magenta).") var tint: Double?
+    @Option(help: "Highlights (−1…0).") var highlights: Double?
+    @Option(help: "Shadows (−1…1).") var shadows: Double?
+    @Option(help: "Vignette intensity (−1…1).") var vignette: Double?
+    @Option(help: "A look: chrome, fade, instant, mono, noir, process, tonal or transfer.") var look: String?
+    @Option(help: "Remove a step from the recipe (repeatable; 'all' removes every step).") var reset: [String] = []
+
+    func steps() throws -> [PhotoEditRecipe.Step] {
+        var steps: [PhotoEditRecipe.Step] = []
+        if let crop {
+            let v = crop.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard v.count == 4 else { throw CLIError("--crop wants X,Y,W,H in unit coordinates") }
+            steps.append(.crop(x: v[0], y: v[1], width: v[2], height: v[3]))
+        }
+        if let rotate {
+            guard [90, 180, 270].contains(rotate) else { throw CLIError("--rotate is 90, 180 or 270") }
+            steps.append(.rotate(quarterTurns: rotate / 90))
+        }
+        if flip { steps.append(.flip) }
+        if let straighten { steps.append(.straighten(degrees: straighten)) }
+        if let exposure { steps.append(.exposure(ev: exposure)) }
+        if let contrast { steps.append(.contrast(contrast)) }
+        if let saturation { steps.append(.saturation(saturation)) }
+        if let vibrance { steps.append(.vibrance(vibrance)) }
+        if let warmth { steps.append(.warmth(warmth)) }
+        if let tint { steps.append(.tint(tint)) }
+        if let highlights { steps.append(.highlights(highlights)) }
+        if let shadows { steps.append(.shadows(shadows)) }
+        if let vignette { steps.append(.vignette(intensity: vignette)) }
+        if let look { steps.append(.look(look.lowercased())) }
+        if let problem = steps.lazy.compactMap(\.problem).first { throw CLIError(problem) }
+        return steps
+    }
+
+    func run() throws {
+        let changes = try steps()
+        let kinds = Set(PhotoEditRecipe.Step.order)
+        for name in reset where name != "all" && !kinds.contains(name) {
+            throw CLIError("--reset \(name): not a step (\(PhotoEditRecipe.Step.order.joined(separator: ", ")), or all)")
+        }
+        guard !changes.isEmpty || !reset.isEmpty else { throw CLIError("nothing to change: give a step (see photos edit --help)") }
+        let library = try global.open()
+        let asset = try resolveAsset(id, in: library, global: global)
+        let reset = self.reset
+        let result = try waitFor {
+            try await PhotoEditRecipe.edit(asset) { recipe in
+                var recipe = recipe
+                for name in reset { recipe = name == "all" ? PhotoEditRecipe() : recipe.resetting(name) }
+                for step in changes { recipe = recipe.setting(step) }
+                guard recipe.steps.count <= PhotoEditRecipe.maximumSteps else { throw CLIError("the recipe would be too long") }
+                return recipe
+            }
+        }
+        let edited = try resolveAsset(asset.localIdentifier, in: library, global: global)
+        if global.json {
+            var object = Output.asset(edited)
+            object["recipe"] = result.recipe.steps.map { "\($0)" }
+            object["reopened"] = result.reopened
+            Output.printJSON(object)
+        } else {
+            print(Output.assetLine(edited))
+            print(
+                "  recipe: \(result.recipe.steps.isEmpty ? "(none: reverted to the original)" : result.recipe.steps.map { "\($0)" }.joined(separator: ", "))"
+            )
+        }
+    }
+}
+
+struct Revert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Revert assets to their originals (PHAssetChangeRequest.revertAssetContentToOriginal).",
+        discussion: "Every edit goes: renderings, previous versions and adjustment data are removed; the originals were never changed.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Local identifiers (or unique prefixes).") var ids: [String]
+
+    func run() throws {
+        let library = try global.open()
+        let assets = try ids.map { try resolveAsset($0, in: library, global: global) }
+        try perform(library) { for asset in assets where asset.hasAdjustments { PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() } }
+        let reverted = try assets.map { try resolveAsset($0.localIdentifier, in: library, global: global) }
+        if global.json {
+            Output.printJSON(reverted.map { Output.asset($0) })
+        } else {
+            for asset in reverted { print(Output.assetLine(asset)) }
+        }
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it (the work runs on the cooperative pool, never on this
+/// thread, so the wait cannot deadlock it).
+func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: Result<T, any Error>?
+    Task {
+        do { result = .success(try await work()) } catch { result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    switch result! {
+    case .success(let value): return value
+    case .failure(let error as CLIError): throw error
+    case .failure(let error): throw CLIError(describe(error))
+    }
+}
