@@ -5,21 +5,12 @@
 //   From file metadata, still missing: photoDepthEffect from depth/disparity auxiliary images (only EXIF
 //   CustomRendered 7/8 today), videoTimelapse, burst user picks (MakerNote pick type), RAW + JPEG pairs,
 //   playbackVariation; a Live Photo video imported after its still is not joined to it yet.
-extension PHAsset {
-    var adjustmentTimestamp: Date? { get }                            // iOS 18
-    func requestContentEditingInput(with options: PHContentEditingInputRequestOptions?,
-        completionHandler: @escaping (PHContentEditingInput?, [AnyHashable: Any]) -> Void) -> PHContentEditingInputRequestID
-    func cancelContentEditingInputRequest(_ requestID: PHContentEditingInputRequestID)
-}
+//   Content editing (issue 14): done — requestContentEditingInput, cancel, adjustmentTimestamp, adjustmentsState.
 
 // MARK: §6 PHFetchOptions
 //   #Predicate<PHAsset> compiled to the same SQL (NSPredicate(_ predicate: Predicate<PHAsset>)).
 
-// MARK: §10 Change requests
-extension PHAssetChangeRequest {
-    var contentEditingOutput: PHContentEditingOutput? { get set }
-    func revertAssetContentToOriginal()
-}
+// MARK: §10 Change requests: done (contentEditingOutput and revertAssetContentToOriginal since issue 14).
 
 // MARK: §11 Image manager (issue 5): done — images, video poster frames (crops too), delivery modes, cancellation,
 //   caching, requestLivePhoto, requestAVAsset, requestPlayerItem, requestExportSession (AVAssetExportSession on
@@ -38,11 +29,14 @@ extension AVAssetExportSession {
 let AVAssetExportPresetAppleM4A: String                 // audio-only export
 
 // MARK: §13 Content editing
-// PHContentEditingInputRequestOptions: done (canHandleAdjustmentData, network, progress).
-class PHContentEditingInput {}
-class PHContentEditingOutput {}
-// PHAdjustmentData: done (NSSecureCoding; the 1 MiB limit and non-empty data are checked at commit, with the output).
-protocol PHContentEditingController {}
+// Done (issue 14): PHContentEditingInputRequestOptions (with iOS 27's skipsDisplaySizeImage), PHContentEditingInput,
+// PHContentEditingOutput (init(contentEditingInput:), init(placeholderForCreatedAsset:), renderedContentURL, iOS 17
+// content types), PHAdjustmentData (NSSecureCoding; its 1 MiB limit and non-empty data are checked at commit).
+extension PHContentEditingOutput: NSSecureCoding {}     // archiving an output (extensions hand them across processes)
+extension PHContentEditingInputRequestOptions {
+    var originalResourceChoice: PHOriginalResourceChoice { get set }   // iOS 27 beta (RAW + JPEG pairs)
+}
+protocol PHContentEditingController {}                  // issue 15
 
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
 class PHLivePhotoEditingContext {}   // with content editing (§13)

@@ -1086,4 +1086,44 @@ done:
 }
 
 
+/* Baselines of `photos bench editing`. A screen-sized image as libvips' own thumbnailer makes it: decoded with
+ * shrink-on-load, in memory, 8-bit (what an editing input's displaySizeImage costs at least). */
+static inline int cbench_thumbnail_to_memory(const char *path, int size) {
+    VipsImage *out = NULL;
+    if (vips_thumbnail(path, &out, size, "height", size, "size", VIPS_SIZE_DOWN, NULL)) return -1;
+    size_t length = 0;
+    void *memory = vips_image_write_to_memory(out, &length);
+    g_object_unref(out);
+    if (!memory) return -1;
+    g_free(memory);
+    return 0;
+}
+
+/* The built-in editor's crop + exposure + saturation written directly against libvips: crop in unit coordinates from
+ * the top left, exposure in linear light, saturation with Rec. 709 weights, JPEG at `quality`. */
+static inline int cbench_crop_exposure_saturation(const char *in_path, const char *out_path, double x, double y, double w, double h,
+                                                  double ev, double saturation, int quality) {
+    VipsObject *scope = VIPS_OBJECT(vips_image_new());
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 8);
+    int result = -1;
+    if (!(t[0] = vips_image_new_from_file(in_path, "access", VIPS_ACCESS_SEQUENTIAL, NULL))) goto done;
+    {
+        int left = (int)(x * t[0]->Xsize + 0.5), top = (int)(y * t[0]->Ysize + 0.5);
+        int width = (int)(w * t[0]->Xsize + 0.5), height = (int)(h * t[0]->Ysize + 0.5);
+        if (vips_crop(t[0], &t[1], left, top, width, height, NULL)) goto done;
+    }
+    if (vips_colourspace(t[1], &t[2], VIPS_INTERPRETATION_scRGB, NULL)) goto done;
+    if (vips_linear1(t[2], &t[3], pow(2, ev), 0, NULL)) goto done;
+    {
+        double l[3] = { 0.2125, 0.7154, 0.0721 }, m[9];
+        for (int r = 0; r < 3; r++) for (int c = 0; c < 3; c++) m[r * 3 + c] = (1 - saturation) * l[c] + (r == c ? saturation : 0);
+        if (!(t[4] = vips_image_new_matrix_from_array(3, 3, m, 9)) || vips_recomb(t[3], &t[5], t[4], NULL)) goto done;
+    }
+    if (vips_colourspace(t[5], &t[6], VIPS_INTERPRETATION_sRGB, NULL)) goto done;
+    result = vips_jpegsave(t[6], out_path, "Q", quality, NULL) ? -1 : 0;
+done:
+    g_object_unref(scope);
+    return result;
+}
+
 #endif

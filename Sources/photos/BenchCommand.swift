@@ -11,7 +11,9 @@ import PhotosTesting
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks (build with -c release).",
-        subcommands: [BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self],
+        subcommands: [
+            BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self, BenchEditing.self,
+        ],
         defaultSubcommand: BenchCore.self
     )
 }

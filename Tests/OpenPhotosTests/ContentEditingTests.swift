@@ -153,6 +153,20 @@ struct ContentEditingTests {
         }
     }
 
+    @Test func anEditorWithoutAnInterfaceSkipsTheDisplayImage() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, original) = try Self.sidewaysAsset(library)
+        let options = PHContentEditingInputRequestOptions()
+        options.skipsDisplaySizeImage = true
+        #expect((options.copy() as? PHContentEditingInputRequestOptions)?.skipsDisplaySizeImage == true)
+        let input = await withCheckedContinuation { continuation in
+            asset.requestContentEditingInput(with: options) { input, _ in continuation.resume(returning: input) }
+        }
+        #expect(input?.displaySizeImage == nil)
+        #expect(try Data(contentsOf: try #require(input?.fullSizeImageURL)) == original)
+    }
+
     // MARK: - Reopening and stacking
 
     @Test func reopeningGivesThePreviousVersionAndTheRecipeOnlyToEditorsThatHandleIt() async throws {
@@ -182,6 +196,8 @@ struct ContentEditingTests {
 
         // The stacked edit keeps rendering A as its previous version.
         let stacked = try Self.output(current, recipe: "B") { $0.cropped(to: CGRect(x: 0, y: 0, width: 40, height: 40)) }
+        // The output's rendering never lands on the input's file (both are FullSizeRender.jpg of one session).
+        #expect(try Data(contentsOf: try #require(current.fullSizeImageURL)) == renderingA)
         try Self.commit(stacked, to: edited, in: library.library)
         let twice = try Self.refetch(asset, library)
         #expect(Self.types(twice) == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
@@ -577,6 +593,38 @@ struct ContentEditingTests {
         try library.library.performChangesAndWait { PHAssetChangeRequest(for: edited).revertAssetContentToOriginal() }
         #expect(abs(try meanBrightness(edited) - before) < 1)
     }
+
+    // MARK: - The built-in editor
+
+    #if !PHOTOKIT_COMPATIBILITY_TEST
+        @Test func theBuiltInEditorReopensItsRecipeAndStacksOnNewerOnes() async throws {
+            let library = try TestLibrary()
+            defer { library.remove() }
+            let (asset, original) = try Self.sidewaysAsset(library)
+            let first = try await PhotoEditRecipe.edit(asset) { $0.setting(.crop(x: 0, y: 0, width: 0.5, height: 0.5)).setting(.exposure(ev: 1)) }
+            #expect(!first.reopened && (first.pixelWidth, first.pixelHeight) == (24, 32))
+            let second = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { $0.resetting("exposure") }
+            #expect(second.reopened && second.recipe.steps == [.crop(x: 0, y: 0, width: 0.5, height: 0.5)])
+            let edited = try Self.refetch(asset, library)
+            #expect(Self.types(edited) == [.photo, .fullSizePhoto, .adjustmentData], "reopened, not stacked")
+            #expect((edited.pixelWidth, edited.pixelHeight) == (24, 32))
+
+            // A recipe of a newer major version is not handled: the editor gets the current rendering and stacks.
+            let newer = try Self.output(try await Self.requireInput(edited), recipe: #"{"steps":[],"v2":true}"#)
+            newer.adjustmentData = PHAdjustmentData(formatIdentifier: PhotoEditRecipe.formatIdentifier, formatVersion: "2.0", data: Data("{}".utf8))
+            try Self.commit(newer, to: edited, in: library.library)
+            let third = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { $0.setting(.look("mono")) }
+            #expect(!third.reopened && third.recipe.steps == [.look("mono")])
+            #expect(Self.types(try Self.refetch(asset, library)) == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+
+            // Resetting every step on the original is a revert.
+            let reverted = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { _ in PhotoEditRecipe() }
+            #expect(reverted.recipe.steps.isEmpty)
+            let after = try Self.refetch(asset, library)
+            #expect(after.hasAdjustments, "the base was another editor's rendering: an empty recipe on it is still an edit")
+            _ = original
+        }
+    #endif
 
     // MARK: - Requests
 

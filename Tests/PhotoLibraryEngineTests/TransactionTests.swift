@@ -199,3 +199,121 @@ struct TransactionTests {
             try LibraryEngine.applyEdits([.removeAt([0])], to: ["b", "c", "n"], snapshot: ["a", "b", "c"], what: "album") == ["b", "c", "n"])
     }
 }
+
+/// Content edits at the engine: who may ask for an input, and what a crash mid-commit leaves.
+@Suite("Content editing in the engine")
+struct EditingEngineTests {
+    @Test func addOnlyAndOutOfSelectionClientsGetNoInput() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let ids = try library.addImages(2)
+        let engine = try LibraryEngine.open(at: library.url)
+        try engine.setGrant(.addOnly, for: "uploader")
+        try engine.setGrant(.limited, for: "picker", selection: [ids[0]])
+        #expect(throws: LibraryError.self) { try engine.editingState(localIdentifier: ids[0], access: engine.accessContext(clientID: "uploader")) }
+        do {
+            _ = try engine.editingState(localIdentifier: ids[0], access: engine.accessContext(clientID: "uploader"))
+        } catch {
+            #expect(error.code == 3311 && error.message.contains("addOnly"))
+        }
+        let picker = engine.accessContext(clientID: "picker")
+        #expect(try engine.editingState(localIdentifier: ids[0], access: picker).original != nil)
+        do {
+            _ = try engine.editingState(localIdentifier: ids[1], access: picker)
+            Issue.record("a limited client got the input of an asset outside its selection")
+        } catch {
+            #expect(error.code == 3311)
+        }
+        // Nor may they commit content changes outside it.
+        do {
+            try engine.apply([.revertAssetContent(localIdentifier: ids[1])], access: picker)
+            Issue.record("a limited client reverted an asset outside its selection")
+        } catch {
+            #expect(error.code == 3311)
+        }
+        do {
+            try engine.apply([.revertAssetContent(localIdentifier: ids[0])], access: engine.accessContext(clientID: "uploader"))
+            Issue.record("an add-only client reverted an asset")
+        } catch {
+            #expect(error.code == 3311)
+        }
+    }
+
+    @Test func assetsThatAreNeitherPhotosNorVideosHaveNoEditingInput() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let ids = try library.addImages(1)
+        let engine = try LibraryEngine.open(at: library.url)
+        try await engine.database.write { try $0.execute(sql: "UPDATE asset SET media_type = 3") }
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options()).firstObject)
+        #expect(asset.mediaType == .audio && !asset.canPerform(.content))
+        do {
+            _ = try await asset.requestContentEditingInput(with: nil)
+            Issue.record("an audio asset got an editing input")
+        } catch let error as PHPhotosError {
+            #expect(error.code == .requestNotSupportedForAsset)
+        }
+    }
+
+    /// A writer that died after placing an edit's files and before its commit: the next open removes the new
+    /// files and keeps the version the rows name; one that died after its commit and before removing the
+    /// superseded files: the next open removes those.
+    @Test func aCrashOnEitherSideOfTheCommitLeavesOneWholeVersion() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let ids = try library.addImages(1)
+        let fm = FileManager.default
+        let rendering = library.scratch.appendingPathComponent("render.jpg")
+        try TestMedia.writeImage(to: rendering, width: 20, height: 10)
+        func edit(_ engine: LibraryEngine, version: Int) throws {
+            try engine.apply(
+                [
+                    .editAssetContent(
+                        localIdentifier: ids[0],
+                        ContentEdit(
+                            renderedFile: rendering, formatIdentifier: "t", formatVersion: "1", adjustmentData: Data([1]), basis: .original,
+                            baseContentVersion: version, madeFor: ids[0]))
+                ], access: engine.accessContext(clientID: nil))
+        }
+        let paths = { (engine: LibraryEngine) in
+            try engine.database.read { try String.fetchAll($0, sql: "SELECT path FROM resource ORDER BY type") }
+        }
+        var placed: [String] = []
+        var slot: URL?
+        do {
+            let writer = try LibraryEngine.open(at: library.url)
+            try edit(writer, version: 1)
+            let v2 = try paths(writer)
+            #expect(v2.count == 3 && v2[1].hasSuffix("_v2_render.jpeg") && v2[2].hasSuffix("_v2_adjustments.plist"))
+            // The next edit as far as its files: placed under version 3 and journalled with the superseded ones.
+            slot = try writer.slots.folder()
+            let uuid = String(ids[0].prefix(36))
+            placed = ["originals/\(uuid.prefix(1))/\(uuid)_v3_render.jpeg", "originals/\(uuid.prefix(1))/\(uuid)_v3_adjustments.plist"]
+            _ = try writer.bundle.writeIntent(placed + Array(v2[1...]), in: slot!)
+            for path in placed { try Data([7]).write(to: library.url.appendingPathComponent(path)) }
+        }
+        // The writer died before committing: version 2 stays whole, version 3's files go.
+        let reopened = try LibraryEngine.open(at: library.url)
+        let after = try paths(reopened)
+        #expect(after.count == 3 && after[1].hasSuffix("_v2_render.jpeg"))
+        for path in placed { #expect(!fm.fileExists(atPath: library.url.appendingPathComponent(path).path)) }
+        for path in after { #expect(fm.fileExists(atPath: library.url.appendingPathComponent(path).path)) }
+        #expect(try reopened.verify().problems == [])
+        #expect(!fm.fileExists(atPath: slot!.path))
+
+        // Committed, then died before removing what it superseded: the journal still lists those files.
+        do {
+            let writer = try LibraryEngine.open(at: library.url)
+            let slot = try writer.slots.folder()
+            let superseded = try paths(writer)
+            try writer.database.write { db in
+                try db.execute(sql: "DELETE FROM resource WHERE type IN (5, 7)")
+                try db.execute(sql: "UPDATE asset SET has_adjustments = 0, content_version = content_version + 1")
+            }
+            _ = try writer.bundle.writeIntent(Array(superseded[1...]), in: slot)
+        }
+        let last = try LibraryEngine.open(at: library.url)
+        #expect(try paths(last).count == 1)
+        #expect(try last.verify().problems == [], "no orphan of the superseded version")
+    }
+}

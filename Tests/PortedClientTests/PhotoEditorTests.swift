@@ -32,4 +32,41 @@ import Testing
         // The generated gradient runs red from 0 to 255 across the stored width: its middle averages about half.
         #expect((100...160).contains(Int(red)), "\(red)")
     }
+
+    @Test func theEditorEditsLibraryPhotosNonDestructively() async throws {
+        let library = try TestLibrary(name: "PortedEdits")
+        defer { library.remove() }
+        let file = try library.makeImage(width: 60, height: 40, orientation: 6)
+        let original = try Data(contentsOf: file)
+        let identifier = try #require(try library.library.importItems(at: [file]).importedLocalIdentifiers.first)
+        func fetch() throws -> PHAsset {
+            try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: library.options()).firstObject)
+        }
+        let editor = PhotoEditor()
+        func apply(_ filter: String) async throws {
+            let asset = try fetch()
+            let (ok, error) = await withCheckedContinuation { continuation in
+                editor.applyFilter(filter, to: asset, in: library.library) { continuation.resume(returning: ($0, $1.map { "\($0)" })) }
+            }
+            #expect(ok, "\(error ?? "")")
+        }
+        try await apply("CIPhotoEffectNoir")
+        var asset = try fetch()
+        #expect(asset.hasAdjustments && asset.adjustmentFormatIdentifier == PhotoEditor.formatIdentifier)
+        #expect((asset.pixelWidth, asset.pixelHeight) == (40, 60), "the orientation baked in")
+        let filter = await withCheckedContinuation { continuation in editor.appliedFilter(of: asset) { continuation.resume(returning: $0) } }
+        #expect(filter == "CIPhotoEffectNoir")
+        // Reopened: the new filter replaces the old one (the previous version is still the original).
+        try await apply("CIPhotoEffectChrome")
+        asset = try fetch()
+        #expect(PHAssetResource.assetResources(for: asset).map(\.type).contains(.adjustmentBasePhoto) == false)
+        let (reverted, _) = await withCheckedContinuation { continuation in
+            editor.revert(asset, in: library.library) { continuation.resume(returning: ($0, $1.map { "\($0)" })) }
+        }
+        #expect(reverted)
+        asset = try fetch()
+        #expect(!asset.hasAdjustments)
+        let resource = try #require(PHAssetResource.assetResources(for: asset).first)
+        #expect(try Data(contentsOf: try #require(resource.fileURL)) == original)
+    }
 }

@@ -40,7 +40,8 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     open private(set) var playbackStyle: PHAsset.PlaybackStyle
     /// The last edit's recipe, when the editor can handle it (the input is then the previous version).
     open private(set) var adjustmentData: PHAdjustmentData?
-    /// A screen-sized, upright image of the input (at most 2048 pixels on its long side), for the editor's interface.
+    /// A screen-sized, upright image of the input (at most 2048 pixels on its long side), for the editor's interface;
+    /// nil when the request's options skipped it.
     open private(set) var displaySizeImage: UIImage?
     /// The full-size photo to render from: a copy for this input (nil for videos).
     open private(set) var fullSizeImageURL: URL?
@@ -97,7 +98,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
 
     /// Makes the input of an asset (the work of a request, off the caller's thread).
     static func make(
-        _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?
+        _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false
     ) throws -> PHContentEditingInput {
         let engine = try library.engine()
         let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
@@ -117,13 +118,19 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         let input = PHContentEditingInput(
             asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
             library: library, workspace: workspace)
-        let copy = workspace.url.appendingPathComponent(
+        // The input's files in a folder of their own: an output of the same session writes `FullSizeRender.jpg` beside
+        // it, the name a rendering input has too.
+        let inputFolder = workspace.url.appendingPathComponent("Input")
+        do { try LibraryBundle.createDirectory(inputFolder) } catch {
+            throw LibraryError.internalError("cannot create \(inputFolder.path): \(error)")
+        }
+        let copy = inputFolder.appendingPathComponent(
             ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\((resource.path as NSString).pathExtension)"))
         let isPhoto = state.asset.mediaType == 1
         // The copy and the screen-sized image side by side: each reads the file once.
         let failure = Mutex<(any Error)?>(nil)
         nonisolated(unsafe) var display: PixelBuffer?
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
+        DispatchQueue.concurrentPerform(iterations: skipsDisplaySizeImage ? 1 : 2) { part in
             do {
                 if part == 0 {
                     try FileStager.copyOut(file, to: copy)
@@ -156,7 +163,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
             let video = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
                 .first { $0.type == .pairedVideo }?.fileURL
             if let video {
-                let videoCopy = workspace.url.appendingPathComponent("PairedVideo.\(video.pathExtension)")
+                let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\(video.pathExtension)")
                 try FileStager.copyOut(video, to: videoCopy)
                 input.livePhoto = PHLivePhoto(
                     size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
@@ -212,10 +219,13 @@ final class ContentEditingInputRequests: @unchecked Sendable {
             return id
         }
         nonisolated(unsafe) let canHandle = options?.canHandleAdjustmentData
+        let skipsDisplaySizeImage = options?.skipsDisplaySizeImage ?? false
         workers.async { [self] in
             guard isPending(id) else { return }
             let library = asset.library ?? PHPhotoLibrary.shared()
-            let result = Result { try PHContentEditingInput.make(asset, library: library, canHandle: canHandle) }
+            let result = Result {
+                try PHContentEditingInput.make(asset, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage)
+            }
             let delivered = result
             delivery.async { [self] in
                 guard let handler = take(id) else { return }

@@ -13,6 +13,9 @@ open class PHContentEditingInputRequestOptions: NSObject, NSCopying, @unchecked 
     open var isNetworkAccessAllowed = false
     /// iCloud download progress, 0…1, with a flag to stop (never called for local data).
     open var progressHandler: ((Double, UnsafeMutablePointer<ObjCBool>) -> Void)?
+    /// Whether to leave out the input's `displaySizeImage` (iOS 27): an editor without an interface saves decoding
+    /// the image for it.
+    open var skipsDisplaySizeImage = false
 
     /// Default options: no adjustment data handled, no network.
     public override init() {}
@@ -23,6 +26,7 @@ open class PHContentEditingInputRequestOptions: NSObject, NSCopying, @unchecked 
         copy.canHandleAdjustmentData = canHandleAdjustmentData
         copy.isNetworkAccessAllowed = isNetworkAccessAllowed
         copy.progressHandler = progressHandler
+        copy.skipsDisplaySizeImage = skipsDisplaySizeImage
         return copy
     }
 }

@@ -33,6 +33,7 @@ extension PhotoEditRecipe {
         let library = asset.library ?? PHPhotoLibrary.shared()
         let options = PHContentEditingInputRequestOptions()
         options.canHandleAdjustmentData = { PhotoEditRecipe(adjustmentData: $0) != nil }
+        options.skipsDisplaySizeImage = true  // no interface to show it in
         let input = try await asset.requestContentEditingInput(with: options)
         let previous = input.adjustmentData.flatMap(PhotoEditRecipe.init(adjustmentData:))
         let recipe = try change(previous ?? PhotoEditRecipe())

@@ -3,9 +3,64 @@
 import CoreImage
 import Photos
 
-/// The look-and-export part of a photo app: filters by name, a render, a JPEG written next to the original.
+/// The look-and-export part of a photo app: filters by name, a render, a JPEG written next to the original; and a
+/// filter applied to a library photo as a non-destructive edit, the way Apple's sample code does it.
 final class PhotoEditor {
     private let context = CIContext(options: [.cacheIntermediates: false])
+    static let formatIdentifier = "com.example.porteditor"
+    static let formatVersion = "1.0"
+
+    /// Applies a Core Image filter to an asset as an edit that can be reopened: the filter's name is the recipe.
+    /// Reopened, the earlier filter is replaced (the input is then the version before it).
+    func applyFilter(
+        _ filterName: String, to asset: PHAsset, in library: PHPhotoLibrary, completion: @escaping @Sendable (Bool, (any Error)?) -> Void
+    ) {
+        let options = PHContentEditingInputRequestOptions()
+        options.canHandleAdjustmentData = { adjustmentData in
+            adjustmentData.formatIdentifier == Self.formatIdentifier && adjustmentData.formatVersion == Self.formatVersion
+        }
+        asset.requestContentEditingInput(with: options) { input, info in
+            guard let input = input, let url = input.fullSizeImageURL else {
+                completion(false, info[PHContentEditingInputErrorKey] as? any Error)
+                return
+            }
+            let output = PHContentEditingOutput(contentEditingInput: input)
+            output.adjustmentData = PHAdjustmentData(
+                formatIdentifier: Self.formatIdentifier, formatVersion: Self.formatVersion, data: filterName.data(using: .utf8)!)
+            guard let inputImage = CIImage(contentsOf: url)?.oriented(forExifOrientation: input.fullSizeImageOrientation) else {
+                completion(false, nil)
+                return
+            }
+            let outputImage = inputImage.applyingFilter(filterName, parameters: [:])
+            do {
+                try self.context.writeJPEGRepresentation(
+                    of: outputImage, to: output.renderedContentURL, colorSpace: inputImage.colorSpace ?? CGColorSpaceCreateDeviceRGB(),
+                    options: [:])
+            } catch {
+                completion(false, error)
+                return
+            }
+            library.performChanges(
+                {
+                    let request = PHAssetChangeRequest(for: asset)
+                    request.contentEditingOutput = output
+                }, completionHandler: completion)
+        }
+    }
+
+    /// The filter an asset was last edited with by this app, when it was.
+    func appliedFilter(of asset: PHAsset, completion: @escaping @Sendable (String?) -> Void) {
+        let options = PHContentEditingInputRequestOptions()
+        options.canHandleAdjustmentData = { $0.formatIdentifier == Self.formatIdentifier }
+        asset.requestContentEditingInput(with: options) { input, _ in
+            completion(input?.adjustmentData.flatMap { String(data: $0.data, encoding: .utf8) })
+        }
+    }
+
+    /// Undoes every edit of the asset.
+    func revert(_ asset: PHAsset, in library: PHPhotoLibrary, completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
+        library.performChanges({ PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() }, completionHandler: completion)
+    }
 
     /// A sepia version of the photo at `url`, written as a JPEG at quality 0.8; its pixel size.
     func exportSepia(of url: URL, to destination: URL, intensity: Double = 0.8) throws -> CGSize? {
