@@ -68,8 +68,7 @@ extension LibraryEngine {
         var placed: [String] = []
         var journals: [URL] = []
         var purgedPaths: [String] = []
-        var removedAfterCommit: [String] = []
-        var supersededRenderings: [ResourceRecord] = []
+        var superseded: [ResourceRecord] = []
         let summary: CommitSummary
         do {
             summary = try commitTransaction("performing changes", clientID: access.clientID, now: now) { db -> CommitSummary in
@@ -97,27 +96,10 @@ extension LibraryEngine {
                 for intent in intents where !intent.isCollectionCreation {
                     try self.apply(intent, access: access, now: now, db: db, summary: &summary)
                 }
-                // Content edits and reverts last, once the block's new assets exist: their own journal (new files
-                // and the superseded ones), then the files, then the rows.
-                if edits.isEmpty && !intents.contains(where: \.isContentRevert) { return summary }
-                let plans = try edits.map { edit in
-                    try self.planEdit(edit, createdInBlock: createdIdentifiers.contains(edit.localIdentifier), access: access, db: db)
-                }
-                var superseded = plans.flatMap(\.superseded)
-                for case .revertAssetContent(let identifier) in intents {
-                    superseded += try self.revert(identifier, access: access, now: now, db: db, summary: &summary)
-                }
-                let newPaths = plans.flatMap(self.placedPaths)
-                journals.append(try self.bundle.writeIntent(newPaths + superseded.map(\.path), in: try self.slots.folder()))
-                var editFolders = Set<URL>()
-                for plan in plans {
-                    editFolders.formUnion(try self.place(plan))
-                    placed += self.placedPaths(plan)
-                }
-                for folder in editFolders { LibraryBundle.syncDirectory(folder) }
-                for plan in plans { try self.writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
-                removedAfterCommit += superseded.map(\.path)
-                supersededRenderings = superseded
+                // Content edits and reverts last, once the block's new assets exist.
+                try self.applyContentChanges(
+                    edits, intents, created: createdIdentifiers, access: access, now: now, db: db, summary: &summary, placed: &placed,
+                    journals: &journals, superseded: &superseded)
                 return summary
             }
         } catch {
@@ -129,14 +111,14 @@ extension LibraryEngine {
 
         // 3. Committed: remove purged and superseded files (and their cached derivatives) and moved sources, then
         // the journals.
-        for path in purgedPaths + removedAfterCommit {
+        for path in purgedPaths + superseded.map(\.path) {
             if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) }
         }
         for path in purgedPaths {
             let uuid = String((path as NSString).lastPathComponent.prefix(36))
             if let derivatives = bundle.derivativesURL(assetUUID: uuid) { try? FileManager.default.removeItem(at: derivatives) }
         }
-        for rendering in supersededRenderings {
+        for rendering in superseded where VersionResourceType.renderings.contains(rendering.type) {
             bundle.removeDerivatives(assetUUID: String(rendering.assetLocalIdentifier.prefix { $0 != "/" }), sha256: rendering.sha256)
         }
         for file in staged {

@@ -15,6 +15,9 @@ package enum VersionResourceType {
     package static let adjustmentBasePairedVideo = 11
     package static let adjustmentBaseVideo = 12
 
+    /// The current renderings (what image requests of `.current` render, and cached derivatives are made of).
+    package static let renderings: Set<Int> = [fullSizePhoto, fullSizeVideo, fullSizePairedVideo]
+
     /// The types an edit writes and a revert removes; the originals (photo, video, paired video, …) are never
     /// touched.
     package static let edit: [Int] = [
@@ -271,6 +274,32 @@ extension LibraryEngine {
 
     // MARK: - Inside the transaction
 
+    /// The block's content edits and reverts, inside its transaction: plans (reads and checks), reverts, one intent
+    /// journal listing the files placed and the files replaced, the files, then the rows. `placed`, `journals` and
+    /// `superseded` tell the caller what to undo when the transaction fails, and what to remove when it commits.
+    func applyContentChanges(
+        _ edits: [PreparedEdit], _ intents: [ChangeIntent], created: Set<String>, access: AccessContext, now: Date, db: Database,
+        summary: inout CommitSummary, placed: inout [String], journals: inout [URL], superseded: inout [ResourceRecord]
+    ) throws {
+        guard !edits.isEmpty || intents.contains(where: \.isContentRevert) else { return }
+        let plans = try edits.map { edit in
+            try planEdit(edit, createdInBlock: created.contains(edit.localIdentifier), access: access, db: db)
+        }
+        var replaced = plans.flatMap(\.superseded)
+        for case .revertAssetContent(let identifier) in intents {
+            replaced += try revert(identifier, access: access, now: now, db: db, summary: &summary)
+        }
+        journals.append(try bundle.writeIntent(plans.flatMap(placedPaths) + replaced.map(\.path), in: try slots.folder()))
+        var folders = Set<URL>()
+        for plan in plans {
+            placed += placedPaths(plan)
+            folders.formUnion(try place(plan))
+        }
+        for folder in folders { LibraryBundle.syncDirectory(folder) }
+        for plan in plans { try writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
+        superseded = replaced
+    }
+
     /// Decides an edit's paths and checks it against the asset as it is now (same version as the input's, visible
     /// to the client, not deleted).
     func planEdit(
@@ -341,7 +370,7 @@ extension LibraryEngine {
     }
 
     /// Paths a planned edit places.
-    func placedPaths(_ plan: EditPlacement) -> [String] {
+    private func placedPaths(_ plan: EditPlacement) -> [String] {
         [plan.renderingPath, plan.adjustmentPath] + (plan.newBase.map { [$0.to] } ?? [])
     }
 
