@@ -167,6 +167,27 @@ struct ContentEditingTests {
         #expect(try Data(contentsOf: try #require(input?.fullSizeImageURL)) == original)
     }
 
+    @Test func aHEICRenderingThroughTheIOS17ContentTypes() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, _) = try Self.sidewaysAsset(library)
+        #expect(asset.contentType == .jpeg)
+        let input = try await Self.requireInput(asset)
+        let output = PHContentEditingOutput(contentEditingInput: input)
+        let url = try output.renderedContentURL(for: .heic)
+        #expect(url.lastPathComponent == "FullSizeRender.heic")
+        let source = try #require(input.fullSizeImageURL)
+        let image = try #require(CIImage(contentsOf: source)).oriented(forExifOrientation: input.fullSizeImageOrientation)
+        try CIContext().writeHEIFRepresentation(of: image, to: url, format: .RGBA8, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
+        output.adjustmentData = PHAdjustmentData(formatIdentifier: Self.format, formatVersion: "1.0", data: Data("heic".utf8))
+        try Self.commit(output, to: asset, in: library.library)
+        let edited = try Self.refetch(asset, library)
+        #expect(edited.contentType == .heic, "the presented data is the HEIC rendering")
+        let rendering = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .fullSizePhoto })
+        #expect(rendering.uniformTypeIdentifier == "public.heic" && rendering.originalFilename == "FullSizeRender.heic")
+        #expect((edited.pixelWidth, edited.pixelHeight) == (48, 64))
+    }
+
     // MARK: - Reopening and stacking
 
     @Test func reopeningGivesThePreviousVersionAndTheRecipeOnlyToEditorsThatHandleIt() async throws {

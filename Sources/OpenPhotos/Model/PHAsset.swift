@@ -41,10 +41,10 @@ open class PHAsset: PHObject, @unchecked Sendable {
     }
     /// Duration in seconds (0 for photos).
     open var duration: TimeInterval { record.duration }
-    /// The uniform type of the asset's original (iOS 26): its photo or video resource's type; `.image` or `.movie`
-    /// when it has none to read.
+    /// The uniform type of the image or video data the asset presents (iOS 26): its current version's — an edit's
+    /// rendering, else the original's; `.image` or `.movie` when it has none to read.
     open var contentType: UTType {
-        PHAssetResource.primaryResource(of: self)?.contentType ?? (mediaType == .video ? .movie : .image)
+        PHAssetResource.versionResource(of: self, current: true)?.contentType ?? (mediaType == .video ? .movie : .image)
     }
     /// Whether the user hid the asset.
     open var isHidden: Bool { record.isHidden }
