@@ -17,6 +17,12 @@ let package = Package(
         .library(name: "Photos", targets: ["Photos"]),
         .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "CoreImage", targets: ["CoreImage"]),
+        .library(name: "PhotosUI", targets: ["PhotosUI"]),
+        // What a photo editing extension program links: the entry point and the protocol with its host.
+        .library(name: "PhotoEditingExtension", targets: ["PhotoEditingExtension"]),
+        // The example extensions (templates: see the WritingAPhotoEditingExtension article).
+        .executable(name: "look-extension", targets: ["look-extension"]),
+        .executable(name: "redact-extension", targets: ["redact-extension"]),
         // Core Image on libvips, usable alone (no photo library).
         .library(name: "OpenCoreImage", targets: ["OpenCoreImage"]),
         .library(name: "PhotosTesting", targets: ["PhotosTesting"]),
@@ -70,6 +76,15 @@ let package = Package(
         .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),
         // `import Photos` on Linux: OpenPhotos under Apple's module name.
         .target(name: "Photos", dependencies: ["OpenPhotos"], swiftSettings: strict),
+        // `import PhotosUI` on Linux: PHContentEditingController (Photos re-exported).
+        .target(name: "PhotosUI", dependencies: ["Photos"], swiftSettings: strict),
+        .target(name: "PhotoEditingExtension", dependencies: ["OpenPhotos", "PhotosUI"], swiftSettings: strict),
+        .executableTarget(
+            name: "look-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"], path: "Examples/LookExtension",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "redact-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"], path: "Examples/RedactExtension",
+            swiftSettings: strict),
         .target(
             name: "PhotosTesting",
             dependencies: ["OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift")],
@@ -122,6 +137,15 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["PhotosTesting", "photos"],
+            swiftSettings: strict
+        ),
+        // An extension that misbehaves on request (crashes, hangs, garbage, files outside its folder …).
+        .executableTarget(
+            name: "broken-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"],
+            path: "Tests/Fixtures/BrokenExtension", swiftSettings: strict),
+        .testTarget(
+            name: "EditingExtensionTests",
+            dependencies: ["OpenPhotos", "PhotosTesting", "photos", "look-extension", "redact-extension", "broken-extension"],
             swiftSettings: strict
         ),
         .testTarget(

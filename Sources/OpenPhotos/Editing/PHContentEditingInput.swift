@@ -93,6 +93,38 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
 
     // MARK: - Making inputs
 
+    /// The input an extension process gets from its host: the properties, and copies of the files in the session
+    /// folder; its outputs write into `outputFolder`.
+    package init(extensionInput wire: EditingExtensionWire.Input, outputFolder: URL) {
+        mediaType = PHAssetMediaType(rawValue: wire.mediaType) ?? .unknown
+        mediaSubtypes = PHAssetMediaSubtype(rawValue: wire.mediaSubtypes)
+        creationDate = wire.creationDate
+        if let latitude = wire.latitude, let longitude = wire.longitude {
+            location = CLLocation(
+                coordinate: CLLocationCoordinate2D(latitude: latitude, longitude: longitude), altitude: wire.altitude ?? 0, horizontalAccuracy: 0,
+                verticalAccuracy: wire.altitude == nil ? -1 : 0, timestamp: wire.creationDate ?? Date())
+        }
+        uniformTypeIdentifier = wire.uniformTypeIdentifier
+        playbackStyle = PHAsset.PlaybackStyle(rawValue: wire.playbackStyle) ?? .unsupported
+        adjustmentData = wire.adjustmentData.map {
+            PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data)
+        }
+        fullSizeImageURL = wire.fullSizeImage.map(URL.init(fileURLWithPath:))
+        fullSizeImageOrientation = wire.fullSizeImageOrientation
+        audiovisualAsset = wire.video.map { AVURLAsset(url: URL(fileURLWithPath: $0)) }
+        displaySizeImage = wire.displaySizeImage.flatMap { UIImage(contentsOfFile: $0) }
+        assetLocalIdentifier = ""
+        library = nil
+        basis = .original
+        contentVersion = 0
+        workspace = EditingWorkspace(existing: outputFolder)
+        super.init()
+        if let still = fullSizeImageURL, let video = wire.pairedVideo {
+            livePhoto = PHLivePhoto(
+                size: displaySizeImage?.size ?? .zero, still: displaySizeImage, photoURL: still, videoURL: URL(fileURLWithPath: video), asset: nil)
+        }
+    }
+
     /// The long side of ``displaySizeImage``, at most.
     static let displaySize = 2048
 
@@ -178,8 +210,17 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
 /// Removed with its last user.
 final class EditingWorkspace: @unchecked Sendable {
     let url: URL
+    /// Whether the folder goes with this object (false: a folder someone else made and removes).
+    private let ownsFolder: Bool
+
+    /// A folder made by someone else (an extension's output folder, made by its host): kept when released.
+    init(existing url: URL) {
+        self.url = url
+        ownsFolder = false
+    }
 
     init() throws {
+        ownsFolder = true
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
         do {
             try LibraryBundle.createDirectory(root)
@@ -190,7 +231,7 @@ final class EditingWorkspace: @unchecked Sendable {
         }
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit { if ownsFolder { try? FileManager.default.removeItem(at: url) } }
 }
 
 /// The requests for editing inputs in flight: each handler is called exactly once — with the input, an error, or

@@ -83,11 +83,15 @@ open class PHContentEditingOutput: NSObject, @unchecked Sendable {
         return workspace.url.appendingPathComponent("FullSizeRender.\(ext == "jpeg" ? "jpg" : ext)")
     }
 
+    /// The rendering written (the first of the supported types' files that exists), and how many were written.
+    package var writtenRenderings: [URL] {
+        supportedRenderedContentTypes.compactMap { try? renderedContentURL(for: $0) }.filter { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
     /// The edit to commit for the asset `identifier`: the rendering written (exactly one of the supported types'
     /// files), the adjustment data, and the version the input was made from.
     func contentEdit(for identifier: String) -> ContentEdit {
-        let candidates = supportedRenderedContentTypes.compactMap { try? renderedContentURL(for: $0) }
-        let written = candidates.filter { FileManager.default.fileExists(atPath: $0.path) }
+        let written = writtenRenderings
         var problem: String?
         if identifier != assetLocalIdentifier {
             problem = "the content editing output was made for another asset (\(assetLocalIdentifier)), not \(identifier)"

@@ -91,6 +91,9 @@ open class UIImage: NSObject, @unchecked Sendable {
         self.imageOrientation = orientation
     }
 
+    /// An empty image (size zero), as UIKit's `UIImage()`.
+    public convenience override init() { self.init(ciImage: CIImage.empty()) }
+
     /// An image of a Core Image recipe (rendered when its bytes are asked for); its size is the recipe's extent.
     public init(ciImage: CIImage, scale: CGFloat = 1, orientation: Orientation = .up) {
         self.encodedData = Data()

@@ -1,0 +1,233 @@
+import Foundation
+import OpenPhotos
+import PhotosTesting
+import Testing
+
+/// Photo editing extensions end to end: the example extensions and a deliberately broken one run as their own
+/// processes, the host validates and commits (or commits nothing and names the extension).
+@Suite("Editing extensions")
+struct EditingExtensionTests {
+    /// An installed copy of a built extension program in a folder of its own.
+    static func install(_ product: String, as name: String? = nil, into folder: URL) throws -> PHEditingExtension {
+        try PHEditingExtension.install(executable: ChildProcess.builtProduct(product), into: folder, as: name)
+    }
+
+    struct Fixture {
+        let library: TestLibrary
+        let extensions: URL
+        let asset: PHAsset
+        let original: Data
+
+        init() throws {
+            library = try TestLibrary(name: "Extensions")
+            extensions = library.scratch.appendingPathComponent("extensions")
+            try FileManager.default.createDirectory(at: extensions, withIntermediateDirectories: true)
+            let file = try library.makeImage(width: 64, height: 48, orientation: 6)
+            original = try Data(contentsOf: file)
+            let id = try #require(try library.library.importItems(at: [file]).importedLocalIdentifiers.first)
+            asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
+        }
+
+        func refetched() throws -> PHAsset {
+            try #require(PHAsset.fetchAssets(withLocalIdentifiers: [asset.localIdentifier], options: library.options()).firstObject)
+        }
+
+        /// The asset's resources' hashes: unchanged after a failed session.
+        func fingerprint() throws -> [String] { PHAssetResource.assetResources(for: try refetched()).map(\.sha256) }
+    }
+
+    @Test func installListAndEditWithTheExamples() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let look = try Self.install("look-extension", into: fixture.extensions)
+        let redact = try Self.install("redact-extension", into: fixture.extensions)
+        #expect(look.bundleIdentifier == "org.openphotokit.example.look" && look.displayName == "Looks" && look.supportedMediaTypes == [.image])
+        #expect(look.settings.map(\.name) == ["look", "intensity"])
+        let found = PHEditingExtension.installed(in: [fixture.extensions])
+        #expect(found.extensions.map(\.bundleIdentifier) == ["org.openphotokit.example.look", "org.openphotokit.example.redact"])
+        #expect(found.problems.isEmpty)
+        #expect(PHEditingExtension.named("looks", in: [fixture.extensions])?.bundleIdentifier == look.bundleIdentifier)
+        #expect(PHEditingExtension.named("org.openphotokit.example", in: [fixture.extensions]) == nil, "ambiguous")
+
+        // A look: the edit is committed by the host, the original untouched, the recipe the extension's.
+        let edited = try PHEditingSession(extension: look, asset: fixture.asset, settings: ["look": "mono", "intensity": "0.5"]).run()
+        #expect(edited.hasAdjustments && edited.adjustmentFormatIdentifier == "org.openphotokit.example.look")
+        #expect((edited.pixelWidth, edited.pixelHeight) == (48, 64), "upright")
+        let original = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .photo }?.fileURL)
+        #expect(try Data(contentsOf: original) == fixture.original)
+
+        // Reopened: the look extension handles its recipe and gets the original again (nothing stacks).
+        let again = try PHEditingSession(extension: look, asset: edited, settings: ["look": "noir"]).run()
+        #expect(!PHAssetResource.assetResources(for: again).contains { $0.type == .adjustmentBasePhoto })
+
+        // Redact does not reopen: its edit stacks on the look.
+        let redacted = try PHEditingSession(extension: redact, asset: again, settings: ["region": "0,0,0.5,0.5", "style": "blur"]).run()
+        #expect(redacted.adjustmentFormatIdentifier == "org.openphotokit.example.redact")
+        #expect(PHAssetResource.assetResources(for: redacted).contains { $0.type == .adjustmentBasePhoto })
+        #expect(try fixture.library.library.verify().problems.isEmpty)
+    }
+
+    @Test func settingsAreCheckedBeforeTheExtensionRuns() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let look = try Self.install("look-extension", into: fixture.extensions)
+        for (settings, name) in [(["look": "sparkle"], "look"), (["intensity": "2"], "intensity"), (["shine": "1"], "shine")] {
+            #expect(throws: PHEditingExtensionError.self) { try PHEditingSession(extension: look, asset: fixture.asset, settings: settings).run() }
+            do { try PHEditingSession(extension: look, asset: fixture.asset, settings: settings).run() } catch {
+                guard case .invalidSetting(let ext, let setting, _) = error else { Issue.record("\(error)"); continue }
+                #expect(ext == "Looks" && setting == name)
+            }
+        }
+    }
+
+    /// Runs the broken extension with a fault and expects the session to fail as `matches` says, changing nothing.
+    static func expectFailure(
+        _ fixture: Fixture, _ editingExtension: PHEditingExtension, fault: String? = nil, timeouts: PHEditingSession.Timeouts = .init(),
+        sourceLocation: SourceLocation = #_sourceLocation, _ matches: (PHEditingExtensionError) -> Bool
+    ) throws {
+        let before = try fixture.fingerprint()
+        do {
+            try PHEditingSession(extension: editingExtension, asset: fixture.asset, settings: fault.map { ["fault": $0] } ?? [:], timeouts: timeouts)
+                .run()
+            Issue.record("the session succeeded", sourceLocation: sourceLocation)
+        } catch {
+            #expect(matches(error), "\(error)", sourceLocation: sourceLocation)
+            #expect(error.extensionName == "Broken", sourceLocation: sourceLocation)
+        }
+        #expect(try fixture.fingerprint() == before, "nothing committed", sourceLocation: sourceLocation)
+        #expect(try fixture.library.writerLeftovers().isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test func brokenExtensionsChangeNothingAndAreNamed() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let broken = try Self.install("broken-extension", into: fixture.extensions)
+        let quick = PHEditingSession.Timeouts(handshake: 3, start: 3, finish: 2, cancel: 1)
+        try Self.expectFailure(fixture, broken, fault: "crash-on-start") {
+            if case .crashed(_, "startContentEditing", let status) = $0 { return status.contains("signal") }
+            return false
+        }
+        try Self.expectFailure(fixture, broken, fault: "crash-on-finish") {
+            if case .crashed(_, "finishContentEditing", _) = $0 { return true }
+            return false
+        }
+        try Self.expectFailure(fixture, broken, fault: "hang-on-finish", timeouts: quick) {
+            if case .timedOut(_, "finishContentEditing", 2) = $0 { return true }
+            return false
+        }
+        try Self.expectFailure(fixture, broken, fault: "no-output") { $0 == .noOutput(extension: "Broken") }
+        // A rendering written outside its folder is not delivered.
+        try Self.expectFailure(fixture, broken, fault: "outside-folder") { $0 == .noOutput(extension: "Broken") }
+        try Self.expectFailure(fixture, broken, fault: "symlink") {
+            if case .invalidOutput(_, let reason) = $0 { return reason.contains("link") }
+            return false
+        }
+        try Self.expectFailure(fixture, broken, fault: "wrong-type") {
+            if case .invalidOutput = $0 { return true }
+            return false
+        }
+        // Before the protocol: garbage on the output, a frame too large, a crash at launch.
+        for (suffix, expected) in [("garbage", "protocol"), ("huge", "protocol"), ("crash", "crash"), ("escape", "output")] {
+            let folder = fixture.extensions.appendingPathComponent(suffix)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let variant = try Self.install("broken-extension", as: "broken-\(suffix)", into: folder)
+            try Self.expectFailure(fixture, variant, timeouts: quick) {
+                switch $0 {
+                case .protocolViolation: expected == "protocol"
+                case .crashed(_, "hello", _): expected == "crash"
+                case .invalidOutput(_, let reason): expected == "output" && reason.contains("not a file of its output folder")
+                default: false
+                }
+            }
+        }
+    }
+
+    @Test func aCancelDuringFinishCommitsNothing() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let broken = try Self.install("broken-extension", into: fixture.extensions)
+        let before = try fixture.fingerprint()
+        let session = PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "slow-finish"])
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) { session.cancel() }
+        do {
+            try session.run()
+            Issue.record("the cancelled session committed")
+        } catch {
+            #expect(error == .cancelled(extension: "Broken"))
+        }
+        #expect(session.shouldShowCancelConfirmation == true)
+        // The late output (1.5 s after finish began) never reaches the library.
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try fixture.fingerprint() == before)
+    }
+
+    @Test func theExtensionCannotReachTheLibrary() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let broken = try Self.install("broken-extension", into: fixture.extensions)
+        setenv("PHOTOS_LIBRARY", fixture.library.url.path, 1)
+        defer { unsetenv("PHOTOS_LIBRARY") }
+        let edited = try PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "open-library"]).run()
+        let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
+        let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
+        let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
+        #expect(report.contains("assets=0"), "\(report)")
+        #expect(report.contains("env=[]"), "\(report)")
+        #expect(!report.contains(fixture.library.url.path), "\(report)")
+        #expect(plist["adjustmentEditorBundleID"] == nil, "the host's client, not the extension, made the edit")
+    }
+
+    @Test func unsupportedMediaIsRefusedBeforeLaunch() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let look = try Self.install("look-extension", into: fixture.extensions)
+        let movie = fixture.library.scratch.appendingPathComponent("clip.mov")
+        try TestMedia.writeMovie(to: movie, width: 32, height: 24, seconds: 0.2)
+        let id = try #require(try fixture.library.library.importItems(at: [movie]).importedLocalIdentifiers.first)
+        let video = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: fixture.library.options()).firstObject)
+        #expect(throws: PHEditingExtensionError.unsupportedMediaType(extension: "Looks", mediaType: "Video")) {
+            try PHEditingSession(extension: look, asset: video).run()
+        }
+    }
+
+    @Test func manifestsThatDoNotDescribeAPhotoEditingExtensionAreListedAsProblems() throws {
+        let folder = try TestMedia.temporaryDirectory("manifests")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func bundle(_ name: String, _ plist: [String: Any], executable: Bool = true) throws {
+            let url = folder.appendingPathComponent("\(name).photoextension")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: url.appendingPathComponent("Info.plist"))
+            if executable {
+                _ = FileManager.default.createFile(
+                    atPath: url.appendingPathComponent("run").path, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+            }
+        }
+        let good = PHEditingExtension.infoPlist(
+            bundleIdentifier: "a.good", displayName: "Good", executableName: "run", supportedMediaTypes: [.image, .video],
+            settings: [.init(name: "x", kind: .number(minimum: 0, maximum: 1), defaultValue: "0.5")])
+        try bundle("good", good)
+        var share = good
+        share["NSExtension"] = ["NSExtensionPointIdentifier": "com.apple.share-services"]
+        try bundle("share", share)
+        var escape = good
+        escape["CFBundleExecutable"] = "../../bin/sh"
+        try bundle("escape", escape)
+        try bundle("missing", good, executable: false)
+        var badDefault = good
+        badDefault["NSExtension"] = [
+            "NSExtensionPointIdentifier": "com.apple.photo-editing",
+            "NSExtensionAttributes": [
+                "PHSupportedMediaTypes": ["Image"],
+                "OpenPhotoKitSettings": [["Name": "x", "Type": "Number", "Minimum": 0, "Maximum": 1, "Default": "7"]],
+            ],
+        ]
+        try bundle("default", badDefault)
+        let found = PHEditingExtension.installed(in: [folder])
+        #expect(found.extensions.map(\.bundleIdentifier) == ["a.good"])
+        #expect(found.extensions.first?.supportedMediaTypes == [.image, .video])
+        #expect(
+            found.problems.map(\.bundleURL.lastPathComponent).sorted() == [
+                "default.photoextension", "escape.photoextension", "missing.photoextension", "share.photoextension",
+            ])
+    }
+}

@@ -1,0 +1,129 @@
+// A photo editing extension that misbehaves on request, for the host's tests: the `fault` setting picks how, and
+// installed under a name ending in `-garbage` or `-crash` it fails before speaking the protocol at all.
+import CoreImage
+import OpenPhotos
+import PhotoEditingExtension
+import PhotosUI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+final class BrokenController: NSObject, PHContentEditingController {
+    private var input: PHContentEditingInput?
+    private var cancelled = false
+
+    func canHandle(_ adjustmentData: PHAdjustmentData) -> Bool { true }
+
+    func startContentEditing(with contentEditingInput: PHContentEditingInput, placeholderImage: UIImage) {
+        input = contentEditingInput
+        if PhotoEditingExtension.settings.choice("fault") == "crash-on-start" { abort() }
+    }
+
+    func finishContentEditing(completionHandler: @escaping @Sendable (PHContentEditingOutput?) -> Void) {
+        guard let input else { return completionHandler(nil) }
+        let fault = PhotoEditingExtension.settings.choice("fault") ?? "none"
+        let output = PHContentEditingOutput(contentEditingInput: input)
+        let folder = output.renderedContentURL.deletingLastPathComponent()
+        switch fault {
+        case "crash-on-finish": abort()
+        case "hang-on-finish": while true { sleep(60) }
+        case "no-output": return completionHandler(nil)
+        default: break
+        }
+        var report = "fault=\(fault)"
+        if fault == "open-library" {
+            // Whatever it can reach: the shared library (its home is the session's) and the environment.
+            let options = PHFetchOptions()
+            options.includeHiddenAssets = true
+            report += " assets=\(PHAsset.fetchAssets(with: options).count)"
+            report += " library=\(PHPhotoLibrary.shared().libraryURL.path)"
+            report += " env=\(ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("PHOTOS") }.sorted())"
+        }
+        guard let url = input.fullSizeImageURL, let image = CIImage(contentsOf: url)?.oriented(forExifOrientation: input.fullSizeImageOrientation)
+        else { return completionHandler(nil) }
+        let target: URL
+        switch fault {
+        case "outside-folder": target = folder.deletingLastPathComponent().appendingPathComponent("FullSizeRender.jpg")
+        default: target = output.renderedContentURL
+        }
+        do {
+            if fault == "wrong-type" {
+                try CIContext().pngRepresentation(of: image, format: .RGBA8, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)?.write(to: target)
+            } else {
+                try CIContext().writeJPEGRepresentation(
+                    of: image.applyingFilter("CIColorInvert"), to: target, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
+            }
+            if fault == "symlink" {
+                try FileManager.default.removeItem(at: output.renderedContentURL)
+                try FileManager.default.createSymbolicLink(at: output.renderedContentURL, withDestinationURL: url)
+            }
+        } catch {
+            return completionHandler(nil)
+        }
+        output.adjustmentData = PHAdjustmentData(formatIdentifier: "org.openphotokit.tests.broken", formatVersion: "1.0", data: Data(report.utf8))
+        if fault == "slow-finish" {
+            // Long enough for the host to cancel while this finishes; the late output must be dropped.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1.5) { completionHandler(output) }
+            return
+        }
+        if fault == "double-finish" { completionHandler(output) }
+        completionHandler(output)
+    }
+
+    var shouldShowCancelConfirmation: Bool { PhotoEditingExtension.settings.choice("fault") == "slow-finish" }
+
+    func cancelContentEditing() { cancelled = true }
+}
+
+/// Speaks the protocol by hand and names a rendering outside its folder.
+func speakWithAnEscapingPath() -> Never {
+    while let call = try? EditingExtensionWire.read(EditingExtensionWire.Call.self, from: STDIN_FILENO) {
+        var reply: EditingExtensionWire.Reply
+        switch call.call {
+        case .hello: reply = .init(.hello)
+        case .canHandle: reply = .init(.canHandle)
+        case .start: reply = .init(.started)
+        case .finish:
+            reply = .init(.finished)
+            reply.hasOutput = true
+            reply.renderedContent = "../Input/DisplaySize.jpg"
+            reply.adjustmentData = .init(formatIdentifier: "x.y", formatVersion: "1", data: Data([1]))
+        case .cancel: reply = .init(.cancelled)
+        }
+        try? EditingExtensionWire.write(reply, to: STDOUT_FILENO)
+    }
+    exit(0)
+}
+
+@main
+struct BrokenExtension {
+    static func main() async {
+        let name = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
+        if !CommandLine.arguments.contains("--print-info-plist") {
+            if name.hasSuffix("-garbage") {
+                FileHandle.standardOutput.write(Data("Hello from an extension that prints instead of speaking\n".utf8))
+                sleep(30)
+            }
+            if name.hasSuffix("-crash") { abort() }
+            if name.hasSuffix("-escape") { speakWithAnEscapingPath() }
+            if name.hasSuffix("-huge") {
+                var length = UInt32(64 << 20).bigEndian
+                FileHandle.standardOutput.write(Data(bytes: &length, count: 4))
+                sleep(30)
+            }
+        }
+        await PhotoEditingExtension.main(
+            manifest: .init(
+                bundleIdentifier: "org.openphotokit.tests.broken", displayName: "Broken", supportedMediaTypes: [.image],
+                settings: [
+                    .init(
+                        name: "fault",
+                        kind: .choice([
+                            "none", "crash-on-start", "crash-on-finish", "hang-on-finish", "no-output", "outside-folder", "symlink", "wrong-type",
+                            "slow-finish", "open-library", "double-finish",
+                        ]), defaultValue: "none")
+                ])
+        ) { BrokenController() }
+    }
+}
