@@ -1,6 +1,11 @@
 import ArgumentParser
 import Foundation
 import OpenPhotos
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,6 +35,8 @@ struct Edit: ParsableCommand {
     @Option(help: "Vignette intensity (−1…1).") var vignette: Double?
     @Option(help: "A look: chrome, fade, instant, mono, noir, process, tonal or transfer.") var look: String?
     @Option(help: "Remove a step from the recipe (repeatable; 'all' removes every step).") var reset: [String] = []
+    @Option(help: "Edit with a photo editing extension instead (its identifier or name; see photos extensions).") var with: String?
+    @Option(name: .customLong("set"), help: "A setting of the extension, NAME=VALUE (repeatable).") var settings: [String] = []
 
     func steps() throws -> [PhotoEditRecipe.Step] {
         var steps: [PhotoEditRecipe.Step] = []
@@ -59,6 +66,8 @@ struct Edit: ParsableCommand {
     }
 
     func run() throws {
+        if let with { return try runExtension(with) }
+        if !settings.isEmpty { throw CLIError("--set goes with --with EXTENSION") }
         let changes = try steps()
         let kinds = Set(PhotoEditRecipe.Step.order)
         for name in reset where name != "all" && !kinds.contains(name) {
@@ -88,6 +97,129 @@ struct Edit: ParsableCommand {
             print(
                 "  recipe: \(result.recipe.steps.isEmpty ? "(none: reverted to the original)" : result.recipe.steps.map { "\($0)" }.joined(separator: ", "))"
             )
+        }
+    }
+}
+
+extension Edit {
+    /// The edit by an extension: run as its own process, cancelled (after a confirmation when it asks for one and a
+    /// terminal is attached) on Ctrl-C; nothing is committed unless it finishes.
+    func runExtension(_ name: String) throws {
+        guard try steps().isEmpty, reset.isEmpty else { throw CLIError("--with edits with an extension; give its settings with --set") }
+        guard let editingExtension = PHEditingExtension.named(name) else {
+            let known = PHEditingExtension.installed().extensions.map(\.bundleIdentifier)
+            throw CLIError(
+                "no extension \(name) (installed: \(known.isEmpty ? "none; see photos extensions install" : known.joined(separator: ", ")))")
+        }
+        var values: [String: String] = [:]
+        for setting in settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw CLIError("--set wants NAME=VALUE, not \(setting)") }
+            values[parts[0]] = parts[1]
+        }
+        let library = try global.open()
+        let asset = try resolveAsset(id, in: library, global: global)
+        let session = PHEditingSession(extension: editingExtension, asset: asset, settings: values)
+        Interruption.cooperate()
+        let outcome = Mutex<Result<PHAsset, PHEditingExtensionError>?>(nil)
+        Thread.detachNewThread {
+            let result = Result { () throws(PHEditingExtensionError) -> PHAsset in try session.run() }
+            outcome.withLock { $0 = result }
+        }
+        while outcome.withLock({ $0 == nil }) {
+            usleep(50_000)
+            guard Interruption.requested else { continue }
+            if session.shouldShowCancelConfirmation == true, isatty(STDIN_FILENO) == 1 {
+                FileHandle.standardError.write(Data("\(editingExtension.displayName) asks: discard the edit in progress? [y/N] ".utf8))
+                let answer = readLine()?.lowercased() ?? ""
+                if !answer.hasPrefix("y") {
+                    Interruption.clear()
+                    continue
+                }
+            }
+            session.cancel()
+            while outcome.withLock({ $0 == nil }) { usleep(20_000) }
+        }
+        switch outcome.withLock({ $0! }) {
+        case .failure(.cancelled(let name)):
+            FileHandle.standardError.write(Data("the edit with \(name) was cancelled; nothing was changed\n".utf8))
+            throw ExitCode(Interruption.exitStatus)
+        case .failure(let error):
+            throw CLIError(error.description)
+        case .success(let edited):
+            if global.json {
+                var object = Output.asset(edited)
+                object["extension"] = editingExtension.bundleIdentifier
+                Output.printJSON(object)
+            } else {
+                print(Output.assetLine(edited))
+                print("  edited with \(editingExtension.displayName) (\(editingExtension.bundleIdentifier))")
+            }
+        }
+    }
+}
+
+struct Extensions: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the photo editing extensions installed, or install one.",
+        discussion: """
+            Extensions are found in $OPENPHOTOKIT_EXTENSIONS (folders separated by ':'),             ~/.local/share/openphotokit/extensions (or $XDG_DATA_HOME/openphotokit/extensions),             /usr/local/share/openphotokit/extensions and /usr/share/openphotokit/extensions. Edit with one:             photos edit ID --with EXTENSION [--set NAME=VALUE]...
+            """,
+        subcommands: [ListExtensions.self, InstallExtension.self], defaultSubcommand: ListExtensions.self)
+
+    struct ListExtensions: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "The installed extensions and their settings.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            let (found, problems) = PHEditingExtension.installed()
+            if global.json {
+                Output.printJSON([
+                    "extensions": found.map { ext -> [String: Any] in
+                        [
+                            "bundleIdentifier": ext.bundleIdentifier, "displayName": ext.displayName, "path": ext.bundleURL.path,
+                            "supportedMediaTypes": ext.supportedMediaTypes.map(\.rawValue).sorted(),
+                            "settings": ext.settings.map { ["name": $0.name, "range": $0.range, "default": $0.defaultValue, "summary": $0.summary] },
+                        ]
+                    },
+                    "problems": problems.map(\.description),
+                ])
+                return
+            }
+            if found.isEmpty { print("no photo editing extensions installed (photos extensions install PROGRAM)") }
+            for ext in found {
+                print("\(ext.bundleIdentifier)  \(ext.displayName)  \(ext.supportedMediaTypes.map(\.rawValue).sorted().joined(separator: ", "))")
+                for setting in ext.settings {
+                    print(
+                        "    --set \(setting.name)=…  \(setting.range), default \(setting.defaultValue)\(setting.summary.isEmpty ? "" : ": \(setting.summary)")"
+                    )
+                }
+            }
+            for problem in problems { FileHandle.standardError.write(Data("warning: \(problem)\n".utf8)) }
+        }
+    }
+
+    struct InstallExtension: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "install", abstract: "Install an extension program (it prints its Info.plist with --print-info-plist).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The extension program.") var program: String
+        @Option(help: "The folder to install into (default: the first of $OPENPHOTOKIT_EXTENSIONS, else the user's).") var into: String?
+
+        func run() throws {
+            let folder = into.map { URL(fileURLWithPath: $0) } ?? PHEditingExtension.searchPaths[0]
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+                throw CLIError("cannot create \(folder.path): \(error.localizedDescription)")
+            }
+            let installed: PHEditingExtension
+            do { installed = try PHEditingExtension.install(executable: URL(fileURLWithPath: program), into: folder) } catch {
+                throw CLIError(error.description)
+            }
+            if global.json {
+                Output.printJSON(["bundleIdentifier": installed.bundleIdentifier, "path": installed.bundleURL.path])
+            } else {
+                print("installed \(installed.displayName) (\(installed.bundleIdentifier)) in \(installed.bundleURL.path)")
+            }
         }
     }
 }

@@ -26,6 +26,9 @@ struct BenchEditing: ParsableCommand {
     @Option(help: "Reverts of the churn.") var reverts = 200
     @Option(help: "Photos of the churn.") var assets = 40
     @Flag(help: "Skip the 48-MP HEIC (encoding it takes a while).") var skipHEIC = false
+    @Option(
+        help: "The test fixture extension for the round trip (swift build -c release --target broken-extension); skipped when missing.")
+    var extensionProgram = ".build/release/broken-extension"
     @Flag(help: "Print JSON.") var json = false
 
     static let recipe = PhotoEditRecipe(steps: [.crop(x: 0.05, y: 0.05, width: 0.9, height: 0.9), .exposure(ev: 0.3), .saturation(1.15)])!
@@ -113,7 +116,32 @@ struct BenchEditing: ParsableCommand {
             })
         rows.append(("built-in edit (crop + exposure + saturation), 12-MP JPEG, end to end", editTimes.0, editTimes.1 + commit, "≤ 1.25×"))
 
-        // 4. The churn.
+        // 4. An extension round trip without the edit itself: spawn, handshake, the input's copies, the output
+        //    handed back unchanged, validation and commit.
+        var roundTrip: (median: Double, max: Double)?
+        if FileManager.default.isExecutableFile(atPath: extensionProgram) {
+            let folder = scratch.appendingPathComponent("extensions")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let fixture = try PHEditingExtension.install(executable: URL(fileURLWithPath: extensionProgram), into: folder)
+            let upright = scratch.appendingPathComponent("IMG_upright.jpg")
+            try TestMedia.writeImage(to: upright, width: 4032, height: 3024, quality: 92)
+            var id = ""
+            try library.performChangesAndWait {
+                id = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: upright)!.placeholderForCreatedAsset!.localIdentifier
+            }
+            var times: [Double] = []
+            for _ in 0..<(repetitions * 2 + 1) {
+                let target = try asset(id)
+                let start = DispatchTime.now()
+                do { try PHEditingSession(extension: fixture, asset: target, settings: ["fault": "copy"]).run() } catch {
+                    throw CLIError("the round trip failed: \(error)")
+                }
+                times.append(ms(since: start))
+            }
+            roundTrip = (median(times), times.max() ?? 0)
+        }
+
+        // 5. The churn.
         let churn = try self.churn(in: scratch)
 
         if json {
@@ -123,6 +151,7 @@ struct BenchEditing: ParsableCommand {
                     ["measurement": $0.0, "openPhotoKitMilliseconds": $0.1, "baselineMilliseconds": $0.2, "ratio": $0.1 / $0.2, "goal": $0.3]
                 },
                 "commitMilliseconds": ["median": commit, "max": commits.max() ?? 0, "goal": "≤ 10 ms median"],
+                "extensionRoundTripMilliseconds": roundTrip.map { ["median": $0.median, "max": $0.max, "goal": "≤ 50 ms median"] } ?? NSNull(),
                 "churn": churn,
             ])
             return
@@ -135,6 +164,15 @@ struct BenchEditing: ParsableCommand {
         }
         print(
             String(format: "  commit of an edit, rendering excluded: median %.2f ms, max %.2f ms (goal ≤ 10 ms median)", commit, commits.max() ?? 0))
+        if let roundTrip {
+            print(
+                String(
+                    format:
+                        "  extension round trip, 12-MP JPEG, no edit (spawn, handshake, copies, validation, commit): median %.1f ms, max %.1f ms (goal ≤ 50 ms)",
+                    roundTrip.median, roundTrip.max))
+        } else {
+            print("  extension round trip: skipped (no \(extensionProgram); swift build -c release --target broken-extension)")
+        }
         print(
             "  churn: \(churn["edits"]!) edits (\(churn["stacked"]!) stacked on another editor's), \(churn["reverts"]!) reverts over \(churn["assets"]!) photos in \(churn["seconds"]!) s"
         )

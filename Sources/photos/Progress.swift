@@ -36,6 +36,9 @@ enum Interruption {
     /// This command stops cleanly between steps when interrupted.
     static func cooperate() { state.withLock { $0.cooperative = true } }
 
+    /// Forgets an interruption the command chose not to act on (the user declined to cancel).
+    static func clear() { state.withLock { $0.requested = false } }
+
     /// Whether Ctrl-C asked the command to stop.
     static var requested: Bool { state.withLock { $0.requested } }
 }

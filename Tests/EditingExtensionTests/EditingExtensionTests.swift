@@ -231,3 +231,55 @@ struct EditingExtensionTests {
             ])
     }
 }
+
+/// `photos extensions` and `photos edit --with` end to end.
+@Suite("photos extensions")
+struct ExtensionCommandTests {
+    func photos(_ arguments: [String], extensions: URL) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = ChildProcess.builtProduct("photos")
+        var environment = ProcessInfo.processInfo.environment
+        environment["OPENPHOTOKIT_EXTENSIONS"] = extensions.path
+        environment["XDG_DATA_HOME"] = extensions.appendingPathComponent("xdg").path
+        process.environment = environment
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func installListAndEditFromTheCommandLine() throws {
+        let fixture = try EditingExtensionTests.Fixture()
+        defer { fixture.library.remove() }
+        let folder = fixture.extensions
+        let install = try photos(["extensions", "install", ChildProcess.builtProduct("redact-extension").path, "--json"], extensions: folder)
+        #expect(install.status == 0, "\(install.stderr)")
+        let list = try photos(["extensions", "--json"], extensions: folder)
+        let listed = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
+        let extensions = try #require(listed["extensions"] as? [[String: Any]])
+        #expect(extensions.map { $0["bundleIdentifier"] as? String } == ["org.openphotokit.example.redact"])
+        #expect((extensions.first?["settings"] as? [[String: Any]])?.map { $0["name"] as? String } == ["region", "style", "scale"])
+
+        let library = ["--library", fixture.library.url.path]
+        let edit = try photos(
+            ["edit", fixture.asset.localIdentifier, "--with", "redact", "--set", "style=blur", "--set", "region=0,0,1,0.5", "--json"] + library,
+            extensions: folder)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let edited = try #require(try JSONSerialization.jsonObject(with: Data(edit.stdout.utf8)) as? [String: Any])
+        #expect(edited["hasAdjustments"] as? Bool == true && edited["extension"] as? String == "org.openphotokit.example.redact")
+
+        for (arguments, message) in [
+            (["--with", "redact", "--set", "style=smudge"], "style"), (["--with", "nothing"], "no extension nothing"),
+            (["--with", "redact", "--exposure", "1"], "--with edits with an extension"),
+        ] {
+            let run = try photos(["edit", fixture.asset.localIdentifier] + arguments + library, extensions: folder)
+            #expect(run.status != 0 && run.stderr.contains(message) && run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+        }
+    }
+}

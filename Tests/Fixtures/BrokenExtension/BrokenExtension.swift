@@ -29,6 +29,13 @@ final class BrokenController: NSObject, PHContentEditingController {
         case "crash-on-finish": abort()
         case "hang-on-finish": while true { sleep(60) }
         case "no-output": return completionHandler(nil)
+        case "copy":
+            // No edit at all: the input handed back (what an extension round trip costs without the edit itself).
+            guard let url = input.fullSizeImageURL, (try? FileManager.default.copyItem(at: url, to: output.renderedContentURL)) != nil else {
+                return completionHandler(nil)
+            }
+            output.adjustmentData = PHAdjustmentData(formatIdentifier: "org.openphotokit.tests.copy", formatVersion: "1.0", data: Data([1]))
+            return completionHandler(output)
         default: break
         }
         var report = "fault=\(fault)"
@@ -121,7 +128,7 @@ struct BrokenExtension {
                         name: "fault",
                         kind: .choice([
                             "none", "crash-on-start", "crash-on-finish", "hang-on-finish", "no-output", "outside-folder", "symlink", "wrong-type",
-                            "slow-finish", "open-library", "double-finish",
+                            "slow-finish", "open-library", "double-finish", "copy",
                         ]), defaultValue: "none")
                 ])
         ) { BrokenController() }
