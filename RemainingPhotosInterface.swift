@@ -36,7 +36,7 @@ extension PHContentEditingOutput: NSSecureCoding {}     // archiving an output (
 extension PHContentEditingInputRequestOptions {
     var originalResourceChoice: PHOriginalResourceChoice { get set }   // iOS 27 beta (RAW + JPEG pairs)
 }
-protocol PHContentEditingController {}                  // issue 15
+// PHContentEditingController: done (issue 15) in the PhotosUI module, hosted as child processes (PHEditingSession).
 
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
 class PHLivePhotoEditingContext {}   // with content editing (§13)

@@ -129,7 +129,9 @@ public enum PhotoEditingExtension {
                 let outputFolder = URL(fileURLWithPath: folder)
                 _ = FileManager.default.changeCurrentDirectoryPath(folder)
                 let input = PHContentEditingInput(extensionInput: wire, outputFolder: outputFolder)
-                current.startContentEditing(with: input, placeholderImage: input.displaySizeImage ?? UIImage())
+                // No view shows a placeholder on Linux: an empty image (the input's displaySizeImage is made from the
+                // full-size copy when the controller asks for it; decoding it here would cost every session).
+                current.startContentEditing(with: input, placeholderImage: UIImage())
                 var reply = EditingExtensionWire.Reply(.started)
                 reply.shouldShowCancelConfirmation = current.shouldShowCancelConfirmation
                 session.send(reply)

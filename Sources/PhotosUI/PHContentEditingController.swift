@@ -16,7 +16,9 @@ public protocol PHContentEditingController: NSObjectProtocol {
     /// edit), false the current version (to edit on top of it).
     func canHandle(_ adjustmentData: PHAdjustmentData) -> Bool
 
-    /// The editing session begins: keep the input; `placeholderImage` shows the current version.
+    /// The editing session begins: keep the input. On Apple platforms `placeholderImage` shows the current version
+    /// while the view loads; on Linux there is no view and it is an empty image — the input's `displaySizeImage` is
+    /// made (from the copy of the full-size file) when it is first asked for.
     func startContentEditing(with contentEditingInput: PHContentEditingInput, placeholderImage: UIImage)
 
     /// Render the edit into a `PHContentEditingOutput` made from the input, set its adjustment data, and call the

@@ -27,7 +27,7 @@ struct BenchEditing: ParsableCommand {
     @Option(help: "Photos of the churn.") var assets = 40
     @Flag(help: "Skip the 48-MP HEIC (encoding it takes a while).") var skipHEIC = false
     @Option(
-        help: "The test fixture extension for the round trip (swift build -c release --target broken-extension); skipped when missing.")
+        help: "The test fixture extension for the round trip (swift build -c release --product broken-extension); skipped when missing.")
     var extensionProgram = ".build/release/broken-extension"
     @Flag(help: "Print JSON.") var json = false
 
@@ -119,6 +119,7 @@ struct BenchEditing: ParsableCommand {
         // 4. An extension round trip without the edit itself: spawn, handshake, the input's copies, the output
         //    handed back unchanged, validation and commit.
         var roundTrip: (median: Double, max: Double)?
+        var coldRoundTrip = 0.0
         if FileManager.default.isExecutableFile(atPath: extensionProgram) {
             let folder = scratch.appendingPathComponent("extensions")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -129,16 +130,25 @@ struct BenchEditing: ParsableCommand {
             try library.performChangesAndWait {
                 id = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: upright)!.placeholderForCreatedAsset!.localIdentifier
             }
-            var times: [Double] = []
-            for _ in 0..<(repetitions * 2 + 1) {
-                let target = try asset(id)
-                let start = DispatchTime.now()
-                do { try PHEditingSession(extension: fixture, asset: target, settings: ["fault": "copy"]).run() } catch {
-                    throw CLIError("the round trip failed: \(error)")
+            func sessions() throws -> [Double] {
+                var times: [Double] = []
+                for _ in 0..<(repetitions * 2 + 1) {
+                    let target = try asset(id)
+                    let start = DispatchTime.now()
+                    do { try PHEditingSession(extension: fixture, asset: target, settings: ["fault": "copy"]).run() } catch {
+                        throw CLIError("the round trip failed: \(error)")
+                    }
+                    times.append(ms(since: start))
+                    usleep(300_000)  // a host between two edits (the spare process starts meanwhile)
                 }
-                times.append(ms(since: start))
+                return times
             }
-            roundTrip = (median(times), times.max() ?? 0)
+            let cold = try sessions()
+            PHEditingSession.prepare(fixture)
+            usleep(300_000)
+            let warm = try sessions()
+            roundTrip = (median(warm), warm.max() ?? 0)
+            coldRoundTrip = median(cold)
         }
 
         // 5. The churn.
@@ -151,7 +161,9 @@ struct BenchEditing: ParsableCommand {
                     ["measurement": $0.0, "openPhotoKitMilliseconds": $0.1, "baselineMilliseconds": $0.2, "ratio": $0.1 / $0.2, "goal": $0.3]
                 },
                 "commitMilliseconds": ["median": commit, "max": commits.max() ?? 0, "goal": "≤ 10 ms median"],
-                "extensionRoundTripMilliseconds": roundTrip.map { ["median": $0.median, "max": $0.max, "goal": "≤ 50 ms median"] } ?? NSNull(),
+                "extensionRoundTripMilliseconds": roundTrip.map {
+                    ["median": $0.median, "max": $0.max, "goal": "≤ 50 ms median", "startedOnDemandMedian": coldRoundTrip]
+                } ?? NSNull(),
                 "churn": churn,
             ])
             return
@@ -168,10 +180,10 @@ struct BenchEditing: ParsableCommand {
             print(
                 String(
                     format:
-                        "  extension round trip, 12-MP JPEG, no edit (spawn, handshake, copies, validation, commit): median %.1f ms, max %.1f ms (goal ≤ 50 ms)",
-                    roundTrip.median, roundTrip.max))
+                        "  extension round trip, 12-MP JPEG, no edit (handshake, copies, validation, commit), process started ahead: median %.1f ms, max %.1f ms (goal ≤ 50 ms); started on demand: median %.1f ms",
+                    roundTrip.median, roundTrip.max, coldRoundTrip))
         } else {
-            print("  extension round trip: skipped (no \(extensionProgram); swift build -c release --target broken-extension)")
+            print("  extension round trip: skipped (no \(extensionProgram); swift build -c release --product broken-extension)")
         }
         print(
             "  churn: \(churn["edits"]!) edits (\(churn["stacked"]!) stacked on another editor's), \(churn["reverts"]!) reverts over \(churn["assets"]!) photos in \(churn["seconds"]!) s"

@@ -173,6 +173,7 @@ struct EditingExtensionTests {
         let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
         #expect(report.contains("assets=0"), "\(report)")
         #expect(report.contains("env=[]"), "\(report)")
+        #expect(report.contains("display=48x64"), "the display-size image, upright, made in the extension: \(report)")
         #expect(!report.contains(fixture.library.url.path), "\(report)")
         #expect(plist["adjustmentEditorBundleID"] == nil, "the host's client, not the extension, made the edit")
     }

@@ -42,7 +42,13 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     open private(set) var adjustmentData: PHAdjustmentData?
     /// A screen-sized, upright image of the input (at most 2048 pixels on its long side), for the editor's interface;
     /// nil when the request's options skipped it.
-    open private(set) var displaySizeImage: UIImage?
+    open var displaySizeImage: UIImage? {
+        if let made = displayImageMaker { (displayImage, displayImageMaker) = (made(), nil) }
+        return displayImage
+    }
+    private var displayImage: UIImage?
+    /// Makes ``displaySizeImage`` on first use (in an extension's process, from its copy of the file).
+    private var displayImageMaker: (() -> UIImage?)?
     /// The full-size photo to render from: a copy for this input (nil for videos).
     open private(set) var fullSizeImageURL: URL?
     /// The EXIF orientation of the file at ``fullSizeImageURL`` (1 for renderings, which are stored upright).
@@ -93,6 +99,15 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
 
     // MARK: - Making inputs
 
+    /// A display-size image as a Core Image recipe over the full-size copy: upright, at most ``displaySize`` long,
+    /// decoded only when its pixels are asked for.
+    private static func lazyDisplayImage(_ wire: EditingExtensionWire.Input) -> UIImage? {
+        guard let path = wire.fullSizeImage, let image = CIImage(contentsOf: URL(fileURLWithPath: path)) else { return nil }
+        let upright = image.oriented(forExifOrientation: wire.fullSizeImageOrientation)
+        let scale = min(1, Double(displaySize) / max(upright.extent.width, upright.extent.height, 1))
+        return UIImage(ciImage: scale < 1 ? upright.transformed(by: CGAffineTransform(scaleX: scale, y: scale)) : upright)
+    }
+
     /// The input an extension process gets from its host: the properties, and copies of the files in the session
     /// folder; its outputs write into `outputFolder`.
     package init(extensionInput wire: EditingExtensionWire.Input, outputFolder: URL) {
@@ -112,7 +127,8 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         fullSizeImageURL = wire.fullSizeImage.map(URL.init(fileURLWithPath:))
         fullSizeImageOrientation = wire.fullSizeImageOrientation
         audiovisualAsset = wire.video.map { AVURLAsset(url: URL(fileURLWithPath: $0)) }
-        displaySizeImage = wire.displaySizeImage.flatMap { UIImage(contentsOfFile: $0) }
+        displayImage = wire.displaySizeImage.flatMap { UIImage(contentsOfFile: $0) }
+        if displayImage == nil { displayImageMaker = { Self.lazyDisplayImage(wire) } }
         assetLocalIdentifier = ""
         library = nil
         basis = .original
@@ -184,7 +200,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
             if let error = error as? MediaError { throw LibraryError.invalidResource("cannot read the input of \(asset.localIdentifier): \(error)") }
             throw error
         }
-        input.displaySizeImage = display.map { UIImage(pixels: $0) }
+        input.displayImage = display.map { UIImage(pixels: $0) }
         if isPhoto {
             input.fullSizeImageURL = copy
             input.fullSizeImageOrientation = Int32((try? MediaProbe().probe(copy).orientation) ?? 1)

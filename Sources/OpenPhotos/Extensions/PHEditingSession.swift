@@ -49,6 +49,13 @@ public final class PHEditingSession: @unchecked Sendable {
     /// Stops the session: the extension is told to cancel (or stopped), and nothing is committed.
     public func cancel() { state.withLock { $0.cancelled = true } }
 
+    /// Keeps one spare process of `editingExtension` started ahead of its next session, so that session does not
+    /// wait for the program to load (a long-running host editing many assets; each session still gets a fresh
+    /// process of its own). Spares of earlier calls stay until used; they exit when the host does.
+    public static func prepare(_ editingExtension: PHEditingExtension) {
+        ExtensionProcess.keepSpare(of: editingExtension)
+    }
+
     /// Whether the extension asked for a confirmation before a cancel (known once it started; nil before).
     public var shouldShowCancelConfirmation: Bool? { state.withLock { $0.confirmation } }
 
@@ -80,8 +87,9 @@ public final class PHEditingSession: @unchecked Sendable {
             throw .invalidOutput(extension: name, reason: PHPhotosError(error).localizedDescription)
         }
 
-        let process = try ExtensionProcess(editingExtension)
-        defer { process.stop(grace: timeouts.cancel) }
+        let process = try ExtensionProcess.take(editingExtension)
+        // The session ends when its answer is in: the process is told to go and reaped off the caller's path.
+        defer { process.stopInBackground(grace: timeouts.cancel) }
         try process.exchange(
             .init(.hello).with { $0.protocolVersion = EditingExtensionWire.protocolVersion }, expecting: .hello, phase: "hello",
             timeout: timeouts.handshake, isCancelled: { self.isCancelled })
@@ -99,7 +107,9 @@ public final class PHEditingSession: @unchecked Sendable {
         // The input: copies in a private folder, the output folder beside them.
         let input: PHContentEditingInput
         do {
-            input = try PHContentEditingInput.make(asset, library: library, canHandle: { _ in handles })
+            // No display-size image here: the extension side makes it from its copy when the extension asks for it
+            // (an extension on Linux has no screen to show it on, and decoding it would cost every session).
+            input = try PHContentEditingInput.make(asset, library: library, canHandle: { _ in handles }, skipsDisplaySizeImage: true)
         } catch {
             throw .invalidOutput(
                 extension: name,
@@ -194,6 +204,30 @@ extension EditingExtensionWire.Call {
 
 /// An extension's process: its pipes, a reader thread for its replies, and how it is stopped.
 private final class ExtensionProcess: @unchecked Sendable {
+    /// Extensions whose next process is started ahead, and the spare processes started.
+    private static let spares = Mutex<(wanted: Set<String>, ready: [String: ExtensionProcess])>(([], [:]))
+
+    static func keepSpare(of editingExtension: PHEditingExtension) {
+        let key = editingExtension.executableURL.path
+        let start = spares.withLock { state -> Bool in
+            state.wanted.insert(key)
+            return state.ready[key] == nil
+        }
+        if start, let spare = try? ExtensionProcess(editingExtension) { spares.withLock { $0.ready[key] = spare } }
+    }
+
+    /// A process for a session: the spare when one is running, else a new one; a new spare is started after.
+    static func take(_ editingExtension: PHEditingExtension) throws(PHEditingExtensionError) -> ExtensionProcess {
+        let key = editingExtension.executableURL.path
+        let (spare, wanted) = spares.withLock { state in (state.ready.removeValue(forKey: key), state.wanted.contains(key)) }
+        if wanted {
+            DispatchQueue.global(qos: .utility).async { keepSpare(of: editingExtension) }
+        }
+        if let spare, spare.process.isRunning { return spare }
+        spare?.stop(grace: 0)
+        return try ExtensionProcess(editingExtension)
+    }
+
     let name: String
     let process = Process()
     let input = Pipe()
@@ -295,6 +329,12 @@ private final class ExtensionProcess: @unchecked Sendable {
             stop(grace: 0)
             return .protocolViolation(extension: name, detail: "it wrote \(text.debugDescription) during \(phase)")
         }
+    }
+
+    /// ``stop(grace:)`` on another thread.
+    func stopInBackground(grace: Double) {
+        try? input.fileHandleForWriting.close()
+        DispatchQueue.global(qos: .utility).async { self.stop(grace: grace) }
     }
 
     /// Closes the extension's input and waits `grace` seconds for it to exit; then kills it.

@@ -46,6 +46,8 @@ final class BrokenController: NSObject, PHContentEditingController {
             report += " assets=\(PHAsset.fetchAssets(with: options).count)"
             report += " library=\(PHPhotoLibrary.shared().libraryURL.path)"
             report += " env=\(ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("PHOTOS") }.sorted())"
+            let display = input.displaySizeImage?.size ?? .zero
+            report += " display=\(Int(display.width))x\(Int(display.height))"
         }
         guard let url = input.fullSizeImageURL, let image = CIImage(contentsOf: url)?.oriented(forExifOrientation: input.fullSizeImageOrientation)
         else { return completionHandler(nil) }
