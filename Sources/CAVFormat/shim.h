@@ -271,14 +271,23 @@ static inline int cav_audio_feed(cav_audio_coder *a, AVStream *ist, AVFormatCont
     return err;
 }
 
-static inline int cav_export(const char *in_path, const char *out_path, const char *format_name, int video_codec,
-                             int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
-                             void *context) {
+/* A frame filter: the frame as RGBA at the output size (`stride` bytes per row), changed in place; `seconds` from the
+ * start of the exported range. Non-zero stops the export (the value is returned, or AVERROR_EXIT when positive). */
+typedef int (*cav_frame_fn)(void *context, uint8_t *rgba, int width, int height, int stride, double seconds);
+
+/* cav_export with a frame filter (the video is re-encoded through RGBA) and a time range: frames before `start` and
+ * from `end` on (when end > start) are left out, exact to the frame for re-encoded video; copied streams keep the
+ * packets whose time is in the range. */
+static inline int cav_export_ex(const char *in_path, const char *out_path, const char *format_name, int video_codec,
+                                int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
+                                void *context, cav_frame_fn frame_fn, void *frame_context, double start, double end) {
     AVFormatContext *in = NULL, *out = NULL;
     AVCodecContext *dec = NULL, *enc = NULL;
     struct SwsContext *sws = NULL;
     AVPacket *pkt = NULL, *epkt = NULL;
-    AVFrame *frame = NULL, *scaled = NULL;
+    AVFrame *frame = NULL, *scaled = NULL, *rgba = NULL;
+    struct SwsContext *to_rgba = NULL, *from_rgba = NULL;
+    int trimming = start > 0 || end > start;
     AVDictionary *mux_options = NULL, *enc_options = NULL;
     int *map = NULL;
     cav_audio_coder *audio = NULL;
@@ -393,6 +402,7 @@ static inline int cav_export(const char *in_path, const char *out_path, const ch
     av_dict_set(&mux_options, "movflags", faststart ? "+use_metadata_tags+faststart" : "+use_metadata_tags", 0);
     if ((err = avformat_write_header(out, &mux_options)) < 0) goto done;
     header_written = 1;
+    if (start > 0) av_seek_frame(in, -1, (int64_t)(start * AV_TIME_BASE), AVSEEK_FLAG_BACKWARD);
     int reading = 1;
     for (;;) {
         if (reading) {
@@ -421,6 +431,13 @@ static inline int cav_export(const char *in_path, const char *out_path, const ch
                 }
                 if (pkt->stream_index != vin) {
                     AVStream *ost = out->streams[map[pkt->stream_index]];
+                    if (trimming) {
+                        double t = pkt->pts == AV_NOPTS_VALUE ? 0 : pkt->pts * av_q2d(ist->time_base);
+                        if (t < start - 1e-6 || (end > start && t >= end - 1e-6)) { av_packet_unref(pkt); continue; }
+                        int64_t shift = (int64_t)llround(start / av_q2d(ist->time_base));
+                        if (pkt->pts != AV_NOPTS_VALUE) pkt->pts -= shift;
+                        if (pkt->dts != AV_NOPTS_VALUE) pkt->dts -= shift;
+                    }
                     av_packet_rescale_ts(pkt, ist->time_base, ost->time_base);
                     pkt->stream_index = ost->index;
                     pkt->pos = -1;
@@ -443,13 +460,36 @@ static inline int cav_export(const char *in_path, const char *out_path, const ch
             if (err == AVERROR(EAGAIN)) { err = 0; break; }
             if (err == AVERROR_EOF) { err = 0; decoder_done = 1; break; }
             if (err < 0) goto done;
-            sws = sws_getCachedContext(sws, frame->width, frame->height, (enum AVPixelFormat)frame->format, enc->width,
-                                       enc->height, enc->pix_fmt, SWS_BICUBIC, NULL, NULL, NULL);
-            if (!sws) { err = AVERROR(EINVAL); goto done; }
+            double seconds = frame->best_effort_timestamp * av_q2d(in->streams[vin]->time_base);
+            if (trimming && seconds < start - 1e-6) { av_frame_unref(frame); continue; }
+            if (end > start && seconds >= end - 1e-6) { av_frame_unref(frame); reading = 0; decoder_done = 1; break; }
             if ((err = av_frame_make_writable(scaled)) < 0) goto done;
-            sws_scale(sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, scaled->data,
-                      scaled->linesize);
-            scaled->pts = frame->best_effort_timestamp;
+            if (frame_fn) {
+                if (!rgba) {
+                    rgba = av_frame_alloc();
+                    if (!rgba) { err = AVERROR(ENOMEM); goto done; }
+                    rgba->format = AV_PIX_FMT_RGBA;
+                    rgba->width = enc->width;
+                    rgba->height = enc->height;
+                    if ((err = av_frame_get_buffer(rgba, 0)) < 0) goto done;
+                }
+                to_rgba = sws_getCachedContext(to_rgba, frame->width, frame->height, (enum AVPixelFormat)frame->format, enc->width,
+                                               enc->height, AV_PIX_FMT_RGBA, SWS_BICUBIC, NULL, NULL, NULL);
+                from_rgba = sws_getCachedContext(from_rgba, enc->width, enc->height, AV_PIX_FMT_RGBA, enc->width, enc->height,
+                                                 enc->pix_fmt, SWS_BICUBIC, NULL, NULL, NULL);
+                if (!to_rgba || !from_rgba) { err = AVERROR(EINVAL); goto done; }
+                sws_scale(to_rgba, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, rgba->data, rgba->linesize);
+                int stop = frame_fn(frame_context, rgba->data[0], enc->width, enc->height, rgba->linesize[0], seconds - (trimming ? start : 0));
+                if (stop) { err = stop < 0 ? stop : AVERROR_EXIT; goto done; }
+                sws_scale(from_rgba, (const uint8_t *const *)rgba->data, rgba->linesize, 0, enc->height, scaled->data, scaled->linesize);
+            } else {
+                sws = sws_getCachedContext(sws, frame->width, frame->height, (enum AVPixelFormat)frame->format, enc->width,
+                                           enc->height, enc->pix_fmt, SWS_BICUBIC, NULL, NULL, NULL);
+                if (!sws) { err = AVERROR(EINVAL); goto done; }
+                sws_scale(sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, scaled->data,
+                          scaled->linesize);
+            }
+            scaled->pts = frame->best_effort_timestamp - (trimming ? (int64_t)llround(start / av_q2d(in->streams[vin]->time_base)) : 0);
             av_frame_unref(frame);
             if ((err = avcodec_send_frame(enc, scaled)) < 0) goto done;
             while ((err = avcodec_receive_packet(enc, epkt)) == 0) {
@@ -485,6 +525,9 @@ done:
     av_dict_free(&mux_options);
     av_dict_free(&enc_options);
     if (sws) sws_freeContext(sws);
+    if (to_rgba) sws_freeContext(to_rgba);
+    if (from_rgba) sws_freeContext(from_rgba);
+    av_frame_free(&rgba);
     av_frame_free(&scaled);
     av_frame_free(&frame);
     av_packet_free(&pkt);
@@ -496,6 +539,13 @@ done:
     av_free(audio);
     avformat_close_input(&in);
     return err;
+}
+
+static inline int cav_export(const char *in_path, const char *out_path, const char *format_name, int video_codec,
+                             int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
+                             void *context) {
+    return cav_export_ex(in_path, out_path, format_name, video_codec, max_long, max_short, crf, faststart, progress, context,
+                         NULL, NULL, 0, 0);
 }
 
 #endif

@@ -40,6 +40,15 @@ package struct MovieExporter: Sendable {
     package var video: Video
     /// Moves the index to the front of the file for progressive download.
     package var optimizeForNetworkUse: Bool
+    /// The part of the source written, in seconds (`end` ≤ `start`: to the end). Re-encoded video is cut exactly at
+    /// frames; copied streams keep the packets in the range.
+    package var timeRange: (start: Double, end: Double)?
+    /// Called with every video frame as RGBA at the output size (bytes, width, height, bytes per row, seconds from
+    /// the range's start), to change it in place; false stops the export. Needs a re-encoding `video`.
+    package var frameFilter: FrameFilter?
+
+    /// A frame filter (see ``frameFilter``).
+    package typealias FrameFilter = @Sendable (UnsafeMutablePointer<UInt8>, Int, Int, Int, Double) -> Bool
 
     package init(container: Container, video: Video, optimizeForNetworkUse: Bool = false) {
         self.container = container
@@ -57,15 +66,24 @@ package struct MovieExporter: Sendable {
             case .h264(let long, let short): (1, Int32(long), Int32(short), 20)
             case .hevc(let long, let short): (2, Int32(long), Int32(short), 24)
             }
+        let range = timeRange ?? (0, 0)
         let result = withoutActuallyEscaping(progress) { progress in
-            var box = ProgressBox(report: progress)
+            var box = ProgressBox(report: progress, filter: frameFilter)
             return withUnsafeMutablePointer(to: &box) { pointer in
-                cav_export(
+                cav_export_ex(
                     source.path, destination.path, container.rawValue, codec, long, short, crf, optimizeForNetworkUse ? 1 : 0,
                     { context, fraction in
                         guard let context else { return 0 }
                         return context.assumingMemoryBound(to: ProgressBox.self).pointee.report(fraction) ? 0 : 1
-                    }, pointer)
+                    }, pointer,
+                    frameFilter == nil
+                        ? nil
+                        : { context, rgba, width, height, stride, seconds in
+                            guard let context, let rgba, let filter = context.assumingMemoryBound(to: ProgressBox.self).pointee.filter else {
+                                return 1
+                            }
+                            return filter(rgba, Int(width), Int(height), Int(stride), seconds) ? 0 : 1
+                        }, pointer, range.start, range.end)
             }
         }
         guard result != 0 else { return }
@@ -83,5 +101,6 @@ package struct MovieExporter: Sendable {
 
     private struct ProgressBox {
         var report: (Double) -> Bool
+        var filter: FrameFilter?
     }
 }

@@ -76,17 +76,20 @@ public enum TestMedia {
         public var height: Int?
         public var pix_fmt: String?
         public var side_data_list: [SideData]?
+        /// Frames decoded (with `countFrames`).
+        public var nb_read_frames: String?
+        public var duration: String?
 
         /// The display rotation in degrees as ffprobe prints it (counter-clockwise positive), or 0.
         public var rotation: Int { side_data_list?.compactMap(\.rotation).first ?? 0 }
     }
 
     /// The streams of `url` read by `ffprobe` (installed with ffmpeg).
-    public static func probeStreams(_ url: URL) throws -> [ProbedStream] {
+    public static func probeStreams(_ url: URL, countFrames: Bool = false) throws -> [ProbedStream] {
         struct Output: Decodable { var streams: [ProbedStream] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffprobe", "-v", "error", "-show_streams", "-of", "json", url.path]
+        process.arguments = ["ffprobe", "-v", "error"] + (countFrames ? ["-count_frames"] : []) + ["-show_streams", "-of", "json", url.path]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -67,6 +67,13 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
     open var outputFileType: AVFileType?
     /// Moves the movie's index to the front of the file, for playback while downloading.
     open var shouldOptimizeForNetworkUse = false
+    /// Core Image filters applied to every frame (the video is re-encoded; with the passthrough preset, as H.264 at
+    /// its size).
+    open var videoComposition: AVVideoComposition?
+    /// The part of the asset written: frames from `start` up to `start + duration`, exact to the frame (the video
+    /// is re-encoded; with the passthrough preset, as H.264 at its size); audio packets in the range. The default, a
+    /// range with an invalid duration, is the whole asset.
+    open var timeRange = CMTimeRange(start: .zero, duration: .invalid)
 
     private let state = Mutex<(status: Status, error: (any Error)?, progress: Float, cancelled: Bool, started: Bool)>(
         (.unknown, nil, 0, false, false))
@@ -220,7 +227,15 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
         let folder = destination.deletingLastPathComponent()
         let partial = folder.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial.\(type.pathExtension)")
         defer { unlink(partial.path) }
-        let exporter = MovieExporter(container: container, video: settings, optimizeForNetworkUse: shouldOptimizeForNetworkUse)
+        var exporter = MovieExporter(container: container, video: settings, optimizeForNetworkUse: shouldOptimizeForNetworkUse)
+        let trims = timeRange.duration.isValid || timeRange.start.seconds > 0
+        if trims {
+            let start = max(0, timeRange.start.seconds)
+            exporter.timeRange = (start, timeRange.duration.isValid ? start + max(0, timeRange.duration.seconds) : 0)
+        }
+        let frameFailure = FrameFailure()
+        if let videoComposition { exporter.frameFilter = videoComposition.frameFilter(failure: frameFailure) }
+        if (trims || videoComposition != nil), exporter.video == .passthrough { exporter.video = .h264(long: 0, short: 0) }
         do throws(MovieExporter.Failure) {
             try exporter.export(source, to: partial) { fraction in
                 self.state.withLock { state in
@@ -229,6 +244,9 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
                 }
             }
         } catch {
+            if let failure = frameFailure.error {
+                return finish(.failed, AVError(.exportFailed, reason: "the video composition failed a frame: \(failure)"))
+            }
             switch error {
             case .stopped:
                 finish(.cancelled)

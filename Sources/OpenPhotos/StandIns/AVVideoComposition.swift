@@ -1,0 +1,127 @@
+import Foundation
+import PhotoMedia
+import Synchronization
+
+/// The shape of AVFoundation's `AVVideoComposition` for Linux: Core Image filters applied to every frame of a video
+/// when an ``AVAssetExportSession`` writes it (its ``AVAssetExportSession/videoComposition``).
+///
+/// ```swift
+/// let composition = AVVideoComposition(asset: asset) { request in
+///     let filtered = request.sourceImage.applyingFilter("CIPhotoEffectNoir")
+///     request.finish(with: filtered, context: nil)
+/// }
+/// let session = AVAssetExportSession(asset: asset, presetName: AVAssetExportPresetHighestQuality)!
+/// session.videoComposition = composition
+/// ```
+///
+/// Frames are given as stored (``renderSize`` is the track's natural size); the track's rotation stays a display
+/// transform of the file written, so players turn the filtered frames as they turned the originals.
+open class AVVideoComposition: NSObject, @unchecked Sendable {
+    /// The size frames are rendered at.
+    open var renderSize: CGSize
+    /// The duration of one frame (the track's nominal frame rate).
+    open var frameDuration: CMTime
+    let applier: @Sendable (AVAsynchronousCIImageFilteringRequest) -> Void
+
+    /// A composition that calls `applier` for every frame of `asset`'s video; it must finish each request, with an
+    /// image or an error, from any thread.
+    public init(asset: AVAsset, applyingCIFiltersWithHandler applier: @escaping @Sendable (AVAsynchronousCIImageFilteringRequest) -> Void) {
+        let track = asset.tracks.first
+        renderSize = track?.naturalSize ?? asset.naturalSize
+        let rate = Double(track?.nominalFrameRate ?? 30)
+        frameDuration = CMTime(value: 1, timescale: Int32(max(1, rate.rounded())))
+        self.applier = applier
+        super.init()
+    }
+
+    /// The same, awaited (iOS 16's form).
+    open class func videoComposition(
+        with asset: AVAsset, applyingCIFiltersWithHandler applier: @escaping @Sendable (AVAsynchronousCIImageFilteringRequest) -> Void
+    ) async throws -> AVVideoComposition {
+        AVVideoComposition(asset: asset, applyingCIFiltersWithHandler: applier)
+    }
+
+    /// The frame filter an export runs: each RGBA frame as a request, its result rendered back in place.
+    func frameFilter(failure: FrameFailure) -> MovieExporter.FrameFilter {
+        let context = CIContext(options: [.outputPremultiplied: false])
+        let space = CGColorSpace(name: CGColorSpace.sRGB)!
+        let applier = self.applier
+        return { rgba, width, height, stride, seconds in
+            let bytes = Data(bytes: rgba, count: stride * height)
+            guard let provider = Optional(CGDataProvider(bytes: bytes)),
+                let frame = CGImage(
+                    width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
+                    bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.last.rawValue), provider: provider, decode: nil, shouldInterpolate: false,
+                    intent: .defaultIntent)
+            else { return false }
+            let request = AVAsynchronousCIImageFilteringRequest(
+                sourceImage: CIImage(cgImage: frame), compositionTime: CMTime(seconds: seconds, preferredTimescale: 600),
+                renderSize: CGSize(width: width, height: height))
+            applier(request)
+            switch request.wait() {
+            case .success(let (image, chosen)):
+                (chosen ?? context).render(
+                    image, toBitmap: rgba, rowBytes: stride, bounds: CGRect(x: 0, y: 0, width: width, height: height), format: .RGBA8,
+                    colorSpace: space)
+                return true
+            case .failure(let error):
+                failure.record(error)
+                return false
+            }
+        }
+    }
+}
+
+/// One frame of an ``AVVideoComposition`` made with Core Image filters: filter ``sourceImage`` and call
+/// ``finish(with:context:)`` (or ``finish(with:)-(Error)`` to stop the export).
+open class AVAsynchronousCIImageFilteringRequest: NSObject, @unchecked Sendable {
+    /// The frame, origin at zero.
+    public let sourceImage: CIImage
+    /// The frame's time in the composition.
+    public let compositionTime: CMTime
+    /// The size of the frame rendered.
+    public let renderSize: CGSize
+    private let outcome = Mutex<Result<(CIImage, CIContext?), any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(sourceImage: CIImage, compositionTime: CMTime, renderSize: CGSize) {
+        self.sourceImage = sourceImage
+        self.compositionTime = compositionTime
+        self.renderSize = renderSize
+    }
+
+    /// The filtered frame (cropped to the render size), rendered with `context` (nil: the export's own).
+    open func finish(with filteredImage: CIImage, context: CIContext?) {
+        let bounded = filteredImage.cropped(to: CGRect(origin: .zero, size: renderSize))
+        if outcome.withLock({ state -> Bool in
+            guard state == nil else { return false }
+            state = .success((bounded, context))
+            return true
+        }) {
+            done.signal()
+        }
+    }
+
+    /// The frame cannot be made: the export fails with `error`.
+    open func finish(with error: any Error) {
+        if outcome.withLock({ state -> Bool in
+            guard state == nil else { return false }
+            state = .failure(error)
+            return true
+        }) {
+            done.signal()
+        }
+    }
+
+    func wait() -> Result<(CIImage, CIContext?), any Error> {
+        done.wait()
+        return outcome.withLock { $0! }
+    }
+}
+
+/// The first error a composition's requests finished with (it fails the export).
+final class FrameFailure: Sendable {
+    private let state = Mutex<(any Error)?>(nil)
+    func record(_ error: any Error) { state.withLock { $0 = $0 ?? error } }
+    var error: (any Error)? { state.withLock { $0 } }
+}
