@@ -60,6 +60,22 @@ static inline int cav_probe_file(const char *path, cav_video_info *info) {
 
 static inline void cav_error_string(int err, char *buf, size_t len) { av_strerror(err, buf, len); }
 
+/* 1 when the movie's first video stream is HEVC, 0 when it is something else, an AVERROR when it cannot be read. */
+static inline int cav_video_is_hevc(const char *path) {
+    AVFormatContext *in = NULL;
+    int err = avformat_open_input(&in, path, NULL, NULL);
+    if (err < 0) return err;
+    int result = 0;
+    for (unsigned i = 0; i < in->nb_streams; i++) {
+        if (in->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
+            result = in->streams[i]->codecpar->codec_id == AV_CODEC_ID_HEVC;
+            break;
+        }
+    }
+    avformat_close_input(&in);
+    return result;
+}
+
 /* The container's and the first video stream's metadata as "key\tvalue\n" lines (keys as ffmpeg names them:
    creation_time, com.apple.quicktime.creationdate, location, com.apple.quicktime.content.identifier …). Returns the
    bytes written (truncated to len - 1), or an AVERROR. */
@@ -177,6 +193,7 @@ typedef struct cav_audio_coder {
     struct SwrContext *swr;
     AVFrame *frame, *out;
     int64_t next_pts;
+    float gain;
 } cav_audio_coder;
 
 static inline void cav_audio_free(cav_audio_coder *a) {
@@ -213,6 +230,7 @@ static inline int cav_audio_open(cav_audio_coder *a, AVStream *ist, AVStream *os
     if ((err = swr_init(a->swr)) < 0) return err;
     if (!(a->frame = av_frame_alloc()) || !(a->out = av_frame_alloc())) return AVERROR(ENOMEM);
     a->next_pts = AV_NOPTS_VALUE;
+    a->gain = 1;
     return 0;
 }
 
@@ -233,6 +251,12 @@ static inline int cav_audio_encode(cav_audio_coder *a, AVFormatContext *out, int
         if (n < 0) return n;
         if (n == 0) break;
         a->out->nb_samples = n;
+        if (a->gain != 1) {
+            for (int c = 0; c < a->out->ch_layout.nb_channels; c++) {
+                float *samples = (float *)a->out->extended_data[c];
+                for (int k = 0; k < n; k++) samples[k] *= a->gain;
+            }
+        }
         a->out->pts = a->next_pts == AV_NOPTS_VALUE ? 0 : a->next_pts;
         a->next_pts = a->out->pts + n;
         if ((err = avcodec_send_frame(a->enc, a->out)) < 0) return err;
@@ -280,7 +304,8 @@ typedef int (*cav_frame_fn)(void *context, uint8_t *rgba, int width, int height,
  * packets whose time is in the range. */
 static inline int cav_export_ex(const char *in_path, const char *out_path, const char *format_name, int video_codec,
                                 int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
-                                void *context, cav_frame_fn frame_fn, void *frame_context, double start, double end) {
+                                void *context, cav_frame_fn frame_fn, void *frame_context, double start, double end,
+                                double audio_gain) {
     AVFormatContext *in = NULL, *out = NULL;
     AVCodecContext *dec = NULL, *enc = NULL;
     struct SwsContext *sws = NULL;
@@ -321,8 +346,8 @@ static inline int cav_export_ex(const char *in_path, const char *out_path, const
         if (par->codec_type != AVMEDIA_TYPE_VIDEO && par->codec_type != AVMEDIA_TYPE_AUDIO) continue;
         if (ist->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
         if (video_codec && par->codec_type == AVMEDIA_TYPE_VIDEO && (int)i != vin) continue;
-        int reencode_audio = 0;
-        if ((int)i != vin && avformat_query_codec(out->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
+        int reencode_audio = par->codec_type == AVMEDIA_TYPE_AUDIO && audio_gain != 1 && video_codec;
+        if (!reencode_audio && (int)i != vin && avformat_query_codec(out->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
             if (!video_codec || par->codec_type != AVMEDIA_TYPE_AUDIO) { err = AVERROR(ENOTSUP); goto done; }
             reencode_audio = 1;
         }
@@ -340,6 +365,7 @@ static inline int cav_export_ex(const char *in_path, const char *out_path, const
         }
         if (reencode_audio) {
             if ((err = cav_audio_open(&audio[i], ist, ost, out->oformat)) < 0) goto done;
+            audio[i].gain = (float)audio_gain;
             continue;
         }
         if ((int)i != vin) {
@@ -423,6 +449,13 @@ static inline int cav_export_ex(const char *in_path, const char *out_path, const
                 AVStream *ist = in->streams[pkt->stream_index];
                 if (progress && duration > 0 && pkt->pts != AV_NOPTS_VALUE &&
                     progress(context, fmin(1, pkt->pts * av_q2d(ist->time_base) / duration))) { err = AVERROR_EXIT; goto done; }
+                if (trimming && pkt->stream_index != vin) {
+                    double t = pkt->pts == AV_NOPTS_VALUE ? 0 : pkt->pts * av_q2d(ist->time_base);
+                    if (t < start - 1e-6 || (end > start && t >= end - 1e-6)) { av_packet_unref(pkt); continue; }
+                    int64_t shift = (int64_t)llround(start / av_q2d(ist->time_base));
+                    if (pkt->pts != AV_NOPTS_VALUE) pkt->pts -= shift;
+                    if (pkt->dts != AV_NOPTS_VALUE) pkt->dts -= shift;
+                }
                 if (audio[pkt->stream_index].dec) {
                     err = cav_audio_feed(&audio[pkt->stream_index], ist, out, map[pkt->stream_index], pkt, epkt);
                     av_packet_unref(pkt);
@@ -431,13 +464,6 @@ static inline int cav_export_ex(const char *in_path, const char *out_path, const
                 }
                 if (pkt->stream_index != vin) {
                     AVStream *ost = out->streams[map[pkt->stream_index]];
-                    if (trimming) {
-                        double t = pkt->pts == AV_NOPTS_VALUE ? 0 : pkt->pts * av_q2d(ist->time_base);
-                        if (t < start - 1e-6 || (end > start && t >= end - 1e-6)) { av_packet_unref(pkt); continue; }
-                        int64_t shift = (int64_t)llround(start / av_q2d(ist->time_base));
-                        if (pkt->pts != AV_NOPTS_VALUE) pkt->pts -= shift;
-                        if (pkt->dts != AV_NOPTS_VALUE) pkt->dts -= shift;
-                    }
                     av_packet_rescale_ts(pkt, ist->time_base, ost->time_base);
                     pkt->stream_index = ost->index;
                     pkt->pos = -1;
@@ -545,7 +571,7 @@ static inline int cav_export(const char *in_path, const char *out_path, const ch
                              int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
                              void *context) {
     return cav_export_ex(in_path, out_path, format_name, video_codec, max_long, max_short, crf, faststart, progress, context,
-                         NULL, NULL, 0, 0);
+                         NULL, NULL, 0, 0, 1);
 }
 
 #endif

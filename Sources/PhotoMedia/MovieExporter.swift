@@ -46,6 +46,8 @@ package struct MovieExporter: Sendable {
     /// Called with every video frame as RGBA at the output size (bytes, width, height, bytes per row, seconds from
     /// the range's start), to change it in place; false stops the export. Needs a re-encoding `video`.
     package var frameFilter: FrameFilter?
+    /// Multiplies the audio's samples (the audio is re-encoded as AAC when it is not 1; needs a re-encoding `video`).
+    package var audioGain: Double = 1
 
     /// A frame filter (see ``frameFilter``).
     package typealias FrameFilter = @Sendable (UnsafeMutablePointer<UInt8>, Int, Int, Int, Double) -> Bool
@@ -54,6 +56,12 @@ package struct MovieExporter: Sendable {
         self.container = container
         self.video = video
         self.optimizeForNetworkUse = optimizeForNetworkUse
+    }
+
+    /// Whether the movie's video is HEVC (what an edit of it is encoded with again).
+    package static func isHEVC(_ url: URL) -> Bool {
+        MediaProbe.initializeLibraries()
+        return cav_video_is_hevc(url.path) == 1
     }
 
     /// Writes `source` into `destination` (which must not exist; it is removed again when the export fails).
@@ -83,7 +91,7 @@ package struct MovieExporter: Sendable {
                                 return 1
                             }
                             return filter(rgba, Int(width), Int(height), Int(stride), seconds) ? 0 : 1
-                        }, pointer, range.start, range.end)
+                        }, pointer, range.start, range.end, audioGain)
             }
         }
         guard result != 0 else { return }

@@ -208,8 +208,15 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
             input.audiovisualAsset = AVURLAsset(url: copy)
         }
         if state.asset.mediaSubtypes & PHAssetMediaSubtype.photoLive.rawValue != 0 {
-            let video = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
-                .first { $0.type == .pairedVideo }?.fileURL
+            // The video of the same version as the still: the original's, the edit's base, or the current rendering.
+            let resources = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
+            let preferred: PHAssetResourceType? =
+                switch basis {
+                case .original: nil
+                case .adjustmentBase: .adjustmentBasePairedVideo
+                case .currentRendering: .fullSizePairedVideo
+                }
+            let video = (preferred.flatMap { type in resources.first { $0.type == type } } ?? resources.first { $0.type == .pairedVideo })?.fileURL
             if let video {
                 let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\(video.pathExtension)")
                 try FileStager.copyOut(video, to: videoCopy)

@@ -83,6 +83,10 @@ open class PHContentEditingOutput: NSObject, @unchecked Sendable {
         return workspace.url.appendingPathComponent("FullSizeRender.\(ext == "jpeg" ? "jpg" : ext)")
     }
 
+    /// Where `PHLivePhotoEditingContext.saveLivePhoto(to:options:completionHandler:)` writes a Live Photo's edited
+    /// video, beside the edited still.
+    var renderedPairedVideoURL: URL { workspace.url.appendingPathComponent("FullSizeRender_3.mov") }
+
     /// The rendering written (the first of the supported types' files that exists), and how many were written.
     package var writtenRenderings: [URL] {
         supportedRenderedContentTypes.compactMap { try? renderedContentURL(for: $0) }.filter { FileManager.default.fileExists(atPath: $0.path) }
@@ -104,7 +108,8 @@ open class PHContentEditingOutput: NSObject, @unchecked Sendable {
         return ContentEdit(
             renderedFile: written.first ?? renderedContentURL, formatIdentifier: adjustmentData?.formatIdentifier ?? "",
             formatVersion: adjustmentData?.formatVersion ?? "", adjustmentData: adjustmentData?.data ?? Data(),
-            basis: input?.basis ?? .original, baseContentVersion: input?.contentVersion, madeFor: assetLocalIdentifier, problem: problem)
+            basis: input?.basis ?? .original, baseContentVersion: input?.contentVersion, madeFor: assetLocalIdentifier, problem: problem,
+            renderedPairedVideo: FileManager.default.fileExists(atPath: renderedPairedVideoURL.path) ? renderedPairedVideoURL : nil)
     }
 
     open override var description: String {

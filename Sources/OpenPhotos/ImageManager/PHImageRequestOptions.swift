@@ -126,8 +126,3 @@ public struct PHImageResultInfo: Sendable {
         error = info?[PHImageErrorKey] as? PHPhotosError
     }
 }
-
-/// The orientation of image data (ImageIO's `CGImagePropertyOrientation`; raw values are EXIF's 1–8).
-public enum CGImagePropertyOrientation: UInt32, Sendable, CaseIterable {
-    case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
-}

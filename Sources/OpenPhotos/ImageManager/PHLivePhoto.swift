@@ -25,9 +25,10 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
     open private(set) var size: CGSize
     /// The still, rendered at ``size`` (nil for a placeholder-only result).
     let still: UIImage?
-    /// The files: the still and, once complete, the video.
-    let photoURL: URL?
-    let videoURL: URL?
+    /// OpenPhotoKit: the still's file (to play a Live Photo with a media library of your choice).
+    public let photoURL: URL?
+    /// OpenPhotoKit: the video's file, once the Live Photo is complete (nil in a degraded, still-only result).
+    public let videoURL: URL?
     /// The library asset it came from, when it did.
     let asset: PHAsset?
 
@@ -111,6 +112,8 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// Checks the pair and renders the still.
+    /// With an `asset`, the files are its own (the library paired them), and an edited still — which carries no
+    /// maker note — need not repeat the video's content identifier.
     static func make(_ urls: [URL], targetSize: CGSize, contentMode: PHImageContentMode, asset: PHAsset?) -> Outcome {
         func failure(_ message: String, _ code: PHPhotosError.Code = .invalidResource) -> Outcome {
             Outcome(degraded: nil, complete: nil, error: PHPhotosError(code, userInfo: [NSLocalizedDescriptionKey: message]))
@@ -129,7 +132,8 @@ open class PHLivePhoto: NSObject, NSCopying, @unchecked Sendable {
             }
         }
         guard let still, let video else { return failure("a Live Photo needs a still and a video") }
-        guard let id = still.1.metadata.contentIdentifier, id == video.1.metadata.contentIdentifier else {
+        guard asset != nil || (still.1.metadata.contentIdentifier != nil && still.1.metadata.contentIdentifier == video.1.metadata.contentIdentifier)
+        else {
             return failure(
                 "the still and the video do not share a content identifier (\(still.1.metadata.contentIdentifier ?? "none") / \(video.1.metadata.contentIdentifier ?? "none"))"
             )

@@ -73,15 +73,18 @@ package struct ContentEdit: Sendable {
     package var baseContentVersion: Int?
     /// The asset the output was made for (it must be the one it is committed to).
     package var madeFor: String
+    /// A Live Photo's edited video (QuickTime), beside the edited still.
+    package var renderedPairedVideo: URL?
     /// What the API layer found wrong with the output before the engine saw it (reported as invalid).
     package var problem: String?
 
     package init(
         renderedFile: URL, formatIdentifier: String, formatVersion: String, adjustmentData: Data, basis: EditBasis,
-        baseContentVersion: Int?, madeFor: String, problem: String? = nil
+        baseContentVersion: Int?, madeFor: String, problem: String? = nil, renderedPairedVideo: URL? = nil
     ) {
         self.madeFor = madeFor
         self.problem = problem
+        self.renderedPairedVideo = renderedPairedVideo
         self.renderedFile = renderedFile
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion

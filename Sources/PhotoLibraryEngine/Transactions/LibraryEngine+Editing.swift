@@ -112,6 +112,8 @@ struct PreparedEdit {
     var rendering: StagedFile
     var renderingInfo: MediaInfo
     var adjustment: StagedFile
+    /// A Live Photo's edited video.
+    var pairedVideo: (file: StagedFile, info: MediaInfo)?
 }
 
 /// Where a content edit's files go and which rows it replaces, decided inside the transaction.
@@ -126,6 +128,10 @@ struct EditPlacement {
     var newBase: (from: String, to: String, record: ResourceRecord)?
     /// Rows removed by the edit (their files go after the commit).
     var superseded: [ResourceRecord]
+    /// Where a Live Photo's edited video goes.
+    var pairedVideoPath: String?
+    /// The edited video the stacked edit was made on, kept as its base (a hard link).
+    var newPairedBase: (from: String, to: String, record: ResourceRecord)?
     /// Whether the base row is kept as it is (an edit reopened from its stored base).
     var keepsBase: Bool
 }
@@ -253,7 +259,23 @@ extension LibraryEngine {
             editor: editor)
         let plist = try stager.stage(data: try adjustment.propertyList())
         staged.append(plist)
-        return PreparedEdit(localIdentifier: localIdentifier, edit: edit, rendering: rendering, renderingInfo: probed, adjustment: plist)
+        var pairedVideo: (StagedFile, MediaInfo)?
+        if let video = edit.renderedPairedVideo {
+            guard isPhoto else { throw .invalidResource("only a Live Photo's edit has a paired video") }
+            let file = try stager.stage(file: video, move: false)
+            staged.append(file)
+            let info: MediaInfo
+            do { info = try configuration.probe.probe(file.url) } catch {
+                throw .invalidResource(
+                    "the edited Live Photo video cannot be read: \(error.description.replacingOccurrences(of: file.url.path, with: "the file"))")
+            }
+            guard [.quickTimeMovie, .mpeg4Movie].contains(info.format) else {
+                throw .invalidResource("the edited Live Photo video holds \(info.format.rawValue) data, not a QuickTime movie")
+            }
+            pairedVideo = (file, info)
+        }
+        return PreparedEdit(
+            localIdentifier: localIdentifier, edit: edit, rendering: rendering, renderingInfo: probed, adjustment: plist, pairedVideo: pairedVideo)
     }
 
     /// The largest adjustment data committed (`PHAdjustmentData.maximumDataSize`).
@@ -364,21 +386,44 @@ extension LibraryEngine {
                 newBase = (rendering.path, basePath, record)
             }
         }
+        var pairedVideoPath: String?
+        var newPairedBase: (from: String, to: String, record: ResourceRecord)?
+        if let video = prepared.pairedVideo {
+            pairedVideoPath = bundle.originalPath(
+                assetUUID: uuid, suffix: "_v\(newVersion)_render_3", fileExtension: video.info.format.preferredFilenameExtension)
+            switch prepared.edit.basis {
+            case .adjustmentBase:
+                if let base = current.first(where: { $0.type == VersionResourceType.adjustmentBasePairedVideo }) {
+                    superseded.removeAll { $0.id == base.id }
+                }
+            case .currentRendering:
+                if let edited = current.first(where: { $0.type == VersionResourceType.fullSizePairedVideo }) {
+                    var record = edited
+                    record.type = VersionResourceType.adjustmentBasePairedVideo
+                    record.path = bundle.originalPath(
+                        assetUUID: uuid, suffix: "_v\(newVersion)_base_3", fileExtension: (edited.path as NSString).pathExtension)
+                    newPairedBase = (edited.path, record.path, record)
+                }
+            case .original:
+                break
+            }
+        }
         return EditPlacement(
             prepared: prepared, assetID: assetID, mediaType: mediaType, version: newVersion, renderingPath: renderingPath,
-            adjustmentPath: adjustmentPath, newBase: newBase, superseded: superseded, keepsBase: keepsBase)
+            adjustmentPath: adjustmentPath, newBase: newBase, superseded: superseded, pairedVideoPath: pairedVideoPath,
+            newPairedBase: newPairedBase, keepsBase: keepsBase)
     }
 
     /// Paths a planned edit places.
     private func placedPaths(_ plan: EditPlacement) -> [String] {
-        [plan.renderingPath, plan.adjustmentPath] + (plan.newBase.map { [$0.to] } ?? [])
+        [plan.renderingPath, plan.adjustmentPath] + [plan.newBase?.to, plan.pairedVideoPath, plan.newPairedBase?.to].compactMap { $0 }
     }
 
     /// Moves an edit's staged files into place (the base by a hard link to the current rendering: no copy).
     /// Returns the folders to sync.
     func place(_ plan: EditPlacement) throws -> Set<URL> {
         var folders = Set<URL>()
-        if let base = plan.newBase {
+        for base in [plan.newBase, plan.newPairedBase].compactMap({ $0 }) {
             let from = try bundle.resolveExisting(base.from)
             let to = try bundle.resolve(base.to)
             unlink(to.path)  // an orphan of a writer that died (never a referenced file: versions only grow)
@@ -386,6 +431,9 @@ extension LibraryEngine {
                 throw LibraryBundle.posixError("link the previous version of \(plan.prepared.localIdentifier)")
             }
             folders.insert(to.deletingLastPathComponent())
+        }
+        if let video = plan.prepared.pairedVideo, let path = plan.pairedVideoPath {
+            folders.insert(try bundle.place(staged: video.file.url, at: path))
         }
         folders.insert(try bundle.place(staged: plan.prepared.rendering.url, at: plan.renderingPath))
         folders.insert(try bundle.place(staged: plan.prepared.adjustment.url, at: plan.adjustmentPath))
@@ -420,12 +468,20 @@ extension LibraryEngine {
                 plan.assetID, VersionResourceType.adjustmentData, plan.adjustmentPath, "Adjustments.plist", "com.apple.property-list",
                 prepared.adjustment.size, prepared.adjustment.sha256, 0, 0,
             ])
-        if let base = plan.newBase?.record {
+        for base in [plan.newBase?.record, plan.newPairedBase?.record].compactMap({ $0 }) {
             try db.execute(
                 sql: insert,
                 arguments: [
                     plan.assetID, base.type, base.path, base.originalFilename, base.uniformTypeIdentifier, base.fileSize, base.sha256,
                     base.pixelWidth, base.pixelHeight,
+                ])
+        }
+        if let video = prepared.pairedVideo, let path = plan.pairedVideoPath {
+            try db.execute(
+                sql: insert,
+                arguments: [
+                    plan.assetID, VersionResourceType.fullSizePairedVideo, path, "FullSizeRender.\(video.info.format.preferredFilenameExtension)",
+                    video.info.format.uniformTypeIdentifier, video.file.size, video.file.sha256, video.info.pixelWidth, video.info.pixelHeight,
                 ])
         }
         // A video edit stacked on a rendering keeps no base: its recipe cannot be reopened (spec §2).
