@@ -19,12 +19,14 @@ extension PHImageRequestOptions {
     var preferHDR: Bool { get set }                     // iOS 26
     var targetHDRHeadroom: Float { get set }
 }
-extension AVAssetExportSession {
-    var timeRange: CMTimeRange { get set }              // trimming
+extension AVAssetExportSession {                        // timeRange and videoComposition: done (issue 15)
     var metadata: [AVMetadataItem]? { get set }
     var fileLengthLimit: Int64 { get set }
     var audioMix: AVAudioMix? { get set }
-    var videoComposition: AVVideoComposition? { get set }
+}
+extension AVVideoComposition {                          // done: init(asset:applyingCIFiltersWithHandler:) only
+    init(propertiesOf asset: AVAsset)                   // instruction-based compositions
+    var instructions: [AVVideoCompositionInstructionProtocol] { get }
 }
 let AVAssetExportPresetAppleM4A: String                 // audio-only export
 
@@ -39,5 +41,7 @@ extension PHContentEditingInputRequestOptions {
 // PHContentEditingController: done (issue 15) in the PhotosUI module, hosted as child processes (PHEditingSession).
 
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
-class PHLivePhotoEditingContext {}   // with content editing (§13)
+// PHLivePhotoEditingContext: done (issue 15). Not read: the still-image-time metadata track (photoTime is the
+// video's middle); the edited still carries no Apple maker note with the content identifier (the library keeps the
+// pair by its resources; the video keeps its identifier).
 

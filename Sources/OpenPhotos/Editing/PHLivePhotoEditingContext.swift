@@ -178,7 +178,7 @@ open class PHLivePhotoEditingContext: NSObject, @unchecked Sendable {
                         guard
                             let frame = CGImage(
                                 width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
-                                bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.last.rawValue), provider: CGDataProvider(bytes: bytes),
+                                bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue), provider: CGDataProvider(bytes: bytes),
                                 decode: nil,
                                 shouldInterpolate: false, intent: .defaultIntent)
                         else { return false }

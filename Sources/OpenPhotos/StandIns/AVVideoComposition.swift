@@ -51,7 +51,8 @@ open class AVVideoComposition: NSObject, @unchecked Sendable {
             guard let provider = Optional(CGDataProvider(bytes: bytes)),
                 let frame = CGImage(
                     width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
-                    bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.last.rawValue), provider: provider, decode: nil, shouldInterpolate: false,
+                    bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue), provider: provider, decode: nil,
+                    shouldInterpolate: false,
                     intent: .defaultIntent)
             else { return false }
             let request = AVAsynchronousCIImageFilteringRequest(
