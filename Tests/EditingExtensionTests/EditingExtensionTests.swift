@@ -178,6 +178,23 @@ struct EditingExtensionTests {
         #expect(plist["adjustmentEditorBundleID"] == nil, "the host's client, not the extension, made the edit")
     }
 
+    @Test func anAssetInRecentlyDeletedIsNotEdited() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let look = try Self.install("look-extension", into: fixture.extensions)
+        try fixture.library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([fixture.asset] as NSArray) }
+        do {
+            try PHEditingSession(extension: look, asset: fixture.asset).run()
+            Issue.record("an asset in Recently Deleted was edited")
+        } catch {
+            guard case .inputUnavailable(let name, let reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(name == "Looks" && reason.contains("Recently Deleted"), "\(reason)")
+        }
+    }
+
     @Test func unsupportedMediaIsRefusedBeforeLaunch() throws {
         let fixture = try Fixture()
         defer { fixture.library.remove() }

@@ -7,6 +7,9 @@ public enum PHEditingExtensionError: Error, CustomStringConvertible, Sendable, E
     case unsupportedMediaType(extension: String, mediaType: String)
     /// A setting the host was given is not declared, or its value does not fit the declaration.
     case invalidSetting(extension: String, name: String, reason: String)
+    /// The asset's editing input could not be made (access, a missing file, a deleted asset); the extension did not
+    /// get to edit it.
+    case inputUnavailable(extension: String, reason: String)
     /// The extension's program could not be started.
     case launchFailed(extension: String, reason: String)
     /// The extension exited or was killed before it answered (`phase` is the call it did not answer).
@@ -26,6 +29,7 @@ public enum PHEditingExtensionError: Error, CustomStringConvertible, Sendable, E
         switch self {
         case .unsupportedMediaType(let name, let type): "\(name) does not edit \(type) assets"
         case .invalidSetting(let name, let setting, let reason): "\(name): the setting \(setting): \(reason)"
+        case .inputUnavailable(let name, let reason): "the asset cannot be edited with \(name): \(reason)"
         case .launchFailed(let name, let reason): "\(name) could not be started: \(reason)"
         case .crashed(let name, let phase, let status): "\(name) stopped during \(phase) (\(status)); nothing was changed"
         case .timedOut(let name, let phase, let seconds): "\(name) did not answer \(phase) within \(seconds) s; it was stopped"
@@ -39,7 +43,8 @@ public enum PHEditingExtensionError: Error, CustomStringConvertible, Sendable, E
     /// The extension the error names.
     public var extensionName: String {
         switch self {
-        case .unsupportedMediaType(let name, _), .invalidSetting(let name, _, _), .launchFailed(let name, _), .crashed(let name, _, _),
+        case .unsupportedMediaType(let name, _), .invalidSetting(let name, _, _), .inputUnavailable(let name, _), .launchFailed(let name, _),
+            .crashed(let name, _, _),
             .timedOut(let name, _, _), .protocolViolation(let name, _), .invalidOutput(let name, _), .noOutput(let name), .cancelled(let name):
             name
         }

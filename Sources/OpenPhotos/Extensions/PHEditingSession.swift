@@ -84,7 +84,7 @@ public final class PHEditingSession: @unchecked Sendable {
             let versions = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
             adjustment = versions.asset.hasAdjustments ? engine.adjustment(of: versions) : nil
         } catch {
-            throw .invalidOutput(extension: name, reason: PHPhotosError(error).localizedDescription)
+            throw .inputUnavailable(extension: name, reason: PHPhotosError(error).localizedDescription)
         }
 
         let process = try ExtensionProcess.take(editingExtension)
@@ -111,7 +111,7 @@ public final class PHEditingSession: @unchecked Sendable {
             // (an extension on Linux has no screen to show it on, and decoding it would cost every session).
             input = try PHContentEditingInput.make(asset, library: library, canHandle: { _ in handles }, skipsDisplaySizeImage: true)
         } catch {
-            throw .invalidOutput(
+            throw .inputUnavailable(
                 extension: name,
                 reason: "the input could not be made: \((error as? LibraryError).map { PHPhotosError($0).localizedDescription } ?? "\(error)")")
         }
