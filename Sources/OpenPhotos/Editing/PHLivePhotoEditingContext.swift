@@ -169,20 +169,11 @@ open class PHLivePhotoEditingContext: NSObject, @unchecked Sendable {
                     container: .quickTime, video: hevc ? .hevc(long: longSide, short: shortSide) : .h264(long: longSide, short: shortSide))
                 exporter.audioGain = volume
                 let failure = FrameFailure()
-                let context = CIContext(options: [.outputPremultiplied: false])
-                let space = CGColorSpace(name: CGColorSpace.sRGB)!
+                let bridge = VideoFrameBridge()
                 if let process {
                     exporter.frameFilter = { rgba, width, height, stride, seconds in
                         if self.isCancelled { return false }
-                        let bytes = Data(bytes: rgba, count: stride * height)
-                        guard
-                            let frame = CGImage(
-                                width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
-                                bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue), provider: CGDataProvider(bytes: bytes),
-                                decode: nil,
-                                shouldInterpolate: false, intent: .defaultIntent)
-                        else { return false }
-                        let image = CIImage(cgImage: frame)
+                        guard let image = bridge.image(rgba, width: width, height: height, stride: stride) else { return false }
                         var error: NSError?
                         guard
                             let processed = process.call(
@@ -196,9 +187,7 @@ open class PHLivePhotoEditingContext: NSObject, @unchecked Sendable {
                                         userInfo: [NSLocalizedDescriptionKey: "the frame processor returned no image at \(seconds) s"]))
                             return false
                         }
-                        context.render(
-                            processed.cropped(to: image.extent), toBitmap: rgba, rowBytes: stride,
-                            bounds: CGRect(x: 0, y: 0, width: width, height: height), format: .RGBA8, colorSpace: space)
+                        bridge.render(processed, into: rgba, width: width, height: height, stride: stride)
                         return true
                     }
                 } else if volume == 1 {

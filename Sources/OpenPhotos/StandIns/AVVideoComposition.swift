@@ -43,33 +43,46 @@ open class AVVideoComposition: NSObject, @unchecked Sendable {
 
     /// The frame filter an export runs: each RGBA frame as a request, its result rendered back in place.
     func frameFilter(failure: FrameFailure) -> MovieExporter.FrameFilter {
-        let context = CIContext(options: [.outputPremultiplied: false])
-        let space = CGColorSpace(name: CGColorSpace.sRGB)!
+        let bridge = VideoFrameBridge()
         let applier = self.applier
         return { rgba, width, height, stride, seconds in
-            let bytes = Data(bytes: rgba, count: stride * height)
-            guard let provider = Optional(CGDataProvider(bytes: bytes)),
-                let frame = CGImage(
-                    width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
-                    bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue), provider: provider, decode: nil,
-                    shouldInterpolate: false,
-                    intent: .defaultIntent)
-            else { return false }
+            guard let frame = bridge.image(rgba, width: width, height: height, stride: stride) else { return false }
             let request = AVAsynchronousCIImageFilteringRequest(
-                sourceImage: CIImage(cgImage: frame), compositionTime: CMTime(seconds: seconds, preferredTimescale: 600),
+                sourceImage: frame, compositionTime: CMTime(seconds: seconds, preferredTimescale: 600),
                 renderSize: CGSize(width: width, height: height))
             applier(request)
             switch request.wait() {
             case .success(let (image, chosen)):
-                (chosen ?? context).render(
-                    image, toBitmap: rgba, rowBytes: stride, bounds: CGRect(x: 0, y: 0, width: width, height: height), format: .RGBA8,
-                    colorSpace: space)
+                bridge.render(image, into: rgba, width: width, height: height, stride: stride, context: chosen)
                 return true
             case .failure(let error):
                 failure.record(error)
                 return false
             }
         }
+    }
+}
+
+/// Video frames between libavcodec's RGBA buffers and Core Image: a frame as an opaque image (a copy: the buffer is
+/// written back), and an edited image rendered into the buffer.
+struct VideoFrameBridge: Sendable {
+    let context = CIContext(options: [.outputPremultiplied: false])
+    let space = CGColorSpace(name: CGColorSpace.sRGB)!
+
+    func image(_ rgba: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) -> CIImage? {
+        let frame = CGImage(
+            width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
+            bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue),
+            provider: CGDataProvider(bytes: Data(bytes: rgba, count: stride * height)), decode: nil, shouldInterpolate: false,
+            intent: .defaultIntent)
+        return frame.map { CIImage(cgImage: $0) }
+    }
+
+    /// `image` (cropped to the frame) rendered into the buffer, with `context` or the bridge's own.
+    func render(_ image: CIImage, into rgba: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int, context: CIContext? = nil) {
+        let bounds = CGRect(x: 0, y: 0, width: width, height: height)
+        (context ?? self.context).render(
+            image.cropped(to: bounds), toBitmap: rgba, rowBytes: stride, bounds: bounds, format: .RGBA8, colorSpace: space)
     }
 }
 
