@@ -101,3 +101,35 @@ public final class ChildProcess: @unchecked Sendable {
             maxRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), standardOutput: output)
     }
 }
+
+/// Runs the `photos` command built beside the tests and collects what it printed (for tests of the command line).
+public enum PhotosCommandLine {
+    public struct Run: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+
+        /// The standard output as JSON.
+        public func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
+    }
+
+    /// `photos ARGUMENTS` with this process's environment changed by `environment` (nil values remove a variable).
+    public static func run(_ arguments: [String], environment changes: [String: String?] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = ChildProcess.builtProduct("photos")
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in changes { environment[key] = value }
+        process.environment = environment
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}

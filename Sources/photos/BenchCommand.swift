@@ -158,6 +158,34 @@ func ms(since start: DispatchTime) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
 }
 
+/// Times `ours` and `theirs` `repetitions` times each, after one warm-up each, alternating which goes first; their
+/// medians in milliseconds.
+func alternatingMedians(repetitions: Int, _ ours: () throws -> Void, _ theirs: () throws -> Void) throws -> (Double, Double) {
+    var a: [Double] = [], b: [Double] = []
+    try ours()
+    try theirs()
+    for repetition in 0..<repetitions {
+        let order = repetition % 2 == 0
+        for first in [order, !order] {
+            let start = DispatchTime.now()
+            if first { try ours() } else { try theirs() }
+            (first ? { a.append(ms(since: start)) } : { b.append(ms(since: start)) })()
+        }
+    }
+    return (median(a), median(b))
+}
+
+/// An asset of `library` by local identifier (hidden ones included).
+func fetchAsset(_ identifier: String, in library: PHPhotoLibrary) throws -> PHAsset {
+    let options = PHFetchOptions()
+    options.photoLibrary = library
+    options.includeHiddenAssets = true
+    guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject else {
+        throw CLIError("no asset \(identifier)")
+    }
+    return asset
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]

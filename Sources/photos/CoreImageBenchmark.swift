@@ -78,18 +78,7 @@ struct BenchCoreImage: ParsableCommand {
         let outCI = scratch.appendingPathComponent("ci.jpg"), outVips = scratch.appendingPathComponent("vips.jpg")
 
         func pair(_ ours: () throws -> Void, _ theirs: () throws -> Void) throws -> (Double, Double) {
-            var a: [Double] = [], b: [Double] = []
-            try ours()  // warm both once
-            try theirs()
-            for repetition in 0..<repetitions {
-                let order = repetition % 2 == 0
-                for first in [order, !order] {
-                    let start = DispatchTime.now()
-                    if first { try ours() } else { try theirs() }
-                    (first ? { a.append(ms(since: start)) } : { b.append(ms(since: start)) })()
-                }
-            }
-            return (median(a), median(b))
+            try alternatingMedians(repetitions: repetitions, ours, theirs)
         }
         func vips(_ status: Int32) throws { if status != 0 { throw CLIError("libvips: \(String(cString: vips_error_buffer()))") } }
 

@@ -55,14 +55,7 @@ struct BenchEditing: ParsableCommand {
                     PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)!.placeholderForCreatedAsset!.localIdentifier)
             }
         }
-        func asset(_ identifier: String) throws -> PHAsset {
-            let options = PHFetchOptions()
-            options.photoLibrary = library
-            guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject else {
-                throw CLIError("no asset \(identifier)")
-            }
-            return asset
-        }
+        func asset(_ identifier: String) throws -> PHAsset { try fetchAsset(identifier, in: library) }
         var rows: [(String, Double, Double, String)] = []
 
         // 1. The editing input against vips_thumbnail of the stored original to the same size.
@@ -193,20 +186,8 @@ struct BenchEditing: ParsableCommand {
         )
     }
 
-    /// Times `ours` and `theirs` alternately (which goes first alternates), after one warm-up each; medians.
     func pair(_ ours: () throws -> Void, _ theirs: () throws -> Void) throws -> (Double, Double) {
-        var a: [Double] = [], b: [Double] = []
-        try ours()
-        try theirs()
-        for repetition in 0..<repetitions {
-            let order = repetition % 2 == 0
-            for first in [order, !order] {
-                let start = DispatchTime.now()
-                if first { try ours() } else { try theirs() }
-                (first ? { a.append(ms(since: start)) } : { b.append(ms(since: start)) })()
-            }
-        }
-        return (median(a), median(b))
+        try alternatingMedians(repetitions: repetitions, ours, theirs)
     }
 
     /// Many edits and reverts, then the library's files are checked against its rows.
@@ -228,14 +209,7 @@ struct BenchEditing: ParsableCommand {
                 }
             }
         }
-        func fetch(_ identifier: String) throws -> PHAsset {
-            let options = PHFetchOptions()
-            options.photoLibrary = library
-            guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject else {
-                throw CLIError("no asset \(identifier)")
-            }
-            return asset
-        }
+        func fetch(_ identifier: String) throws -> PHAsset { try fetchAsset(identifier, in: library) }
         var random = SplitMix64(seed: 14)
         var (edited, stacked, reverted) = (0, 0, 0)
         let started = Date()

@@ -78,9 +78,7 @@ struct BenchVideoEditing: ParsableCommand {
             request.addResource(with: .pairedVideo, fileURL: liveVideo, options: nil)
             id = request.placeholderForCreatedAsset!.localIdentifier
         }
-        let options = PHFetchOptions()
-        options.photoLibrary = library
-        guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [id], options: options).firstObject else { throw CLIError("no Live Photo") }
+        let asset = try fetchAsset(id, in: library)
         let mixer = "colorchannelmixer=rr=\(Self.matrix.red):bb=\(Self.matrix.blue)"
 
         // 1. The Live Photo: still + video through the frame processor, against ffmpeg on both.

@@ -253,23 +253,10 @@ struct EditingExtensionTests {
 /// `photos extensions` and `photos edit --with` end to end.
 @Suite("photos extensions")
 struct ExtensionCommandTests {
-    func photos(_ arguments: [String], extensions: URL) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = ChildProcess.builtProduct("photos")
-        var environment = ProcessInfo.processInfo.environment
-        environment["OPENPHOTOKIT_EXTENSIONS"] = extensions.path
-        environment["XDG_DATA_HOME"] = extensions.appendingPathComponent("xdg").path
-        process.environment = environment
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    func photos(_ arguments: [String], extensions: URL) throws -> PhotosCommandLine.Run {
+        try PhotosCommandLine.run(
+            arguments,
+            environment: ["OPENPHOTOKIT_EXTENSIONS": extensions.path, "XDG_DATA_HOME": extensions.appendingPathComponent("xdg").path])
     }
 
     @Test func installListAndEditFromTheCommandLine() throws {

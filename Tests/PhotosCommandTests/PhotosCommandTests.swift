@@ -5,35 +5,15 @@ import Testing
 /// The `photos` command end to end, on real libraries, as a user runs it.
 @Suite("photos command")
 struct PhotosCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-
-        func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
-    }
+    typealias Run = PhotosCommandLine.Run
 
     /// The test bundle sits beside the products of the build (photos among them).
     static var executable: URL { ChildProcess.builtProduct("photos") }
 
     func photos(_ arguments: [String], library: URL?, client: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.executable
-        var environment = ProcessInfo.processInfo.environment
-        environment["PHOTOS_CLIENT_ID"] = client
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        process.arguments = arguments + (library.map { ["--library", $0.path] } ?? [])
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        var changes: [String: String?] = ["PHOTOS_CLIENT_ID": client]
+        for (key, value) in extra { changes[key] = value }
+        return try PhotosCommandLine.run(arguments + (library.map { ["--library", $0.path] } ?? []), environment: changes)
     }
 
     @Test func addListShowFavoriteHideDeleteRecover() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibraryEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -118,18 +119,7 @@ package enum EditingExtensionWire {
         var length = UInt32(body.count).bigEndian
         var frame = Data(bytes: &length, count: 4)
         frame.append(body)
-        let failure = frame.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int32? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return nil
-        }
+        let failure = frame.withUnsafeBytes { LibraryBundle.writeAll(fd, $0) }
         if let failure { throw .io(failure) }
     }
 

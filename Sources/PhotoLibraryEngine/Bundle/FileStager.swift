@@ -90,49 +90,23 @@ package struct FileStager: Sendable {
     }
 
     private func copyAndHash(from source: URL, to destination: URL, durable: Bool) throws(LibraryError) -> (Int64, String) {
-        let input = open(source.path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw LibraryBundle.posixError("open \(source.path)") }
-        defer { close(input) }
-        let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw LibraryBundle.posixError("create staging file") }
-        var ok = false
-        defer {
-            close(output)
-            if !ok { unlink(destination.path) }
-        }
-        var hasher = SHA256()
-        var total: Int64 = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(input, buffer.baseAddress, Self.chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LibraryBundle.posixError("read \(source.path)")
-            }
-            if n == 0 { break }
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            var offset = 0
-            while offset < n {
-                let w = write(output, buffer.baseAddress! + offset, n - offset)
-                if w < 0 {
-                    if errno == EINTR { continue }
-                    throw LibraryBundle.posixError("write staging file")
-                }
-                offset += w
-            }
-            total += Int64(n)
-        }
-        if durable { guard fsync(output) == 0 else { throw LibraryBundle.posixError("fsync staging file") } }
-        ok = true
-        return (total, Self.hex(hasher.finalize()))
+        let (total, hash) = try Self.copy(source, to: destination, followingLinks: true, hashing: true, durable: durable)
+        return (total, hash ?? "")
     }
 
     /// Copies a library file out for a reader that must not reach the library's own (an editing input's
     /// `fullSizeImageURL`). The destination must not exist; a link in the source's place is refused.
     package static func copyOut(_ source: URL, to destination: URL) throws(LibraryError) {
-        let input = open(source.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard input >= 0 else { throw LibraryBundle.posixError("open \(source.lastPathComponent)") }
+        _ = try copy(source, to: destination, followingLinks: false, hashing: false, durable: false)
+    }
+
+    /// Copies `source` into a new file `destination` (removed again on failure) in chunks, hashing on the way when
+    /// asked; fsyncs it when `durable`.
+    private static func copy(
+        _ source: URL, to destination: URL, followingLinks: Bool, hashing: Bool, durable: Bool
+    ) throws(LibraryError) -> (Int64, String?) {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
+        guard input >= 0 else { throw LibraryBundle.posixError("open \(source.path)") }
         defer { close(input) }
         let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw LibraryBundle.posixError("create \(destination.path)") }
@@ -141,22 +115,27 @@ package struct FileStager: Sendable {
             close(output)
             if !ok { unlink(destination.path) }
         }
+        var hasher = SHA256()
+        var total: Int64 = 0
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         while true {
             let n = read(input, buffer.baseAddress, chunkSize)
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw LibraryBundle.posixError("read \(source.lastPathComponent)") }
-            if n == 0 { break }
-            var offset = 0
-            while offset < n {
-                let w = write(output, buffer.baseAddress! + offset, n - offset)
-                if w < 0, errno == EINTR { continue }
-                guard w >= 0 else { throw LibraryBundle.posixError("write \(destination.path)") }
-                offset += w
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LibraryBundle.posixError("read \(source.path)")
             }
+            if n == 0 { break }
+            if hashing { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n])) }
+            if let failure = LibraryBundle.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+                errno = failure
+                throw LibraryBundle.posixError("write \(destination.path)")
+            }
+            total += Int64(n)
         }
+        if durable { guard fsync(output) == 0 else { throw LibraryBundle.posixError("fsync \(destination.path)") } }
         ok = true
+        return (total, hashing ? hex(hasher.finalize()) : nil)
     }
 
     /// Hashes a file (used for moved files and by `verify`).

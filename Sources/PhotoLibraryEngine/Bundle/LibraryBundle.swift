@@ -153,18 +153,25 @@ package struct LibraryBundle: Sendable {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw posixError("open \(url.path)") }
         defer { close(fd) }
-        try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw posixError("write \(url.path)")
-                }
-                offset += n
-            }
+        if let failure = data.withUnsafeBytes({ writeAll(fd, $0) }) {
+            errno = failure
+            throw posixError("write \(url.path)")
         }
         guard fsync(fd) == 0 else { throw posixError("fsync \(url.path)") }
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying short and interrupted writes; the errno of a failure, or nil.
+    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += n
+        }
+        return nil
     }
 
     /// Renames a staged file into place; returns the destination folder, which the caller syncs (once per folder

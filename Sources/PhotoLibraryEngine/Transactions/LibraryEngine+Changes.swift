@@ -31,15 +31,6 @@ private struct PreparedResource {
     var info: MediaInfo
 }
 
-/// PhotoKit resource type raw values used here.
-private enum ResourceType {
-    static let photo = 1
-    static let video = 2
-    static let audio = 3
-    static let alternatePhoto = 4
-    static let pairedVideo = 9
-}
-
 extension LibraryEngine {
     /// Applies the intents of one change block atomically: all of them, or none (rows and files).
     @discardableResult
@@ -118,7 +109,7 @@ extension LibraryEngine {
             let uuid = String((path as NSString).lastPathComponent.prefix(36))
             if let derivatives = bundle.derivativesURL(assetUUID: uuid) { try? FileManager.default.removeItem(at: derivatives) }
         }
-        for rendering in superseded where VersionResourceType.renderings.contains(rendering.type) {
+        for rendering in superseded where ResourceType.renderings.contains(rendering.type) {
             bundle.removeDerivatives(assetUUID: String(rendering.assetLocalIdentifier.prefix { $0 != "/" }), sha256: rendering.sha256)
         }
         for file in staged {

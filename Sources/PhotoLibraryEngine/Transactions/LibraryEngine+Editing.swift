@@ -2,10 +2,12 @@ import Foundation
 import GRDB
 import PhotoMedia
 
-/// PhotoKit resource types of an asset's versions (`PHAssetResourceType` raw values).
-package enum VersionResourceType {
+/// PhotoKit's resource types (`PHAssetResourceType` raw values), as the engine stores them.
+package enum ResourceType {
     package static let photo = 1
     package static let video = 2
+    package static let audio = 3
+    package static let alternatePhoto = 4
     package static let fullSizePhoto = 5
     package static let fullSizeVideo = 6
     package static let adjustmentData = 7
@@ -156,14 +158,14 @@ extension LibraryEngine {
         }
         if !selected { throw access.denial("editing assets outside the limited selection") }
         let resources = try resources(assetID: asset.id)
-        let originalType = asset.mediaType == 2 ? VersionResourceType.video : VersionResourceType.photo
+        let originalType = asset.mediaType == 2 ? ResourceType.video : ResourceType.photo
         return EditingState(
             asset: asset, original: resources.first { $0.type == originalType },
-            rendering: resources.first { $0.type == VersionResourceType.fullSizePhoto || $0.type == VersionResourceType.fullSizeVideo },
+            rendering: resources.first { $0.type == ResourceType.fullSizePhoto || $0.type == ResourceType.fullSizeVideo },
             adjustmentBase: resources.first {
-                $0.type == VersionResourceType.adjustmentBasePhoto || $0.type == VersionResourceType.adjustmentBaseVideo
+                $0.type == ResourceType.adjustmentBasePhoto || $0.type == ResourceType.adjustmentBaseVideo
             },
-            adjustmentResource: resources.first { $0.type == VersionResourceType.adjustmentData }, isResumable: resumable)
+            adjustmentResource: resources.first { $0.type == ResourceType.adjustmentData }, isResumable: resumable)
     }
 
     /// The stored adjustment data of an asset's last edit; nil when unedited or unreadable.
@@ -348,20 +350,13 @@ extension LibraryEngine {
                 "the content of \(identifier) changed since its editing input was requested (or this output was already committed); request a new input"
             )
         }
-        let current = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
-                       r.pixel_width, r.pixel_height
-                FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
-                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(VersionResourceType.edit.map(String.init))]
-        ).map(ResourceRecord.init(row:))
+        let current = try editResources(assetID, identifier, db: db)
         let newVersion = version + 1
         let uuid = String(identifier.prefix { $0 != "/" })
         let ext = prepared.renderingInfo.format.preferredFilenameExtension
         let renderingPath = bundle.originalPath(assetUUID: uuid, suffix: "_v\(newVersion)_render", fileExtension: ext)
         let adjustmentPath = bundle.originalPath(assetUUID: uuid, suffix: "_v\(newVersion)_adjustments", fileExtension: "plist")
-        let rendering = current.first { $0.type == VersionResourceType.fullSizePhoto || $0.type == VersionResourceType.fullSizeVideo }
+        let rendering = current.first { $0.type == ResourceType.fullSizePhoto || $0.type == ResourceType.fullSizeVideo }
         var superseded = current
         var newBase: (from: String, to: String, record: ResourceRecord)?
         var keepsBase = false
@@ -369,7 +364,7 @@ extension LibraryEngine {
         case .original:
             break
         case .adjustmentBase:
-            guard let base = current.first(where: { $0.type == VersionResourceType.adjustmentBasePhoto }) else {
+            guard let base = current.first(where: { $0.type == ResourceType.adjustmentBasePhoto }) else {
                 throw LibraryError.changeNotSupported("\(identifier) has no stored base to reopen its edit from; request a new input")
             }
             superseded.removeAll { $0.id == base.id }
@@ -380,7 +375,7 @@ extension LibraryEngine {
                 let basePath = bundle.originalPath(
                     assetUUID: uuid, suffix: "_v\(newVersion)_base", fileExtension: (rendering.path as NSString).pathExtension)
                 var record = rendering
-                record.type = VersionResourceType.adjustmentBasePhoto
+                record.type = ResourceType.adjustmentBasePhoto
                 record.path = basePath
                 record.originalFilename = "PenultimateFullSizeRender.\((rendering.path as NSString).pathExtension.uppercased())"
                 newBase = (rendering.path, basePath, record)
@@ -393,13 +388,13 @@ extension LibraryEngine {
                 assetUUID: uuid, suffix: "_v\(newVersion)_render_3", fileExtension: video.info.format.preferredFilenameExtension)
             switch prepared.edit.basis {
             case .adjustmentBase:
-                if let base = current.first(where: { $0.type == VersionResourceType.adjustmentBasePairedVideo }) {
+                if let base = current.first(where: { $0.type == ResourceType.adjustmentBasePairedVideo }) {
                     superseded.removeAll { $0.id == base.id }
                 }
             case .currentRendering:
-                if let edited = current.first(where: { $0.type == VersionResourceType.fullSizePairedVideo }) {
+                if let edited = current.first(where: { $0.type == ResourceType.fullSizePairedVideo }) {
                     var record = edited
-                    record.type = VersionResourceType.adjustmentBasePairedVideo
+                    record.type = ResourceType.adjustmentBasePairedVideo
                     record.path = bundle.originalPath(
                         assetUUID: uuid, suffix: "_v\(newVersion)_base_3", fileExtension: (edited.path as NSString).pathExtension)
                     newPairedBase = (edited.path, record.path, record)
@@ -458,14 +453,14 @@ extension LibraryEngine {
         try db.execute(
             sql: insert,
             arguments: [
-                plan.assetID, isPhoto ? VersionResourceType.fullSizePhoto : VersionResourceType.fullSizeVideo, plan.renderingPath,
+                plan.assetID, isPhoto ? ResourceType.fullSizePhoto : ResourceType.fullSizeVideo, plan.renderingPath,
                 "FullSizeRender.\(info.format.preferredFilenameExtension == "jpeg" ? "jpg" : info.format.preferredFilenameExtension)",
                 info.format.uniformTypeIdentifier, prepared.rendering.size, prepared.rendering.sha256, info.pixelWidth, info.pixelHeight,
             ])
         try db.execute(
             sql: insert,
             arguments: [
-                plan.assetID, VersionResourceType.adjustmentData, plan.adjustmentPath, "Adjustments.plist", "com.apple.property-list",
+                plan.assetID, ResourceType.adjustmentData, plan.adjustmentPath, "Adjustments.plist", "com.apple.property-list",
                 prepared.adjustment.size, prepared.adjustment.sha256, 0, 0,
             ])
         for base in [plan.newBase?.record, plan.newPairedBase?.record].compactMap({ $0 }) {
@@ -480,7 +475,7 @@ extension LibraryEngine {
             try db.execute(
                 sql: insert,
                 arguments: [
-                    plan.assetID, VersionResourceType.fullSizePairedVideo, path, "FullSizeRender.\(video.info.format.preferredFilenameExtension)",
+                    plan.assetID, ResourceType.fullSizePairedVideo, path, "FullSizeRender.\(video.info.format.preferredFilenameExtension)",
                     video.info.format.uniformTypeIdentifier, video.file.size, video.file.sha256, video.info.pixelWidth, video.info.pixelHeight,
                 ])
         }
@@ -506,7 +501,7 @@ extension LibraryEngine {
         guard let row = try Row.fetchOne(db, sql: "SELECT media_type FROM asset WHERE id = ?", arguments: [assetID]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
-        let originalType = (row[0] as Int) == 2 ? VersionResourceType.video : VersionResourceType.photo
+        let originalType = (row[0] as Int) == 2 ? ResourceType.video : ResourceType.photo
         guard
             let original = try Row.fetchOne(
                 db, sql: "SELECT path, pixel_width, pixel_height FROM resource WHERE asset_id = ? AND type = ?", arguments: [assetID, originalType])
@@ -515,14 +510,7 @@ extension LibraryEngine {
         guard let file = try? bundle.resolveExisting(originalPath), FileManager.default.fileExists(atPath: file.path) else {
             throw LibraryError.missingResource("the original of \(identifier) is missing: it cannot be reverted")
         }
-        let removed = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
-                       r.pixel_width, r.pixel_height
-                FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
-                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(VersionResourceType.edit.map(String.init))]
-        ).map(ResourceRecord.init(row:))
+        let removed = try editResources(assetID, identifier, db: db)
         if !removed.isEmpty {
             try db.execute(
                 sql: "DELETE FROM resource WHERE id IN (SELECT value FROM json_each(?))",
@@ -539,6 +527,19 @@ extension LibraryEngine {
             ])
         summary.noteContentChanged(.init(id: assetID, localIdentifier: identifier))
         return removed
+    }
+
+    /// The rows of an asset's edit (renderings, recipe, previous versions): what a new edit replaces or a revert
+    /// removes.
+    private func editResources(_ assetID: Int64, _ identifier: String, db: Database) throws -> [ResourceRecord] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
+                       r.pixel_width, r.pixel_height
+                FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
+                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(ResourceType.edit.map(String.init))]
+        ).map(ResourceRecord.init(row:))
     }
 
     /// The row id of an asset whose content the client may edit: visible to it, not in Recently Deleted.
