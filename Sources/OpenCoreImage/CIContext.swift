@@ -143,6 +143,9 @@ public final class CIContext: @unchecked Sendable {
         let region = PixelRect(covering: bounds)
         let rowLength = region.width * layout.bytesPerPixel
         precondition(rowBytes >= rowLength, "CIContext render:toBitmap: rowBytes \(rowBytes) is less than a row of \(rowLength) bytes")
+        if let plan = DirectColourRender.plan(image.node, region: region, layout: layout, colorSpace: space) {
+            return DirectColourRender.render(plan, region: region, into: data, rowBytes: rowBytes)
+        }
         guard let bytes = try? bitmap(image, from: bounds, layout: layout, colorSpace: space) else { return }
         bytes.withUnsafeBytes { raw in
             for row in 0..<region.height {

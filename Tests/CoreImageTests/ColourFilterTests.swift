@@ -145,3 +145,76 @@ import Testing
         #expect(cooled[2][2] > cooled[2][0])
     }
 }
+
+/// Video frames are 8-bit sRGB bitmaps through colour steps into 8-bit bitmaps: rendered in one pass straight from the
+/// bytes (OpenCoreImage's shortcut past libvips), they must be the pixels the general path makes.
+@Suite struct BitmapColourRenderTests {
+    let context = CIContext()
+    let sRGB = CGColorSpace(name: CGColorSpace.sRGB)!
+
+    /// 64×48 opaque pixels covering every byte value in each channel, as a video frame arrives (RGBX).
+    static let frame: CGImage = {
+        var bytes = [UInt8](repeating: 0, count: 64 * 48 * 4)
+        for i in 0..<(64 * 48) {
+            bytes[4 * i] = UInt8(i % 256)
+            bytes[4 * i + 1] = UInt8((i * 7 + 3) % 256)
+            bytes[4 * i + 2] = UInt8(255 - (i * 13) % 256)
+            bytes[4 * i + 3] = 0x5A  // padding: never read as alpha
+        }
+        return CGImage(
+            width: 64, height: 48, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: 64 * 4, space: CGColorSpace(name: CGColorSpace.sRGB)!,
+            bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue),
+            provider: CGDataProvider(data: NSData(bytes: bytes, length: bytes.count))!,
+            decode: nil, shouldInterpolate: false, intent: .defaultIntent)!
+    }()
+
+    static let chains: [(String, @Sendable (CIImage) -> CIImage)] = [
+        ("none", { $0 }),
+        (
+            "colour matrix",
+            {
+                $0.applyingFilter(
+                    "CIColorMatrix",
+                    parameters: ["inputRVector": CIVector(x: 1.1, y: 0, z: 0, w: 0), "inputBVector": CIVector(x: 0, y: 0.2, z: 0.9, w: 0)])
+            }
+        ),
+        (
+            "controls then exposure (merged)",
+            {
+                $0.applyingFilter("CIColorControls", parameters: [kCIInputSaturationKey: 1.4, kCIInputContrastKey: 1.2, kCIInputBrightnessKey: 0.05])
+                    .applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 0.7])
+            }
+        ),
+        ("sepia", { $0.applyingFilter("CISepiaTone", parameters: [kCIInputIntensityKey: 0.8]) }),
+        ("invert", { $0.applyingFilter("CIColorInvert") }),
+    ]
+
+    @Test(arguments: 0..<5) func bitmapsMatchTheGeneralPath(chain: Int) throws {
+        let (name, apply) = Self.chains[chain]
+        let image = apply(CIImage(cgImage: Self.frame))
+        for bounds in [CGRect(x: 0, y: 0, width: 64, height: 48), CGRect(x: 5, y: 7, width: 30, height: 20)] {
+            let general = try #require(context.createCGImage(image, from: bounds, format: .RGBA8, colorSpace: sRGB)?.dataProvider?.data)
+            var direct = [UInt8](repeating: 0, count: Int(bounds.width * bounds.height) * 4)
+            context.render(
+                image.cropped(to: bounds), toBitmap: &direct, rowBytes: Int(bounds.width) * 4, bounds: bounds, format: .RGBA8, colorSpace: sRGB)
+            let expected = [UInt8](general as Data)
+            let worst = zip(direct, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(name) in \(bounds): off by \(worst)")
+            #expect(stride(from: 3, to: direct.count, by: 4).allSatisfy { direct[$0] == 255 }, "opaque")
+        }
+    }
+
+    /// The exact arithmetic: red × 1.1 and blue × 0.9 in linear light, clipped, re-encoded (±1 of the sRGB formula).
+    @Test func aColourMatrixIsAppliedInLinearLight() {
+        let image = CIImage(cgImage: Self.frame).applyingFilter(
+            "CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1.1, y: 0, z: 0, w: 0), "inputBVector": CIVector(x: 0, y: 0, z: 0.9, w: 0)])
+        var out = [UInt8](repeating: 0, count: 64 * 48 * 4)
+        context.render(image, toBitmap: &out, rowBytes: 64 * 4, bounds: image.extent, format: .RGBA8, colorSpace: sRGB)
+        let source = [UInt8](Self.frame.dataProvider!.data! as Data)
+        for i in stride(from: 0, to: out.count, by: 4) {
+            let want = [encoded(linear(source[i]) * 1.1), source[i + 1], encoded(linear(source[i + 2]) * 0.9), 255]
+            #expect(close(Array(out[i..<i + 4]), want), "pixel \(i / 4): \(out[i..<i + 4]) for \(want)")
+            if !close(Array(out[i..<i + 4]), want) { break }
+        }
+    }
+}

@@ -263,3 +263,33 @@ import Testing
         }
     }
 #endif
+
+#if !PHOTOKIT_COMPATIBILITY_TEST
+    /// The shortcut is taken for exactly the shapes it handles.
+    @Suite struct DirectColourRenderPlanTests {
+        let sRGB = CGColorSpace(name: CGColorSpace.sRGB)!
+
+        func plans(_ image: CIImage, _ space: CGColorSpace? = nil, _ format: CIFormat = .RGBA8) throws -> Bool {
+            let layout = try BitmapLayout(format: format, colorSpace: space ?? sRGB, premultiplied: true)
+            return DirectColourRender.plan(image.node, region: PixelRect(covering: image.extent), layout: layout, colorSpace: space ?? sRGB) != nil
+        }
+
+        @Test func onlyColourStepsOverOpaqueSRGBBitmapsIntoSRGBBytes() throws {
+            let frame = CIImage(cgImage: BitmapColourRenderTests.frame)
+            let tinted = frame.applyingFilter("CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1.1, y: 0, z: 0, w: 0)])
+            #expect(try plans(frame))
+            #expect(try plans(tinted.cropped(to: CGRect(x: 2, y: 2, width: 10, height: 10))))
+            #expect(try plans(tinted.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1])), "merged into one step")
+            // Not: a filter reading neighbours, another output space or format, a source with alpha, a region past the extent.
+            #expect(try !plans(tinted.applyingFilter("CIGaussianBlur", parameters: [kCIInputRadiusKey: 2]).cropped(to: frame.extent)))
+            #expect(try !plans(tinted, CGColorSpace(name: CGColorSpace.displayP3)!))
+            #expect(try !plans(tinted, nil, .BGRA8))
+            #expect(try !plans(CIImage(cgImage: GeometryTests.corners.cgImage)))
+            let layout = try BitmapLayout(format: .RGBA8, colorSpace: sRGB, premultiplied: true)
+            #expect(
+                DirectColourRender.plan(tinted.node, region: PixelRect(x: -1, y: 0, width: 10, height: 10), layout: layout, colorSpace: sRGB) == nil)
+            // A matrix that uses alpha stays an RGBA kernel.
+            #expect(try !plans(frame.applyingFilter("CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1, y: 0, z: 0, w: 0.5)])))
+        }
+    }
+#endif

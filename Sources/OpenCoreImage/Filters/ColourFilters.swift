@@ -85,6 +85,10 @@ enum ColourFilters {
             }
             let bias = (0..<4).map { Double(inputs.vector(kCIInputBiasVectorKey).value(at: $0)) }
             let keepsOpacity = rows[3] == [0, 0, 0, 1] && bias[3] == 0
+            if keepsOpacity && rows[0..<3].allSatisfy({ $0[3] == 0 }) {
+                // Colours from colours only: an affine colour step, merged with its neighbours.
+                return inputs.image()?.affineColour(rows[0..<3].flatMap { $0[0..<3] }, Array(bias[0..<3]))
+            }
             return inputs.image()?.rgbaKernel(keepsOpacity: keepsOpacity) { (rgba) throws(VipsError) -> VImage in
                 try rgba.recombined(rows.flatMap { $0 }).linear([1, 1, 1, 1], bias)
             }

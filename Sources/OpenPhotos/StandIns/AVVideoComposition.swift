@@ -68,12 +68,13 @@ open class AVVideoComposition: NSObject, @unchecked Sendable {
 struct VideoFrameBridge: Sendable {
     let context = CIContext(options: [.outputPremultiplied: false])
     let space = CGColorSpace(name: CGColorSpace.sRGB)!
+    private let spares = FrameBuffers()
 
     func image(_ rgba: UnsafeMutablePointer<UInt8>, width: Int, height: Int, stride: Int) -> CIImage? {
         let frame = CGImage(
             width: width, height: height, bitsPerComponent: 8, bitsPerPixel: 32, bytesPerRow: stride, space: space,
             bitmapInfo: CGBitmapInfo(rawValue: CGImageAlphaInfo.noneSkipLast.rawValue),
-            provider: CGDataProvider(bytes: Data(bytes: rgba, count: stride * height)), decode: nil, shouldInterpolate: false,
+            provider: CGDataProvider(data: spares.copy(rgba, count: stride * height))!, decode: nil, shouldInterpolate: false,
             intent: .defaultIntent)
         return frame.map { CIImage(cgImage: $0) }
     }
@@ -138,4 +139,37 @@ final class FrameFailure: Sendable {
     private let state = Mutex<(any Error)?>(nil)
     func record(_ error: any Error) { state.withLock { $0 = $0 ?? error } }
     var error: (any Error)? { state.withLock { $0 } }
+}
+
+/// The copies frames are handed to filters in, reused once a frame's image is gone: a new 8-MB buffer per frame would
+/// cost the kernel zeroing fresh pages for every frame. An image a filter keeps keeps its buffer (the data is
+/// immutable while anything refers to it); one spare is held (a frame's image is gone before the next arrives).
+final class FrameBuffers: Sendable {
+    /// Spare buffers by address and size.
+    private let spares = Mutex<[(address: UInt, count: Int)]>([])
+
+    /// Immutable data holding a copy of `count` bytes at `bytes`.
+    func copy(_ bytes: UnsafeRawPointer, count: Int) -> NSData {
+        let reused = spares.withLock { list -> UInt? in
+            guard let index = list.firstIndex(where: { $0.count == count }) else { return nil }
+            return list.remove(at: index).address
+        }
+        let buffer = reused.flatMap { UnsafeMutableRawPointer(bitPattern: $0) } ?? UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
+        buffer.copyMemory(from: bytes, byteCount: count)
+        return NSData(bytesNoCopy: buffer, length: count) { pointer, length in self.giveBack(pointer, length) }
+    }
+
+    private func giveBack(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
+        let address = UInt(bitPattern: pointer)
+        let kept = spares.withLock { list -> Bool in
+            guard list.isEmpty else { return false }
+            list.append((address, count))
+            return true
+        }
+        if !kept { pointer.deallocate() }
+    }
+
+    deinit {
+        for spare in spares.withLock({ $0 }) { UnsafeMutableRawPointer(bitPattern: spare.address)?.deallocate() }
+    }
 }
