@@ -61,7 +61,7 @@ let package = Package(
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
         // Core Image on libvips: CIImage, CIFilter, CIContext and the CoreGraphics values they need.
-        .target(name: "OpenCoreImage", dependencies: ["CVips", "UniformTypeIdentifiers"], swiftSettings: strict),
+        .target(name: "OpenCoreImage", dependencies: ["CVips", "CExif", "UniformTypeIdentifiers"], swiftSettings: strict),
         // `import CoreImage` on Linux.
         .target(name: "CoreImage", dependencies: ["OpenCoreImage"], swiftSettings: strict),
         // The PhotoKit mirror.

@@ -3,6 +3,7 @@
 #include <libexif/exif-data.h>
 #include <libexif/exif-utils.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* libexif reads the EXIF block (TIFF header, IFD0, Exif, GPS and interoperability IFDs), with bounds and loop checks.
@@ -47,4 +48,49 @@ static inline double cexif_number(ExifData *data, ExifEntry *e, unsigned int i) 
     default: return 0;
     }
 }
+/* The EXIF block `exif` (libvips' output, with or without the "Exif\0\0" prefix) with the maker note of `source` added
+   byte for byte: libvips re-serialises EXIF through libexif, which drops maker notes it cannot write (Apple's, which
+   holds a Live Photo's content identifier). Apple's and most makers' notes address their data from their own start,
+   so they survive the move. Returns 0 and a block with the prefix in *out (free with free()), or -1 when the source
+   has no maker note. */
+static inline int cexif_with_maker_note(const unsigned char *exif, unsigned int exif_length, const unsigned char *source,
+                                        unsigned int source_length, unsigned char **out, unsigned int *out_length) {
+    *out = NULL;
+    *out_length = 0;
+    ExifData *from = cexif_load(source, source_length);
+    if (!from) return -1;
+    exif_data_set_option(from, EXIF_DATA_OPTION_DONT_CHANGE_MAKER_NOTE);
+    ExifEntry *note = from->ifd[EXIF_IFD_EXIF] ? exif_content_get_entry(from->ifd[EXIF_IFD_EXIF], EXIF_TAG_MAKER_NOTE) : NULL;
+    if (!note || !note->data || note->size == 0) { exif_data_unref(from); return -1; }
+    ExifData *to = exif_data_new();
+    if (!to) { exif_data_unref(from); return -1; }
+    exif_data_set_option(to, EXIF_DATA_OPTION_DONT_CHANGE_MAKER_NOTE);
+    exif_data_unset_option(to, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    exif_data_unset_option(to, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS);
+    exif_data_load_data(to, exif, exif_length);
+    ExifContent *content = to->ifd[EXIF_IFD_EXIF];
+    ExifEntry *old = exif_content_get_entry(content, EXIF_TAG_MAKER_NOTE);
+    if (old) exif_content_remove_entry(content, old);
+    ExifEntry *entry = exif_entry_new();
+    unsigned char *copy = entry ? malloc(note->size) : NULL; /* libexif's default allocator frees with free() */
+    if (!copy) {
+        if (entry) exif_entry_unref(entry);
+        exif_data_unref(to);
+        exif_data_unref(from);
+        return -1;
+    }
+    memcpy(copy, note->data, note->size);
+    entry->tag = EXIF_TAG_MAKER_NOTE;
+    entry->format = EXIF_FORMAT_UNDEFINED;
+    entry->components = note->size;
+    entry->size = note->size;
+    entry->data = copy;
+    exif_content_add_entry(content, entry);
+    exif_entry_unref(entry);
+    exif_data_save_data(to, out, out_length);
+    exif_data_unref(to);
+    exif_data_unref(from);
+    return *out ? 0 : -1;
+}
+
 #endif

@@ -283,7 +283,10 @@ public final class CIContext: @unchecked Sendable {
             } else {
                 var call = VipsCall(saver + "_buffer").image("in", pixels)
                 if fileFormat == .jpeg { call = call.int("Q", q) }
-                encoded = try call.blobOutput()
+                let written = try call.blobOutput()
+                encoded =
+                    fileFormat == .jpeg && !image.properties.isEmpty
+                    ? Metadata.keepingMakerNote(written, source: Metadata.firstSource(image.node)?.header?.blob("exif-data")) : written
             }
             guard let url else { return encoded }
             try AtomicFile.write(to: url) { (temporary) throws in try encoded.write(to: temporary) }

@@ -1,3 +1,4 @@
+import CExif
 import CVips
 import Foundation
 
@@ -45,6 +46,41 @@ enum Metadata {
                 }
             }
         }
+    }
+
+    /// `jpeg` (libvips' output) with the maker note of the `source` EXIF block put back into its EXIF segment: libvips
+    /// drops maker notes libexif cannot write, among them Apple's with a Live Photo's content identifier (ImageIO
+    /// keeps `{MakerApple}`). Unchanged when either has no EXIF or the segment would outgrow JPEG's 64 KB.
+    static func keepingMakerNote(_ jpeg: Data, source: Data?) -> Data {
+        guard let source, jpeg.count > 4, jpeg[jpeg.startIndex] == 0xFF, jpeg[jpeg.startIndex + 1] == 0xD8 else { return jpeg }
+        let bytes = [UInt8](jpeg)
+        var position = 2
+        // The markers before the image data: find APP1 "Exif\0\0".
+        while position + 4 <= bytes.count, bytes[position] == 0xFF, bytes[position + 1] != 0xDA {
+            let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
+            guard length >= 2, position + 2 + length <= bytes.count else { return jpeg }
+            let payload = (position + 4)..<(position + 2 + length)
+            if bytes[position + 1] == 0xE1, bytes[payload].starts(with: Array("Exif\0\0".utf8)) {
+                var out: UnsafeMutablePointer<UInt8>?
+                var outLength: UInt32 = 0
+                let status = bytes[payload].withUnsafeBufferPointer { exif in
+                    source.withUnsafeBytes { from in
+                        cexif_with_maker_note(
+                            exif.baseAddress, UInt32(exif.count), from.bindMemory(to: UInt8.self).baseAddress, UInt32(from.count), &out, &outLength)
+                    }
+                }
+                guard status == 0, let out else { return jpeg }
+                defer { free(out) }
+                guard outLength + 2 <= 65535 else { return jpeg }
+                var result = Data(bytes[0..<position])
+                result.append(contentsOf: [0xFF, 0xE1, UInt8((Int(outLength) + 2) >> 8), UInt8((Int(outLength) + 2) & 0xFF)])
+                result.append(out, count: Int(outLength))
+                result.append(contentsOf: bytes[payload.upperBound...])
+                return result
+            }
+            position += 2 + length
+        }
+        return jpeg
     }
 
     /// A value as libvips' EXIF writer parses it.
