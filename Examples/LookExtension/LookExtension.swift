@@ -30,29 +30,49 @@ final class LookController: NSObject, PHContentEditingController {
     }
 
     func finishContentEditing(completionHandler: @escaping (PHContentEditingOutput?) -> Void) {
-        guard let input, let url = input.fullSizeImageURL,
-            let image = CIImage(contentsOf: url)?.oriented(forExifOrientation: input.fullSizeImageOrientation)
-        else { return completionHandler(nil) }
+        guard let input else { return completionHandler(nil) }
         let recipe = Recipe(
             look: PhotoEditingExtension.settings.choice("look") ?? "noir", intensity: PhotoEditingExtension.settings.number("intensity") ?? 1)
-        let looked =
-            recipe.look == "sepia"
-            ? image.applyingFilter("CISepiaTone", parameters: [kCIInputIntensityKey: 1])
-            : image.applyingFilter("CIPhotoEffect" + recipe.look.prefix(1).uppercased() + recipe.look.dropFirst())
-        // The intensity mixes the look with the picture through a uniform grey mask.
-        let mask = CIImage(color: CIColor(red: recipe.intensity, green: recipe.intensity, blue: recipe.intensity)).cropped(to: image.extent)
-        let mixed = looked.applyingFilter("CIBlendWithMask", parameters: [kCIInputBackgroundImageKey: image, kCIInputMaskImageKey: mask])
         let output = PHContentEditingOutput(contentEditingInput: input)
+        let adjustment = PHAdjustmentData(
+            formatIdentifier: Self.formatIdentifier, formatVersion: Self.formatVersion, data: (try? JSONEncoder().encode(recipe)) ?? Data())
+        // A Live Photo: the look on the still and on every frame of its video, so it stays a Live Photo.
+        if let live = PHLivePhotoEditingContext(livePhotoEditingInput: input) {
+            live.frameProcessor = { frame, _ in Self.apply(recipe, to: frame.image) }
+            Task { @MainActor in
+                do {
+                    try await live.saveLivePhoto(to: output)
+                    output.adjustmentData = adjustment
+                    completionHandler(output)
+                } catch {
+                    FileHandle.standardError.write(Data("cannot render the Live Photo: \(error)\n".utf8))
+                    completionHandler(nil)
+                }
+            }
+            return
+        }
+        guard let url = input.fullSizeImageURL, let image = CIImage(contentsOf: url)?.oriented(forExifOrientation: input.fullSizeImageOrientation)
+        else { return completionHandler(nil) }
         do {
             try CIContext().writeJPEGRepresentation(
-                of: mixed, to: output.renderedContentURL, colorSpace: image.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!)
-            output.adjustmentData = PHAdjustmentData(
-                formatIdentifier: Self.formatIdentifier, formatVersion: Self.formatVersion, data: try JSONEncoder().encode(recipe))
+                of: Self.apply(recipe, to: image), to: output.renderedContentURL,
+                colorSpace: image.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!)
+            output.adjustmentData = adjustment
             completionHandler(output)
         } catch {
             FileHandle.standardError.write(Data("cannot render: \(error)\n".utf8))
             completionHandler(nil)
         }
+    }
+
+    /// The look at the recipe's intensity: mixed with the picture through a uniform grey mask.
+    static func apply(_ recipe: Recipe, to image: CIImage) -> CIImage {
+        let looked =
+            recipe.look == "sepia"
+            ? image.applyingFilter("CISepiaTone", parameters: [kCIInputIntensityKey: 1])
+            : image.applyingFilter("CIPhotoEffect" + recipe.look.prefix(1).uppercased() + recipe.look.dropFirst())
+        let mask = CIImage(color: CIColor(red: recipe.intensity, green: recipe.intensity, blue: recipe.intensity)).cropped(to: image.extent)
+        return looked.applyingFilter("CIBlendWithMask", parameters: [kCIInputBackgroundImageKey: image, kCIInputMaskImageKey: mask])
     }
 
     var shouldShowCancelConfirmation: Bool { false }

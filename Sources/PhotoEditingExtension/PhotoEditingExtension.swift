@@ -165,6 +165,7 @@ public enum PhotoEditingExtension {
             if let output, let rendering = output.writtenRenderings.first, let adjustment = output.adjustmentData {
                 reply.hasOutput = true
                 reply.renderedContent = rendering.lastPathComponent
+                reply.renderedPairedVideo = output.writtenPairedVideo?.lastPathComponent
                 reply.adjustmentData = .init(
                     formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion, data: adjustment.data)
             } else {

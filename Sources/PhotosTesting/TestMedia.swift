@@ -62,7 +62,8 @@ public enum TestMedia {
         }
     }
 
-    static func ffmpegRun(_ arguments: [String]) throws { try ffmpeg(arguments) }
+    /// Runs `ffmpeg -y -v error` with `arguments`, throwing when it fails.
+    public static func ffmpegRun(_ arguments: [String]) throws { try ffmpeg(arguments) }
 
     /// One stream of a movie as `ffprobe` reports it (independent of the library's own readers).
     public struct ProbedStream: Decodable, Sendable {

@@ -67,6 +67,44 @@ struct EditingExtensionTests {
         #expect(try fixture.library.library.verify().problems.isEmpty)
     }
 
+    /// An extension that edits Live Photos through PHLivePhotoEditingContext returns the still and the video; the
+    /// host commits both, so the asset stays a Live Photo whose video has the look too.
+    @Test func aLivePhotoEditedByAnExtensionStaysALivePhoto() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let look = try Self.install("look-extension", into: fixture.extensions)
+        let still = try fixture.library.makeImage(width: 64, height: 48)
+        let movie = fixture.library.scratch.appendingPathComponent("live.mov")
+        try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 1, audio: true)
+        var id = ""
+        try fixture.library.library.performChangesAndWait {
+            let request = PHAssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: still, options: nil)
+            request.addResource(with: .pairedVideo, fileURL: movie, options: nil)
+            id = request.placeholderForCreatedAsset!.localIdentifier
+        }
+        let live = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: fixture.library.options()).firstObject)
+        let edited = try PHEditingSession(extension: look, asset: live, settings: ["look": "mono"]).run()
+        #expect(edited.mediaSubtypes.contains(.photoLive) && edited.adjustmentFormatIdentifier == "org.openphotokit.example.look")
+        let resources = PHAssetResource.assetResources(for: edited)
+        #expect(
+            resources.map(\.type).sorted { $0.rawValue < $1.rawValue } == [
+                .photo, .fullSizePhoto, .adjustmentData, .pairedVideo, .fullSizePairedVideo,
+            ])
+        let video = try #require(resources.first { $0.type == .fullSizePairedVideo }?.fileURL)
+        let streams = try TestMedia.probeStreams(video, countFrames: true)
+        #expect(streams.first { $0.codec_type == "video" }?.nb_read_frames == "30", "every frame of the video")
+        // The look is mono: the edited video's frames are grey (testsrc's colour bars are not).
+        let frame = fixture.library.scratch.appendingPathComponent("frame.png")
+        try TestMedia.ffmpegRun(["-i", video.path, "-frames:v", "1", frame.path])
+        let firstFrame = try #require(CIImage(contentsOf: frame))
+        let pixels = try #require(CIContext().createCGImage(firstFrame, from: firstFrame.extent))
+        let bytes = [UInt8](pixels.dataProvider!.data! as Data)
+        let spread = stride(from: 0, to: bytes.count, by: 4).map { Int(bytes[$0..<$0 + 3].max()!) - Int(bytes[$0..<$0 + 3].min()!) }.max() ?? 0
+        #expect(spread <= 12, "grey frames (largest channel spread \(spread))")
+        #expect(try fixture.library.library.verify().problems.isEmpty)
+    }
+
     @Test func settingsAreCheckedBeforeTheExtensionRuns() throws {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
@@ -121,6 +159,10 @@ struct EditingExtensionTests {
         try Self.expectFailure(fixture, broken, fault: "outside-folder") { $0 == .noOutput(extension: "Broken") }
         try Self.expectFailure(fixture, broken, fault: "symlink") {
             if case .invalidOutput(_, let reason) = $0 { return reason.contains("link") }
+            return false
+        }
+        try Self.expectFailure(fixture, broken, fault: "video-for-still") {
+            if case .invalidOutput(_, let reason) = $0 { return reason.contains("not a Live Photo") }
             return false
         }
         try Self.expectFailure(fixture, broken, fault: "wrong-type") {

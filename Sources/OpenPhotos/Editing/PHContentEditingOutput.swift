@@ -85,7 +85,12 @@ open class PHContentEditingOutput: NSObject, @unchecked Sendable {
 
     /// Where `PHLivePhotoEditingContext.saveLivePhoto(to:options:completionHandler:)` writes a Live Photo's edited
     /// video, beside the edited still.
-    var renderedPairedVideoURL: URL { workspace.url.appendingPathComponent("FullSizeRender_3.mov") }
+    package var renderedPairedVideoURL: URL { workspace.url.appendingPathComponent("FullSizeRender_3.mov") }
+
+    /// The Live Photo video written beside the rendering, if any.
+    package var writtenPairedVideo: URL? {
+        FileManager.default.fileExists(atPath: renderedPairedVideoURL.path) ? renderedPairedVideoURL : nil
+    }
 
     /// The rendering written (the first of the supported types' files that exists), and how many were written.
     package var writtenRenderings: [URL] {
@@ -109,7 +114,7 @@ open class PHContentEditingOutput: NSObject, @unchecked Sendable {
             renderedFile: written.first ?? renderedContentURL, formatIdentifier: adjustmentData?.formatIdentifier ?? "",
             formatVersion: adjustmentData?.formatVersion ?? "", adjustmentData: adjustmentData?.data ?? Data(),
             basis: input?.basis ?? .original, baseContentVersion: input?.contentVersion, madeFor: assetLocalIdentifier, problem: problem,
-            renderedPairedVideo: FileManager.default.fileExists(atPath: renderedPairedVideoURL.path) ? renderedPairedVideoURL : nil)
+            renderedPairedVideo: writtenPairedVideo)
     }
 
     open override var description: String {

@@ -122,6 +122,15 @@ open class PHLivePhotoEditingContext: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The same, awaited: throws the error the save failed with.
+    open func saveLivePhoto(to output: PHContentEditingOutput, options: [String: Any]? = nil) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            saveLivePhoto(to: output, options: options) { _, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
+
     private struct ProcessorBox: @unchecked Sendable {
         let call: PHLivePhotoFrameProcessingBlock
     }

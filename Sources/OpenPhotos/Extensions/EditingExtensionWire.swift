@@ -71,6 +71,8 @@ package enum EditingExtensionWire {
         /// For `finished`: the rendered file's name in the output folder and the adjustment data; nil when the
         /// controller gave no output.
         package var renderedContent: String?
+        /// For `finished` of a Live Photo edit: the edited video's name in the output folder.
+        package var renderedPairedVideo: String?
         package var adjustmentData: Adjustment?
         package var hasOutput: Bool?
 

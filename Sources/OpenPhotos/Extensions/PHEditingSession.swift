@@ -157,19 +157,7 @@ public final class PHEditingSession: @unchecked Sendable {
             throw .noOutput(extension: name)
         }
 
-        // The output must be a plain file the extension wrote in its folder.
-        guard !rendered.isEmpty, !rendered.contains("/"), rendered != ".", rendered != ".." else {
-            throw .invalidOutput(extension: name, reason: "its rendering \(rendered.debugDescription) is not a file of its output folder")
-        }
-        let written = outputFolder.appendingPathComponent(rendered)
-        var info = stat()
-        guard lstat(written.path, &info) == 0 else {
-            throw .invalidOutput(extension: name, reason: "it named \(rendered.debugDescription), which it did not write")
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
-            throw .invalidOutput(
-                extension: name, reason: "its rendering is a link or not a regular file (an extension writes only inside its folder)")
-        }
+        let written = try Self.writtenFile(rendered, in: outputFolder, extension: name)
         let output = PHContentEditingOutput(contentEditingInput: input)
         let type = UTType(filenameExtension: written.pathExtension) ?? .data
         let target: URL
@@ -183,6 +171,16 @@ public final class PHEditingSession: @unchecked Sendable {
         guard rename(written.path, target.path) == 0 else {
             throw .invalidOutput(extension: name, reason: "cannot take its rendering: \(String(cString: strerror(errno)))")
         }
+        if let video = finished.renderedPairedVideo {
+            // A Live Photo edit (PHLivePhotoEditingContext): the edited video, taken the same way.
+            let writtenVideo = try Self.writtenFile(video, in: outputFolder, extension: name)
+            guard input.livePhoto != nil else {
+                throw .invalidOutput(extension: name, reason: "it returned a Live Photo video for an asset that is not a Live Photo")
+            }
+            guard rename(writtenVideo.path, output.renderedPairedVideoURL.path) == 0 else {
+                throw .invalidOutput(extension: name, reason: "cannot take its Live Photo video: \(String(cString: strerror(errno)))")
+            }
+        }
         output.adjustmentData = PHAdjustmentData(
             formatIdentifier: adjustmentData.formatIdentifier, formatVersion: adjustmentData.formatVersion, data: adjustmentData.data)
         do {
@@ -191,6 +189,25 @@ public final class PHEditingSession: @unchecked Sendable {
             throw .invalidOutput(extension: name, reason: (error as? PHPhotosError)?.localizedDescription ?? "\(error)")
         }
         return library.refreshedAsset(asset) ?? asset
+    }
+}
+
+extension PHEditingSession {
+    /// The file `name` of the extension's output folder: a plain file it wrote there, not a path out of it nor a link.
+    fileprivate static func writtenFile(_ name: String, in folder: URL, extension extensionName: String) throws(PHEditingExtensionError) -> URL {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw .invalidOutput(extension: extensionName, reason: "its rendering \(name.debugDescription) is not a file of its output folder")
+        }
+        let written = folder.appendingPathComponent(name)
+        var info = stat()
+        guard lstat(written.path, &info) == 0 else {
+            throw .invalidOutput(extension: extensionName, reason: "it named \(name.debugDescription), which it did not write")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+            throw .invalidOutput(
+                extension: extensionName, reason: "its rendering is a link or not a regular file (an extension writes only inside its folder)")
+        }
+        return written
     }
 }
 

@@ -63,6 +63,10 @@ final class BrokenController: NSObject, PHContentEditingController {
                 try CIContext().writeJPEGRepresentation(
                     of: image.applyingFilter("CIColorInvert"), to: target, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
             }
+            if fault == "video-for-still" {
+                // A Live Photo video for an asset that has none.
+                try Data("not a movie".utf8).write(to: output.renderedPairedVideoURL)
+            }
             if fault == "symlink" {
                 try FileManager.default.removeItem(at: output.renderedContentURL)
                 try FileManager.default.createSymbolicLink(at: output.renderedContentURL, withDestinationURL: url)
@@ -130,7 +134,7 @@ struct BrokenExtension {
                         name: "fault",
                         kind: .choice([
                             "none", "crash-on-start", "crash-on-finish", "hang-on-finish", "no-output", "outside-folder", "symlink", "wrong-type",
-                            "slow-finish", "open-library", "double-finish", "copy",
+                            "slow-finish", "open-library", "double-finish", "copy", "video-for-still",
                         ]), defaultValue: "none")
                 ])
         ) { BrokenController() }
