@@ -191,7 +191,14 @@ struct EditingExtensionTests {
         let broken = try Self.install("broken-extension", into: fixture.extensions)
         let before = try fixture.fingerprint()
         let session = PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "slow-finish"])
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.8) { session.cancel() }
+        // Cancel once the extension has started (its start reply sets the confirmation), while it is finishing: a
+        // fixed delay would cancel a start that a loaded machine has not reached yet.
+        DispatchQueue.global().async {
+            let deadline = Date().addingTimeInterval(120)
+            while session.shouldShowCancelConfirmation == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            Thread.sleep(forTimeInterval: 0.3)
+            session.cancel()
+        }
         do {
             try session.run()
             Issue.record("the cancelled session committed")
