@@ -26,6 +26,8 @@ let package = Package(
         // Core Image on libvips, usable alone (no photo library).
         .library(name: "OpenCoreImage", targets: ["OpenCoreImage"]),
         .library(name: "PhotosTesting", targets: ["PhotosTesting"]),
+        // The HTTP API and web gallery of `photos serve`, usable inside another server.
+        .library(name: "PhotosServer", targets: ["PhotosServer"]),
         .executable(name: "photos", targets: ["photos"]),
     ],
     dependencies: [
@@ -33,6 +35,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // No default traits: swift-configuration is not needed, and Foundation is imported in full anyway.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries behind tiny system-library modules with static-inline shims.
@@ -90,10 +97,28 @@ let package = Package(
             dependencies: ["OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
+        // `photos serve`: Hummingbird routes over OpenPhotos (no SQL and no pixels here), auth, the change feed and
+        // the web gallery (Embedded/, compiled into the binary by scripts/embed-web.sh so that it works wherever it is
+        // installed).
+        .target(
+            name: "PhotosServer",
+            dependencies: [
+                "OpenPhotos", "UniformTypeIdentifiers",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["Embedded"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "photos",
             dependencies: [
                 "OpenPhotos",
+                "PhotosServer",
                 "PhotoLibraryEngine",
                 "PhotoMedia",
                 "CVips",
@@ -143,6 +168,15 @@ let package = Package(
         .executableTarget(
             name: "broken-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"],
             path: "Tests/Fixtures/BrokenExtension", swiftSettings: strict),
+        .testTarget(
+            name: "PhotosServerTests",
+            dependencies: [
+                "PhotosServer", "OpenPhotos", "PhotosTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "EditingExtensionTests",
             dependencies: ["OpenPhotos", "PhotosTesting", "photos", "look-extension", "redact-extension", "broken-extension"],

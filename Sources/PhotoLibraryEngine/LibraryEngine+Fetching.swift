@@ -248,3 +248,32 @@ extension ResourceRecord {
             uniformTypeIdentifier: row[6], fileSize: row[7], sha256: row[8], pixelWidth: row[9], pixelHeight: row[10])
     }
 }
+
+extension LibraryEngine {
+    /// One page of an asset fetch after `key` (the sort values of the last row of the page before; nil: the first
+    /// page): the row ids in order and the key of the page's last row, nil when this is the last page.
+    package func fetchAssetPage(
+        scope: AssetScope, options: FetchOptionsSpec, access: AccessContext, after key: [SQLArgument]?, limit: Int
+    ) throws -> (ids: [Int64], next: [SQLArgument]?) {
+        guard access.canRead, limit > 0 else { return ([], nil) }
+        // One more row than asked says whether a page follows.
+        let (statement, keyCount) = try FetchPlanner(access: access).assetPage(scope: scope, options: options, after: key, limit: limit + 1)
+        let rows = try read { db in try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments) }
+        let page = rows.prefix(limit)
+        let ids = page.map { $0[0] as Int64 }
+        guard rows.count > limit, let last = page.last else { return (ids, nil) }
+        let next = (1...keyCount).map { index -> SQLArgument in
+            switch last[index] as DatabaseValue {
+            case let value where value.isNull: .null
+            case let value:
+                switch value.storage {
+                case .int64(let integer): .integer(integer)
+                case .double(let real): .real(real)
+                case .string(let text): .text(text)
+                case .blob, .null: .null
+                }
+            }
+        }
+        return (ids, next)
+    }
+}

@@ -33,6 +33,13 @@ enum Interruption {
         Self.source = source
     }
 
+    /// Gives SIGINT back to the command (a server with its own graceful shutdown).
+    static func uninstall() {
+        source?.cancel()
+        source = nil
+        signal(SIGINT, SIG_DFL)
+    }
+
     /// This command stops cleanly between steps when interrupted.
     static func cooperate() { state.withLock { $0.cooperative = true } }
 

@@ -23,6 +23,21 @@ struct PredicateParserTests {
         #expect(try parse("falsepredicate") == .constant(false))
     }
 
+    /// Dates without arguments, as Foundation writes them: seconds since 2001-01-01.
+    @Test func castToNSDate() throws {
+        #expect(
+            try parse(#"creationDate >= CAST(700000000, "NSDate")"#)
+                == .comparison(.key("creationDate"), .greaterOrEqual, .value(.date(Date(timeIntervalSinceReferenceDate: 700_000_000))), []))
+        #expect(
+            try parse(#"creationDate < cast(1.5, "NSDate")"#)
+                == .comparison(.key("creationDate"), .less, .value(.date(Date(timeIntervalSinceReferenceDate: 1.5))), []))
+        for bad in [
+            #"creationDate < CAST("x", "NSDate")"#, #"creationDate < CAST(1, "NSString")"#, "creationDate < CAST(1", "creationDate < CAST(1 2)",
+        ] {
+            #expect(throws: FetchPredicateError.self, "\(bad)") { try parse(bad) }
+        }
+    }
+
     @Test func bitwiseAndInParentheses() throws {
         #expect(
             try parse("(mediaSubtypes & %d) != 0", [.int(8)])

@@ -173,5 +173,10 @@ public struct PHFetchOptionsError: Error, CustomStringConvertible, Sendable, Equ
         if case .unsupportedKey(let key, _, _) = error { self.key = key } else { self.key = nil }
     }
 
+    init(message: String, key: String?) {
+        self.message = message
+        self.key = key
+    }
+
     public var description: String { message }
 }

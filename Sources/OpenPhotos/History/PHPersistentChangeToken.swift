@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibraryEngine
 
 /// An opaque point in a library's change history (``PHPhotoLibrary/currentChangeToken``).
 ///
@@ -16,6 +17,22 @@ public final class PHPersistentChangeToken: NSObject, NSCopying, NSSecureCoding,
     }
 
     public func copy(with zone: NSZone? = nil) -> Any { self }
+
+    /// The transaction the token follows: tokens of one library order by it (package API, for the server's feed).
+    package var transactionNumber: Int64 { transaction }
+
+    /// The token as text for URLs and headers: its `Codable` form, base64url (package API, for the server).
+    package var wireForm: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return ((try? encoder.encode(self)) ?? Data()).base64URLEncoded
+    }
+
+    /// A token from its ``wireForm``; nil for anything else.
+    package static func fromWireForm(_ text: String) -> PHPersistentChangeToken? {
+        guard text.utf8.count <= 512, let data = Data(base64URLEncoded: text) else { return nil }
+        return try? JSONDecoder().decode(PHPersistentChangeToken.self, from: data)
+    }
 
     // MARK: NSSecureCoding
 

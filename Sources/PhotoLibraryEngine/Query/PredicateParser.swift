@@ -37,7 +37,7 @@ package enum FetchPredicateError: Error, Sendable, Equatable, CustomStringConver
 ///
 /// Supported: `== = != <> < <= =< > >= => BETWEEN IN CONTAINS BEGINSWITH ENDSWITH LIKE` with `[c]`, `[d]`, `[cd]`,
 /// `AND && OR || NOT !`, parentheses, `&` (bitwise and), `TRUEPREDICATE`, `FALSEPREDICATE`, literals (numbers,
-/// quoted strings, `YES NO TRUE FALSE NIL NULL`, `{…}` aggregates) and the specifiers `%@ %d %i %ld %lld %li %u %lu
+/// quoted strings, `YES NO TRUE FALSE NIL NULL`, `{…}` aggregates, `CAST(seconds, "NSDate")`) and the specifiers `%@ %d %i %ld %lld %li %u %lu
 /// %f %lf %g %K %%`.
 package struct PredicateParser {
     private enum Token: Equatable {
@@ -449,6 +449,9 @@ package struct PredicateParser {
             return try takeArgument(kind, offset: offset)
         case .identifier(let word):
             advance()
+            if word.uppercased() == "CAST", isSymbol("(") {
+                return try parseCast()
+            }
             switch Self.keyword(word) {
             case "YES", "TRUE": return .value(.bool(true))
             case "NO", "FALSE": return .value(.bool(false))
@@ -461,6 +464,26 @@ package struct PredicateParser {
             }
         default:
             throw syntaxError("expected a key, a value or an argument, found \(describe(current))")
+        }
+    }
+
+    /// `CAST(seconds, "NSDate")`: a date as seconds since 2001-01-01 UTC, as Foundation writes dates in formats
+    /// (what a client without `%@` arguments, such as the HTTP API, compares dates with).
+    private mutating func parseCast() throws(FetchPredicateError) -> PredicateOperand {
+        try enterNesting()
+        advance()
+        guard case .value(let seconds) = try parseTerm() else { throw syntaxError("CAST takes a number of seconds") }
+        guard isSymbol(",") else { throw syntaxError("expected ',' in CAST") }
+        advance()
+        guard case .string(let type) = current, type == "NSDate" else { throw syntaxError("only CAST(…, \"NSDate\") is supported") }
+        advance()
+        guard isSymbol(")") else { throw syntaxError("expected ')' to close CAST") }
+        advance()
+        depth -= 1
+        switch seconds {
+        case .int(let value): return .value(.date(Date(timeIntervalSinceReferenceDate: Double(value))))
+        case .double(let value): return .value(.date(Date(timeIntervalSinceReferenceDate: value)))
+        default: throw syntaxError("CAST takes a number of seconds since 2001-01-01")
         }
     }
 

@@ -176,6 +176,20 @@ package enum Schema {
                     ALTER TABLE asset ADD COLUMN adjustment_resumable INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        migrator.registerMigration("v5-access-tokens") { db in
+            // Bearer tokens for `photos serve` (see LibraryEngine+AccessTokens): only the secret's SHA-256 is kept;
+            // the token acts for `client_id` with whatever `client_grant` says at the time of each request.
+            try db.execute(
+                sql: """
+                    CREATE TABLE access_token (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        client_id TEXT NOT NULL,
+                        secret_sha256 BLOB NOT NULL UNIQUE,
+                        created_date REAL NOT NULL
+                    );
+                    CREATE INDEX access_token_client ON access_token(client_id);
+                    """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import Hummingbird
+import Logging
+import OpenPhotos
+
+/// The photo library over HTTP: the `/v1` API, the change feed and the web gallery of `photos serve`.
+///
+/// ```swift
+/// let server = try PhotosServer(libraryURL: url, configuration: .init(host: "127.0.0.1", port: 8080))
+/// try await server.run()   // until SIGTERM or SIGINT; in-flight requests finish
+/// ```
+///
+/// Every request but `/healthz`, `/openapi.json` and the gallery's files carries a bearer token issued by the
+/// library's owner (``OpenPhotos/PHPhotoLibrary/createAccessToken(for:)``, `photos token create`). The token acts
+/// for its client with that client's access level at the time of the request, exactly as a local process with
+/// `PHOTOS_CLIENT_ID` would; the routes call OpenPhotos as such a client does.
+public struct PhotosServer: Sendable {
+    /// Where and how the server listens.
+    public struct Configuration: Sendable {
+        /// The address to bind (loopback by default: expose the library on purpose, not by accident).
+        public var host: String
+        /// The port to listen on; 0 picks a free one (the `onServerRunning` callback of ``run(onServerRunning:)`` tells it).
+        public var port: Int
+        /// Origins allowed to call the API from a browser page of another origin; empty (the default): CORS off.
+        public var allowedOrigins: [String]
+        /// The largest upload accepted, in bytes.
+        public var maximumUploadSize: Int
+        /// Whether `/` serves the web gallery.
+        public var servesGallery: Bool
+
+        /// A configuration; the defaults serve the gallery on loopback port 8080 without CORS.
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, allowedOrigins: [String] = [], maximumUploadSize: Int = 4 << 30,
+            servesGallery: Bool = true
+        ) {
+            self.host = host
+            self.port = port
+            self.allowedOrigins = allowedOrigins
+            self.maximumUploadSize = maximumUploadSize
+            self.servesGallery = servesGallery
+        }
+    }
+
+    /// Where and how this server listens.
+    public let configuration: Configuration
+    let services: ServerServices
+    let logger: Logger
+
+    /// A server over the library at `libraryURL` (opened as its owner, to check tokens and read the history; each
+    /// request acts as its token's client).
+    /// - throws: ``OpenPhotos/PHPhotosError`` when the library cannot be opened.
+    public init(libraryURL: URL, configuration: Configuration = Configuration(), logger: Logger = Logger(label: "photos.serve")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.services = try ServerServices(libraryURL: libraryURL, configuration: configuration, logger: logger)
+    }
+
+    /// The routes, for tests (`app.test(.router)`) and for embedding in another Hummingbird application.
+    public func makeRouter() -> Router<PhotosRequestContext> {
+        let router = Router(context: PhotosRequestContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        if !configuration.allowedOrigins.isEmpty {
+            router.add(middleware: CORSMiddleware(allowOrigin: .custom(configuration.allowedOrigins.joined(separator: ", "))))
+        }
+        router.add(middleware: AuthenticationMiddleware(services: services))
+        SystemRoutes(services: services).register(on: router)
+        AssetRoutes(services: services).register(on: router.group("v1"))
+        ImageRoutes(services: services).register(on: router.group("v1"))
+        CollectionRoutes(services: services).register(on: router.group("v1"))
+        ChangeRoutes(services: services).register(on: router.group("v1"))
+        if configuration.servesGallery { GalleryRoutes().register(on: router) }
+        return router
+    }
+
+    /// The application: the router on the configured address, with graceful shutdown.
+    public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "OpenPhotoKit"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// Serves until SIGTERM or SIGINT: then stops accepting, lets in-flight requests finish (writes are atomic
+    /// transactions of the library, so nothing is half-written either way) and returns.
+    public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await makeApplication(onServerRunning: onServerRunning).runService()
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OpenPhotos
+
+/// A `PHAsset` as the API gives it: PhotoKit's property names and raw values, with names beside the raw values.
+struct AssetJSON: ResponseEncodable, Equatable {
+    var id: String
+    var localIdentifier: String
+    var mediaType: String
+    var mediaSubtypes: [String]
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var creationDate: Date?
+    /// Seconds east of UTC of the wall clock the asset was captured at, when known.
+    var creationTimeZoneOffset: Int?
+    var modificationDate: Date?
+    var location: LocationJSON?
+    var duration: Double
+    var isFavorite: Bool
+    var isHidden: Bool
+    var burstIdentifier: String?
+    var representsBurst: Bool
+    var playbackStyle: String
+    var hasAdjustments: Bool
+    var adjustmentFormatIdentifier: String?
+    var adjustmentTimestamp: Date?
+    var contentType: String
+    var trashedDate: Date?
+    /// The current version's content hash: what image ETags derive from, so a client can cache by it.
+    var version: String?
+    var resources: [ResourceJSON]?
+
+    struct LocationJSON: Codable, Equatable {
+        var latitude: Double
+        var longitude: Double
+        var altitude: Double?
+    }
+
+    init(_ asset: PHAsset, resources: [PHAssetResource]? = nil) {
+        id = ObjectID.urlForm(asset.localIdentifier)
+        localIdentifier = asset.localIdentifier
+        mediaType = asset.mediaType.apiName
+        mediaSubtypes = asset.mediaSubtypes.apiNames
+        pixelWidth = asset.pixelWidth
+        pixelHeight = asset.pixelHeight
+        creationDate = asset.creationDate
+        creationTimeZoneOffset = asset.creationTimeZone?.secondsFromGMT()
+        modificationDate = asset.modificationDate
+        location = asset.location.map {
+            LocationJSON(latitude: $0.coordinate.latitude, longitude: $0.coordinate.longitude, altitude: $0.verticalAccuracy < 0 ? nil : $0.altitude)
+        }
+        duration = asset.duration
+        isFavorite = asset.isFavorite
+        isHidden = asset.isHidden
+        burstIdentifier = asset.burstIdentifier
+        representsBurst = asset.representsBurst
+        playbackStyle = asset.playbackStyle.apiName
+        hasAdjustments = asset.hasAdjustments
+        adjustmentFormatIdentifier = asset.adjustmentFormatIdentifier
+        adjustmentTimestamp = asset.adjustmentTimestamp
+        contentType = asset.contentType.identifier
+        trashedDate = asset.trashedDate
+        if let resources {
+            version = VersionHash.current(of: resources)
+            self.resources = resources.map { ResourceJSON($0, asset: asset) }
+        }
+    }
+}
+
+/// A `PHAssetResource`: its type, file facts and where to download it (byte ranges supported).
+struct ResourceJSON: Codable, Equatable {
+    var type: String
+    var uniformTypeIdentifier: String
+    var originalFilename: String
+    var fileSize: Int64
+    var sha256: String
+    var pixelWidth: Int
+    var pixelHeight: Int
+    var url: String
+
+    init(_ resource: PHAssetResource, asset: PHAsset) {
+        type = resource.type.apiName
+        uniformTypeIdentifier = resource.uniformTypeIdentifier
+        originalFilename = resource.originalFilename
+        fileSize = resource.fileSize
+        sha256 = resource.sha256
+        pixelWidth = resource.pixelWidth
+        pixelHeight = resource.pixelHeight
+        url = "/v1/assets/\(ObjectID.urlForm(asset.localIdentifier))/resources/\(type)"
+    }
+}
+
+/// Which file's hash stands for a version of an asset.
+enum VersionHash {
+    /// The rendering of the current version, else the original.
+    static func current(of resources: [PHAssetResource]) -> String? {
+        (resources.first { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo } ?? primary(resources))?.sha256
+    }
+
+    static func version(_ version: PHImageRequestOptionsVersion, of resources: [PHAssetResource]) -> String? {
+        switch version {
+        case .current: current(of: resources)
+        case .unadjusted: (resources.first { $0.type == .adjustmentBasePhoto } ?? primary(resources))?.sha256
+        case .original: primary(resources)?.sha256
+        }
+    }
+
+    private static func primary(_ resources: [PHAssetResource]) -> PHAssetResource? {
+        resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
+    }
+}
+
+extension PHAssetMediaType {
+    var apiName: String {
+        switch self {
+        case .image: "image"
+        case .video: "video"
+        case .audio: "audio"
+        case .unknown: "unknown"
+        }
+    }
+}
+
+extension PHAssetMediaSubtype {
+    static let apiNames: [(PHAssetMediaSubtype, String)] = [
+        (.photoPanorama, "photoPanorama"), (.photoHDR, "photoHDR"), (.photoScreenshot, "photoScreenshot"), (.photoLive, "photoLive"),
+        (.photoDepthEffect, "photoDepthEffect"), (.photoAnimation, "photoAnimation"), (.spatialMedia, "spatialMedia"),
+        (.videoStreamed, "videoStreamed"),
+        (.videoHighFrameRate, "videoHighFrameRate"), (.videoTimelapse, "videoTimelapse"), (.videoScreenRecording, "videoScreenRecording"),
+        (.videoCinematic, "videoCinematic"),
+    ]
+
+    var apiNames: [String] { Self.apiNames.filter { contains($0.0) }.map(\.1) }
+}
+
+extension PHAsset.PlaybackStyle {
+    var apiName: String {
+        switch self {
+        case .image: "image"
+        case .imageAnimated: "imageAnimated"
+        case .livePhoto: "livePhoto"
+        case .video: "video"
+        case .videoLooping: "videoLooping"
+        case .unsupported: "unsupported"
+        }
+    }
+}
+
+extension PHAssetResourceType {
+    static let apiNames: [(PHAssetResourceType, String)] = [
+        (.photo, "photo"), (.video, "video"), (.audio, "audio"), (.alternatePhoto, "alternatePhoto"), (.fullSizePhoto, "fullSizePhoto"),
+        (.fullSizeVideo, "fullSizeVideo"), (.adjustmentData, "adjustmentData"), (.adjustmentBasePhoto, "adjustmentBasePhoto"),
+        (.pairedVideo, "pairedVideo"), (.fullSizePairedVideo, "fullSizePairedVideo"), (.adjustmentBasePairedVideo, "adjustmentBasePairedVideo"),
+        (.adjustmentBaseVideo, "adjustmentBaseVideo"), (.photoProxy, "photoProxy"),
+    ]
+
+    var apiName: String { Self.apiNames.first { $0.0 == self }?.1 ?? "type\(rawValue)" }
+
+    init?(apiName: String) {
+        guard let found = Self.apiNames.first(where: { $0.1 == apiName }) else { return nil }
+        self = found.0
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import OpenPhotos
+
+/// `/v1/assets/{id}/image` (PhotoKit's image requests: target size, content mode, version) and the files
+/// themselves, `/v1/assets/{id}/resources/{type}`, with byte ranges for video seeking.
+///
+/// Images have strong ETags made of the version's content hash and the request's parameters, and are
+/// `immutable`: an edit changes the version's hash, so a cached image is never stale, and a client revalidating
+/// gets 304 without anything being decoded.
+struct ImageRoutes {
+    let services: ServerServices
+
+    func register(on group: RouterGroup<PhotosRequestContext>) {
+        group.get("assets/:id/image") { request, context in try await image(request, context: context) }
+        group.get("assets/:id/resources/:type") { request, context in try await resource(request, context: context) }
+    }
+
+    static let formats: [String: (type: String, extension: String)] = [
+        "jpeg": ("image/jpeg", "jpg"), "webp": ("image/webp", "webp"),
+    ]
+
+    func image(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        let id = try context.parameters.require("id")
+        let query = try Query(request, allowed: ["size", "mode", "version", "format"])
+        let (width, height) = try Self.size(query["size"] ?? "256x256")
+        let mode = query["mode"] ?? "fit"
+        guard mode == "fit" || mode == "fill" else { throw APIError.badRequest("mode is fit or fill") }
+        let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
+        guard let version = versions[query["version"] ?? "current"] else { throw APIError.badRequest("version is current, unadjusted or original") }
+        let formatName = query["format"] ?? "jpeg"
+        guard let format = Self.formats[formatName] else { throw APIError.badRequest("format is jpeg or webp") }
+
+        let asset = try await offload { try session.asset(id, includeTrashed: true) }
+        guard asset.mediaType == .image || asset.mediaType == .video else {
+            throw APIError(PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "the asset has no image"]))
+        }
+        let resources = PHAssetResource.assetResources(for: asset)
+        guard let hash = VersionHash.version(version, of: resources) else {
+            throw APIError(PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the asset has no file for that version"]))
+        }
+        let etag = "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(query["version"] ?? "current")-\(formatName)\""
+        var headers: HTTPFields = [
+            .eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie",
+        ]
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = format.type
+        if let cached = services.encodedImages.get(etag) {
+            headers[.contentLength] = String(cached.bytes.readableBytes)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: cached.bytes))
+        }
+        let manager = services.imageManager
+        let data = try await offload { () throws -> Data in
+            let options = PHImageRequestOptions()
+            options.isSynchronous = true
+            options.deliveryMode = .highQualityFormat
+            options.resizeMode = .exact
+            options.version = version
+            var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
+            manager.requestImage(
+                for: asset, targetSize: CGSize(width: width, height: height), contentMode: mode == "fill" ? .aspectFill : .aspectFit,
+                options: options
+            ) { result = ($0, $1) }
+            guard let image = result.0 else {
+                throw PHImageResultInfo(result.1).error
+                    ?? PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the image could not be made"])
+            }
+            let encoded = formatName == "webp" ? image.webpData(compressionQuality: 0.8) : image.jpegData(compressionQuality: 0.85)
+            guard let encoded else { throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the image could not be encoded"]) }
+            return encoded
+        }
+        let buffer = ByteBuffer(bytes: data)
+        services.encodedImages.put(etag, buffer, type: format.type)
+        headers[.contentLength] = String(buffer.readableBytes)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
+    /// A resource's bytes, whole or one byte range (`Range: bytes=…`), with its content type.
+    func resource(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        let id = try context.parameters.require("id")
+        let typeName = try context.parameters.require("type")
+        _ = try Query(request, allowed: [])
+        guard let type = PHAssetResourceType(apiName: typeName) else {
+            throw APIError.badRequest("unknown resource type \(typeName.debugDescription)")
+        }
+        let (resource, path, size) = try await offload { () throws -> (PHAssetResource, String, Int) in
+            let asset = try session.asset(id, includeTrashed: true)
+            guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == type }) else {
+                throw APIError.notFound("the asset has no \(typeName) resource")
+            }
+            guard let url = resource.fileURL, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+                let size = (attributes[.size] as? NSNumber)?.intValue
+            else {
+                throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
+            }
+            return (resource, url.path, size)
+        }
+        var headers: HTTPFields = [
+            .eTag: "\"\(resource.sha256.prefix(32))\"", .acceptRanges: "bytes", .cacheControl: "private, max-age=31536000, immutable",
+            .contentType: resource.contentType.preferredMIMEType ?? "application/octet-stream",
+            .contentDisposition: "inline; filename=\"\(resource.originalFilename.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })\"",
+        ]
+        if let match = request.headers[.ifNoneMatch], Self.matches(match, headers[.eTag] ?? "") {
+            return Response(status: .notModified, headers: headers)
+        }
+        let fileIO = FileIO()
+        if let rangeHeader = request.headers[.range], request.headers[.ifRange].map({ $0 == headers[.eTag] }) ?? true {
+            guard let range = Self.byteRange(rangeHeader, size: size) else {
+                headers[.contentRange] = "bytes */\(size)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+            headers[.contentLength] = String(range.count)
+            if request.method == .head { return Response(status: .partialContent, headers: headers) }
+            let body = try await fileIO.loadFile(path: path, range: range, context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        }
+        headers[.contentLength] = String(size)
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+    }
+
+    /// `WxH` with each side from 1 to 8192.
+    static func size(_ text: String) throws -> (Int, Int) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), (1...8192).contains(width), (1...8192).contains(height)
+        else { throw APIError.badRequest("size is WxH, each from 1 to 8192 (256x256)") }
+        return (width, height)
+    }
+
+    static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+        ifNoneMatch.trimmingCharacters(in: .whitespaces) == "*"
+            || ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+    }
+
+    /// One range of `bytes=a-b`, `bytes=a-` or `bytes=-n` clamped to the file; nil when unsatisfiable. Several
+    /// ranges are answered with the first (RFC 9110 lets a server ignore the others).
+    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
+        guard header.hasPrefix("bytes="), size > 0 else { return nil }
+        let first = header.dropFirst(6).split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? ""
+        let bounds = first.split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2 else { return nil }
+        if bounds[0].isEmpty {
+            guard let suffix = Int(bounds[1]), suffix > 0 else { return nil }
+            return max(0, size - suffix)...(size - 1)
+        }
+        guard let start = Int(bounds[0]), start < size else { return nil }
+        if bounds[1].isEmpty { return start...(size - 1) }
+        guard let end = Int(bounds[1]), end >= start else { return nil }
+        return start...min(end, size - 1)
+    }
+}

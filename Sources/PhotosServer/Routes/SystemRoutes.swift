@@ -1,0 +1,63 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OpenPhotos
+
+/// `/healthz`, `/openapi.json` and the gallery's sign-in (`/v1/session`).
+struct SystemRoutes {
+    let services: ServerServices
+
+    func register(on router: Router<PhotosRequestContext>) {
+        router.get("healthz") { _, _ in
+            // Healthy when the library can be read: a cheap indexed read of the history's newest transaction.
+            let readable = services.owner.unavailabilityReason == nil
+            return try ChangeRoutes.json(["status": readable ? "ok" : "unavailable"], status: readable ? .ok : .serviceUnavailable)
+        }
+        router.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        // The gallery signs in with a token once; the cookie then authorizes reads that cannot carry a header.
+        router.post("v1/session") { request, context in
+            let session = try context.client()
+            guard let header = request.headers[.authorization] else { throw APIError.unauthorized("sign in with the Authorization header") }
+            let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            let cookie = Cookie(
+                name: AuthenticationMiddleware.cookieName, value: token, maxAge: 30 * 24 * 3600, path: "/", secure: false, httpOnly: true,
+                sameSite: .strict)
+            var response = try ChangeRoutes.json(
+                ["client": session.identifier, "status": Self.statusName(session.library.authorizationStatus(for: .readWrite))], status: .ok)
+            response.setCookie(cookie)
+            return response
+        }
+        router.delete("v1/session") { _, context in
+            _ = try context.client()
+            var response = Response(status: .noContent)
+            response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        router.get("v1/session") { _, context in
+            let session = try context.client()
+            let status = session.library.authorizationStatus(for: .readWrite)
+            let addOnly = session.library.authorizationStatus(for: .addOnly)
+            return try ChangeRoutes.json(
+                [
+                    "client": session.identifier, "status": Self.statusName(status),
+                    "canRead": status == .authorized || status == .limited, "canAdd": addOnly == .authorized,
+                    "canManageCollections": status == .authorized,
+                ], status: .ok)
+        }
+    }
+
+    static func statusName(_ status: PHAuthorizationStatus) -> String {
+        switch status {
+        case .notDetermined: "notDetermined"
+        case .restricted: "restricted"
+        case .denied: "denied"
+        case .authorized: "authorized"
+        case .limited: "limited"
+        }
+    }
+}

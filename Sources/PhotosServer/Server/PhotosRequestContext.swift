@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OpenPhotos
+
+/// The request context of the server's routes: Hummingbird's core context and the client the request's token
+/// acts for (nil before authentication and on the public routes).
+public struct PhotosRequestContext: RequestContext {
+    /// Hummingbird's per-request storage (logger with the request id, route parameters).
+    public var coreContext: CoreRequestContextStorage
+    /// The authenticated client, set by the authentication middleware.
+    var session: ClientSession?
+
+    /// The context of a request arriving on a connection of the application.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+    }
+
+    /// Responses: ISO 8601 dates, keys in a stable order, slashes unescaped (local identifiers contain them).
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    /// JSON bodies are small (change requests, properties); uploads are streamed and do not decode.
+    public var maxUploadSize: Int { 1 << 20 }
+
+    /// The client of an authenticated route.
+    func client() throws -> ClientSession {
+        guard let session else { throw APIError.unauthorized("a bearer token is required") }
+        return session
+    }
+}
+
+/// A client acting through its own library handle, as a local process with `PHOTOS_CLIENT_ID` does.
+struct ClientSession: Sendable {
+    let identifier: String
+    let library: PHPhotoLibrary
+
+    /// Options that fetch through this client's handle (its access level and limited selection apply).
+    func fetchOptions() -> PHFetchOptions {
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        return options
+    }
+
+    /// Reads need read-write or limited access.
+    func requireRead() throws {
+        let status = library.authorizationStatus(for: .readWrite)
+        guard status == .authorized || status == .limited else { throw APIError.denied(status, "reading the library") }
+    }
+
+    /// Adding needs add-only access or more.
+    func requireAdd() throws {
+        let status = library.authorizationStatus(for: .addOnly)
+        guard status == .authorized else { throw APIError.denied(status, "adding to the library") }
+    }
+
+    /// The asset with this URL id (see ``ObjectID``), as this client may see it.
+    func asset(_ id: String, includeTrashed: Bool = false) throws -> PHAsset {
+        try requireRead()
+        let identifier = try ObjectID.assetIdentifier(id)
+        let options = fetchOptions()
+        options.includeHiddenAssets = true
+        if let asset = PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject { return asset }
+        if includeTrashed, let asset = trashedAsset(identifier) { return asset }
+        throw APIError.notFound("no asset \(identifier)")
+    }
+
+    /// An asset in Recently Deleted.
+    func trashedAsset(_ identifier: String) -> PHAsset? {
+        let options = fetchOptions()
+        options.includeHiddenAssets = true
+        options.predicate = NSPredicate(format: "localIdentifier == %@", identifier)
+        guard
+            let trash = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted, options: fetchOptions())
+                .firstObject
+        else { return nil }
+        return PHAsset.fetchAssets(in: trash, options: options).firstObject
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OpenPhotos
+import PhotosServer
+import Synchronization
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the library over HTTP: the /v1 API, the change feed and the web gallery.",
+        discussion: """
+            Binds to loopback unless --host says otherwise. Requests to /v1 carry a bearer token from
+            `photos token create CLIENT`, which acts with that client's access level (`photos grant CLIENT LEVEL`).
+            The API is described at /openapi.json; /healthz answers without a token. SIGTERM or Ctrl-C stops
+            accepting connections, lets requests in flight finish and exits 0. One log line per request goes to
+            standard error, with its request id (also sent back as X-Request-ID).
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port to listen on (0: any free port, printed at start).") var port = 8080
+    @Option(name: .customLong("allow-origin"), help: "Allow browser pages of this origin to call the API (CORS; repeatable).")
+    var allowedOrigins: [String] = []
+    @Flag(name: .customLong("no-gallery"), help: "Serve the API only, not the web gallery.") var noGallery = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
+    }
+
+    func run() throws {
+        // Ctrl-C and SIGTERM are the server's graceful shutdown, not the command line's immediate exit.
+        Interruption.uninstall()
+        var logger = Logger(label: "photos.serve")
+        logger.logLevel = global.verbose ? .debug : .info
+        let configuration = PhotosServer.Configuration(host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery)
+        let server: PhotosServer
+        do { server = try PhotosServer(libraryURL: global.libraryURL, configuration: configuration, logger: logger) } catch {
+            throw CLIError(describe(error))
+        }
+        let json = global.json
+        let host = self.host
+        let path = global.libraryURL.path
+        let outcome = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await server.run { port in
+                    let line =
+                        json
+                        ? "{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(host):\(port)/\"}\n"
+                        : "serving \(path) at http://\(host):\(port)/\n"
+                    FileHandle.standardOutput.write(Data(line.utf8))
+                }
+            } catch {
+                outcome.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.withLock({ $0 }) { throw CLIError("the server stopped: \(describe(error))") }
+    }
+}
+
+struct Token: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Issue, list and revoke the bearer tokens of `photos serve`.",
+        discussion: """
+            A token acts for a client with the access level `photos grant` gives that client, checked at every
+            request: changing the grant applies at once. The library keeps only a hash; the token is printed once.
+            """,
+        subcommands: [TokenCreate.self, TokenList.self, TokenRevoke.self])
+}
+
+struct TokenCreate: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Issue a token for a client and print it (once).")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The client the token acts for (its access level comes from photos grant).") var client: String
+
+    func run() throws {
+        let library = try global.open()
+        let (token, secret): (PHAccessToken, String)
+        do { (token, secret) = try library.createAccessToken(for: client) } catch { throw CLIError(describe(error)) }
+        let status = library.authorizationStatus(forClient: client)
+        if global.json {
+            Output.printJSON(["id": token.id, "client": client, "token": secret, "access": status])
+        } else {
+            print(secret)
+            FileHandle.standardError.write(Data("token \(token.id) for \(client) (\(status)); it is shown only now\n".utf8))
+            if status == "notDetermined" {
+                FileHandle.standardError.write(Data("note: \(client) has no access yet; give it some with photos grant \(client) readWrite\n".utf8))
+            }
+        }
+    }
+}
+
+struct TokenList: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the tokens issued (ids and clients, never the tokens).")
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let library = try global.open()
+        let tokens: [PHAccessToken]
+        do { tokens = try library.accessTokens() } catch { throw CLIError(describe(error)) }
+        let formatter = ISO8601DateFormatter()
+        if global.json {
+            Output.printJSON(
+                tokens.map {
+                    [
+                        "id": $0.id, "client": $0.clientIdentifier, "creationDate": formatter.string(from: $0.creationDate),
+                        "access": library.authorizationStatus(forClient: $0.clientIdentifier),
+                    ]
+                })
+        } else {
+            for token in tokens {
+                print(
+                    "\(token.id)  \(token.clientIdentifier)  \(formatter.string(from: token.creationDate))  \(library.authorizationStatus(forClient: token.clientIdentifier))"
+                )
+            }
+        }
+    }
+}
+
+struct TokenRevoke: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke", abstract: "Revoke a token (by id or the token itself), or every token of a client.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "A token id, a token, or a client identifier.") var what: String
+
+    func run() throws {
+        let library = try global.open()
+        let revoked: [PHAccessToken]
+        do { revoked = try library.revokeAccessTokens(matching: what) } catch { throw CLIError(describe(error)) }
+        guard !revoked.isEmpty else { throw CLIError("no token or client matches '\(what)'") }
+        if global.json {
+            Output.printJSON(["revoked": revoked.map(\.id)])
+        } else {
+            for token in revoked { print("revoked \(token.id) (\(token.clientIdentifier))") }
+        }
+    }
+}
+
+extension PHPhotoLibrary {
+    /// The name of a client's access level, as `photos grant` writes it.
+    func authorizationStatus(forClient client: String) -> String {
+        guard let handle = try? PHPhotoLibrary(url: libraryURL, clientIdentifier: client) else { return "unknown" }
+        switch (handle.authorizationStatus(for: .readWrite), handle.authorizationStatus(for: .addOnly)) {
+        case (.authorized, _): return "readWrite"
+        case (.limited, _): return "limited"
+        case (.denied, .authorized): return "addOnly"
+        case (.denied, _): return "denied"
+        case (.restricted, _): return "restricted"
+        default: return "notDetermined"
+        }
+    }
+}

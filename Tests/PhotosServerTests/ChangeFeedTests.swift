@@ -1,0 +1,113 @@
+import Foundation
+import OpenPhotos
+import PhotosServer
+import PhotosTesting
+import Synchronization
+import Testing
+
+/// The live feed over a real socket: server-sent events, resumed after a disconnect with `Last-Event-ID`, deliver
+/// every commit exactly once and in order — including commits made while the client was away.
+@Suite("Change feed")
+struct ChangeFeedTests {
+    /// A minimal SSE client on a POSIX socket: sends the request and collects the `id:` of each event.
+    final class EventStreamClient: @unchecked Sendable {
+        private let socket: Int32
+        private var buffer = ""
+
+        init(port: Int, token: String, lastEventID: String? = nil) throws {
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+            var timeout = timeval(tv_sec: 20, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var request = "GET /v1/changes/stream HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n"
+            if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
+            request += "\r\n"
+            _ = request.withCString { send(socket, $0, strlen($0), 0) }
+        }
+
+        /// Reads until the stream has said `retry:` (the server subscribed and sent what was missed up to then).
+        func waitUntilOpen() async throws { _ = try await blocking { try self.read { $0.contains("retry: 2000") } } }
+
+        /// The ids of the next `count` events.
+        func events(_ count: Int) async throws -> [String] {
+            try await blocking {
+                let text = try self.read { $0.components(separatedBy: "\nid: ").count - 1 >= count }
+                let ids = text.components(separatedBy: "\nid: ").dropFirst().map { String($0.prefix { $0 != "\n" && $0 != "\r" }) }
+                self.buffer = ""
+                return Array(ids.prefix(count))
+            }
+        }
+
+        /// Socket reads block: off the cooperative threads, which the server in this process needs.
+        private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+            }
+        }
+
+        private func read(until done: (String) -> Bool) throws -> String {
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while !done(buffer) {
+                let count = recv(socket, &chunk, chunk.count, 0)
+                guard count > 0 else { throw POSIXError(.ETIMEDOUT) }
+                // Without the CRs of chunked framing: "\r\n" is one Character, which "\nid: " would not match.
+                buffer += String(decoding: chunk[0..<count].filter { $0 != 13 }, as: UTF8.self)
+            }
+            return buffer
+        }
+
+        func close() { Glibc.close(socket) }
+    }
+
+    @Test func aClientThatWasAwayCatchesUpExactlyOnceInOrder() async throws {
+        let fixture = try ServerFixture(name: "Feed")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(4)
+        let token = try fixture.token("phone", .authorized)
+        let library = fixture.library
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let listening = port.withLock { $0 }
+
+        /// Favourites one asset from another handle (another client of the library); returns the token after it.
+        /// (On a thread of its own: a change block waits, and the server in this process needs the cooperative ones.)
+        func commit(_ index: Int) async throws -> String {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(with: Result { try commitNow(index) }) }
+            }
+        }
+        @Sendable func commitNow(_ index: Int) throws -> String {
+            let other = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
+            let options = PHFetchOptions()
+            options.photoLibrary = other
+            let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[index]], options: options).firstObject)
+            try other.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = true }
+            return other.currentChangeToken.wireForm
+        }
+
+        let first = try EventStreamClient(port: listening, token: token)
+        try await first.waitUntilOpen()
+        let one = try await commit(0)
+        #expect(try await first.events(1) == [one])
+        first.close()
+
+        // Away: two commits.
+        let two = try await commit(1)
+        let three = try await commit(2)
+
+        let second = try EventStreamClient(port: listening, token: token, lastEventID: one)
+        #expect(try await second.events(2) == [two, three], "what was missed, in order")
+        let four = try await commit(3)
+        #expect(try await second.events(1) == [four], "then live, with nothing repeated")
+        second.close()
+    }
+}
