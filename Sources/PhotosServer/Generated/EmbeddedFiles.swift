@@ -325,6 +325,104 @@ enum EmbeddedFiles {
                   }
                  }
                 }
+               },
+               "post": {
+                "summary": "Create assets from uploads in one import: content sniffed, duplicates answered with the existing asset, Live Photo pairs joined",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                     "uploads"
+                    ],
+                    "properties": {
+                     "uploads": {
+                      "type": "array",
+                      "items": {
+                       "type": "string"
+                      },
+                      "maxItems": 1000
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "Imported",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/ImportResult"
+                    }
+                   }
+                  }
+                 },
+                 "207": {
+                  "description": "Some files were refused (listed in failures)",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/ImportResult"
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such object",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "422": {
+                  "description": "Every file was refused",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
                }
               },
               "/v1/assets/{id}": {
@@ -1464,6 +1562,95 @@ enum EmbeddedFiles {
                  }
                 }
                }
+              },
+              "/v1/uploads": {
+               "post": {
+                "summary": "Upload one file's bytes (streamed to a private file); returns an upload id for POST /v1/assets",
+                "parameters": [
+                 {
+                  "name": "filename",
+                  "in": "query",
+                  "description": "The file's name (kept as the resource's original filename; pairs Live Photos by name)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/octet-stream": {
+                   "schema": {
+                    "type": "string",
+                    "contentMediaType": "application/octet-stream"
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "201": {
+                  "description": "Stored",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "upload": {
+                       "type": "string"
+                      },
+                      "size": {
+                       "type": "integer"
+                      },
+                      "filename": {
+                       "type": "string"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "413": {
+                  "description": "Too large",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
               }
              },
              "components": {
@@ -1976,6 +2163,51 @@ enum EmbeddedFiles {
                  },
                  "token": {
                   "type": "string"
+                 }
+                }
+               },
+               "ImportResult": {
+                "type": "object",
+                "properties": {
+                 "created": {
+                  "type": "array",
+                  "items": {
+                   "type": "string"
+                  }
+                 },
+                 "livePhotosPaired": {
+                  "type": "integer"
+                 },
+                 "duplicates": {
+                  "type": "array",
+                  "items": {
+                   "type": "object",
+                   "properties": {
+                    "upload": {
+                     "type": "string"
+                    },
+                    "existing": {
+                     "type": "string"
+                    },
+                    "sameAs": {
+                     "type": "string"
+                    }
+                   }
+                  }
+                 },
+                 "failures": {
+                  "type": "array",
+                  "items": {
+                   "type": "object",
+                   "properties": {
+                    "upload": {
+                     "type": "string"
+                    },
+                    "reason": {
+                     "type": "string"
+                    }
+                   }
+                  }
                  }
                 }
                }

@@ -14,6 +14,7 @@ final class ServerServices: Sendable {
     let imageManager = PHCachingImageManager()
     let encodedImages = EncodedImageCache(capacity: 256 << 20)
     let feed: ChangeFeed
+    let uploads: Uploads
     private let clients = Mutex<[String: PHPhotoLibrary]>([:])
 
     init(libraryURL: URL, configuration: PhotosServer.Configuration, logger: Logger) throws {
@@ -23,6 +24,7 @@ final class ServerServices: Sendable {
         owner = try PHPhotoLibrary(url: libraryURL, clientIdentifier: nil)
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
+        uploads = try Uploads()
     }
 
     /// The handle a client's requests act through (opened once per client, kept for the server's life).

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import OpenPhotos
+import PhotosTesting
+import Testing
+
+/// Uploads: streamed to a file, imported together (content sniffed, duplicates named, Live Photos joined).
+@Suite("Uploads")
+struct UploadTests {
+    @Test func uploadsAreImportedTogetherWithDuplicatesAndLivePhotos() async throws {
+        let fixture = try ServerFixture(name: "Uploads")
+        defer { fixture.library.remove() }
+        let scratch = fixture.library.scratch
+        let id = "6E8C9C22-5F0B-4C43-9A0E-222222222222"
+        let still = scratch.appendingPathComponent("IMG_0100.JPG")
+        try TestMedia.writeJPEG(to: still, width: 64, height: 48, exif: TestEXIF(dateTimeOriginal: "2024:05:01 10:00:00", appleContentIdentifier: id))
+        let movie = scratch.appendingPathComponent("IMG_0100.MOV")
+        try TestMedia.writeMovie(to: movie, keys: ["com.apple.quicktime.content.identifier": id])
+        let plain = try fixture.library.makeImage("plain.jpg")
+        let files = try [still, movie, plain].map { ($0.lastPathComponent, try Data(contentsOf: $0)) }
+        let writer = try fixture.token("phone", .authorized)
+        let scanner = try fixture.token("scanner", .authorized, accessLevel: .addOnly)
+        let reader = try fixture.token("frame", .limited)
+        let library = fixture.library
+        try await fixture.test { client in
+            func upload(_ name: String, _ data: Data, token: String) async throws -> String {
+                let response = try await client.execute(
+                    uri: "/v1/uploads?filename=\(name)", method: .post, headers: [.authorization: "Bearer \(token)"],
+                    body: ByteBuffer(bytes: data))
+                #expect(response.status == .created, "\(response.json)")
+                #expect(response.json["size"] as? Int == data.count)
+                return try #require(response.json["upload"] as? String)
+            }
+            var uploads: [String] = []
+            for (name, data) in files { uploads.append(try await upload(name, data, token: scanner)) }
+            let created = try await client.call("/v1/assets", .post, token: scanner, json: ["uploads": uploads])
+            #expect(created.status == .ok, "\(created.json)")
+            #expect((created.json["created"] as? [String])?.count == 2 && created.json["livePhotosPaired"] as? Int == 1)
+            let live = try #require(
+                PHAsset.fetchAssets(with: .image, options: library.options()).objects(at: IndexSet(0..<2)).first {
+                    $0.mediaSubtypes.contains(.photoLive)
+                })
+            #expect(PHAssetResource.assetResources(for: live).map(\.originalFilename).sorted() == ["IMG_0100.JPG", "IMG_0100.MOV"])
+
+            // The same bytes again: the existing asset. A file that is not media: refused with its reason.
+            let again = try await upload("copy.jpg", files[2].1, token: writer)
+            let junk = try await upload("notes.jpg", Data("not a photo".utf8), token: writer)
+            let second = try await client.call("/v1/assets", .post, token: writer, json: ["uploads": [again, junk]])
+            #expect(second.status.code == 207, "\(second.json)")
+            let duplicates = try #require(second.json["duplicates"] as? [[String: Any]])
+            #expect(duplicates.first?["upload"] as? String == again && duplicates.first?["existing"] != nil)
+            #expect((second.json["failures"] as? [[String: Any]])?.first?["upload"] as? String == junk)
+
+            // Uploads belong to their client and are used once; limited clients may upload, denied ones may not.
+            #expect(try await client.call("/v1/assets", .post, token: writer, json: ["uploads": [uploads[0]]]).status == .notFound)
+            let denied = try await client.execute(
+                uri: "/v1/uploads?filename=x.jpg", method: .post, headers: [.authorization: "Bearer \(try fixture.token("none", .denied))"],
+                body: ByteBuffer(bytes: files[2].1))
+            #expect(denied.status == .forbidden)
+            _ = try await upload("mine.jpg", files[0].1, token: reader)
+            #expect(try await client.call("/v1/uploads?filename=..", .post, token: writer).status == .badRequest)
+            let empty = try await client.execute(uri: "/v1/uploads?filename=e.jpg", method: .post, headers: [.authorization: "Bearer \(writer)"])
+            #expect(empty.status == .badRequest)
+        }
+    }
+}
