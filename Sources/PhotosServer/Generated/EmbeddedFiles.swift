@@ -1651,6 +1651,348 @@ enum EmbeddedFiles {
                  }
                 }
                }
+              },
+              "/v1/assets/{id}/edit": {
+               "get": {
+                "summary": "The asset's edit: the built-in recipe (null for another editor's), the editor, the version",
+                "parameters": [
+                 {
+                  "name": "id",
+                  "in": "path",
+                  "required": true,
+                  "description": "The asset's id",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "responses": {
+                 "200": {
+                  "description": "The edit",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Edit"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such object",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               },
+               "put": {
+                "summary": "Save a recipe as a non-destructive edit, rendered from the previous version",
+                "parameters": [
+                 {
+                  "name": "id",
+                  "in": "path",
+                  "required": true,
+                  "description": "The asset's id",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "If-Match",
+                  "in": "header",
+                  "description": "The version the edit is based on (the edit's ETag)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "$ref": "#/components/schemas/Recipe"
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "Saved",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Edit"
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such object",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "412": {
+                  "description": "The asset changed since the version in If-Match",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "422": {
+                  "description": "The library refuses the change",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               },
+               "delete": {
+                "summary": "Revert to the original",
+                "parameters": [
+                 {
+                  "name": "id",
+                  "in": "path",
+                  "required": true,
+                  "description": "The asset's id",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "If-Match",
+                  "in": "header",
+                  "description": "The version the edit is based on (the edit's ETag)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "responses": {
+                 "200": {
+                  "description": "Reverted",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Edit"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such object",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "412": {
+                  "description": "The asset changed since the version in If-Match",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "422": {
+                  "description": "The library refuses the change",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/{id}/edit/preview": {
+               "post": {
+                "summary": "Render a recipe without committing it",
+                "parameters": [
+                 {
+                  "name": "id",
+                  "in": "path",
+                  "required": true,
+                  "description": "The asset's id",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "size",
+                  "in": "query",
+                  "description": "WxH to fit (default 1024x1024)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "$ref": "#/components/schemas/Recipe"
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The preview",
+                  "content": {
+                   "image/jpeg": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such object",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "422": {
+                  "description": "The library refuses the change",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
               }
              },
              "components": {
@@ -2208,6 +2550,52 @@ enum EmbeddedFiles {
                     }
                    }
                   }
+                 }
+                }
+               },
+               "Recipe": {
+                "type": "object",
+                "required": [
+                 "steps"
+                ],
+                "description": "org.openphotokit.adjustment 1.0: Core Image steps (crop, rotate, flip, straighten, exposure, contrast, saturation, vibrance, warmth, tint, highlights, shadows, look, vignette)",
+                "properties": {
+                 "steps": {
+                  "type": "array",
+                  "maxItems": 32,
+                  "items": {
+                   "type": "object"
+                  }
+                 }
+                }
+               },
+               "Edit": {
+                "type": "object",
+                "properties": {
+                 "asset": {
+                  "type": "string"
+                 },
+                 "hasAdjustments": {
+                  "type": "boolean"
+                 },
+                 "adjustmentFormatIdentifier": {
+                  "type": [
+                   "string",
+                   "null"
+                  ]
+                 },
+                 "recipe": {
+                  "oneOf": [
+                   {
+                    "$ref": "#/components/schemas/Recipe"
+                   },
+                   {
+                    "type": "null"
+                   }
+                  ]
+                 },
+                 "version": {
+                  "type": "string"
                  }
                 }
                }
