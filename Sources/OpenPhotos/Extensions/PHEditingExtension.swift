@@ -215,7 +215,7 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { throw fail("it cannot be run: \(error.localizedDescription)") }
+        do { try process.runRetryingBusyExecutable() } catch { throw fail("it cannot be run: \(error.localizedDescription)") }
         let reader = Mutex<Data>(Data())
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -309,4 +309,25 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
 
 extension String {
     fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+extension Process {
+    /// Starts the process, trying again for a moment when the start fails while the executable is there.
+    ///
+    /// A program copied a moment ago (an extension just installed) cannot be executed while any process still
+    /// holds it open for writing (ETXTBSY), and a child that another thread forked during the copy holds the copy's
+    /// descriptor until that child calls exec. The window is short; Foundation reports it only as a generic error.
+    func runRetryingBusyExecutable() throws {
+        var attempt = 0
+        while true {
+            do {
+                try run()
+                return
+            } catch {
+                attempt += 1
+                guard attempt < 40, let path = executableURL?.path, FileManager.default.isExecutableFile(atPath: path) else { throw error }
+                Thread.sleep(forTimeInterval: 0.025)
+            }
+        }
+    }
 }

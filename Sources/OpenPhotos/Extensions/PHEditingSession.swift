@@ -278,7 +278,7 @@ private final class ExtensionProcess: @unchecked Sendable {
         let log = workspace.url.appendingPathComponent("extension.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: log.path) ?? FileHandle.nullDevice
-        do { try process.run() } catch { throw .launchFailed(extension: name, reason: "\(error)") }
+        do { try process.runRetryingBusyExecutable() } catch { throw .launchFailed(extension: name, reason: "\(error)") }
         let fd = output.fileHandleForReading.fileDescriptor
         Thread.detachNewThread { [self] in
             while true {

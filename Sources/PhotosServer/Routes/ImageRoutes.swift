@@ -26,7 +26,9 @@ struct ImageRoutes {
     func image(_ request: Request, context: PhotosRequestContext) async throws -> Response {
         let session = try context.client()
         let id = try context.parameters.require("id")
-        let query = try Query(request, allowed: ["size", "mode", "version", "format"])
+        // `v` is the client's cache key for the URL (the gallery sends the adjustment time): an `immutable` image
+        // must change URL when the asset is edited; the server ignores it (the ETag is what it checks).
+        let query = try Query(request, allowed: ["size", "mode", "version", "format", "v"])
         let (width, height) = try Self.size(query["size"] ?? "256x256")
         let mode = query["mode"] ?? "fit"
         guard mode == "fit" || mode == "fill" else { throw APIError.badRequest("mode is fit or fill") }

@@ -1,0 +1,682 @@
+// The web gallery of `photos serve`: plain ES module, no build step. It speaks only the /v1 API.
+// Reads (images, videos, the feed) are authorized by the HttpOnly cookie POST /v1/session sets; writes carry the
+// token in the Authorization header, which another site cannot send.
+
+const $ = (selector) => document.querySelector(selector);
+const state = {
+  token: localStorage.getItem("photos.token"),
+  view: "timeline",
+  assets: [],        // loaded assets of the current view, in order
+  index: new Map(),  // id → position in assets
+  cursor: null,      // the next page's cursor, null when everything is loaded
+  loading: false,
+  layout: [],        // rows: {top, height, header?, items: [{asset, left, width}]}
+  selected: new Set(),
+  viewer: null,      // position in assets of the asset shown
+  source: null,      // the EventSource of the feed
+  deleted: null,     // Recently Deleted's id
+  recipe: null,
+  rotation: 0,
+};
+const PAGE = 500;
+const GAP = 4;
+
+// MARK: - API
+
+async function api(path, { method = "GET", body, headers = {}, raw = false } = {}) {
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
+  if (state.token && method !== "GET") init.headers.Authorization = `Bearer ${state.token}`;
+  if (body !== undefined) {
+    init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
+    if (!(body instanceof Blob) && !init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
+  }
+  const response = await fetch(path, init);
+  if (response.status === 401) { showSignIn(); throw new Error("not signed in"); }
+  if (!response.ok) {
+    let message = response.statusText;
+    try { message = (await response.json()).error.message; } catch { /* not JSON */ }
+    throw new Error(message);
+  }
+  if (raw) return response;
+  return response.status === 204 ? null : response.json();
+}
+
+function changes(list) { return api("/v1/changes", { method: "POST", body: { changes: list } }); }
+
+// MARK: - Sign in
+
+function showSignIn() {
+  for (const id of ["#grid", "#albums", "#empty"]) $(id).hidden = true;
+  $("#sign-in").hidden = false;
+  $("#token").focus();
+}
+
+$("#sign-in").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const token = $("#token").value.trim();
+  const response = await fetch("/v1/session", { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+  if (!response.ok) { $("#sign-in-error").textContent = "That token is not valid."; return; }
+  state.token = token;
+  localStorage.setItem("photos.token", token);
+  $("#sign-in").hidden = true;
+  start();
+});
+
+// MARK: - Views
+
+const views = {
+  timeline: { path: "/v1/assets", query: "sort=creationDate" },
+  favorites: { path: "/v1/assets", query: "sort=creationDate&predicate=" + encodeURIComponent("favorite == YES") },
+  hidden: { path: "/v1/assets", query: "sort=creationDate&includeHidden=true&predicate=" + encodeURIComponent("hidden == YES") },
+};
+
+function currentSource() {
+  if (state.view === "deleted") return { path: `/v1/collections/${state.deleted}/assets`, query: "" };
+  if (state.view.startsWith("album:")) return { path: `/v1/collections/${state.view.slice(6)}/assets`, query: "includeHidden=true" };
+  return views[state.view];
+}
+
+async function show(view) {
+  state.view = view;
+  for (const button of document.querySelectorAll("nav button")) {
+    const current = view === button.dataset.view || (view.startsWith("album:") && button.dataset.view === "albums");
+    if (current) button.setAttribute("aria-current", "page"); else button.removeAttribute("aria-current");
+  }
+  clearSelection();
+  $("[data-action=recover]").hidden = view !== "deleted";
+  $("[data-action=delete]").hidden = view === "deleted";
+  if (view === "albums") return showAlbums();
+  $("#albums").hidden = true;
+  $("#grid").hidden = false;
+  state.assets = [];
+  state.index = new Map();
+  state.cursor = undefined;
+  await loadMore();
+}
+
+async function showAlbums() {
+  $("#grid").hidden = true;
+  $("#empty").hidden = true;
+  const container = $("#albums");
+  container.hidden = false;
+  container.replaceChildren();
+  const { collections } = await api("/v1/collections?type=album");
+  for (const album of collections) {
+    const button = document.createElement("button");
+    button.className = "album";
+    button.type = "button";
+    const image = document.createElement("img");
+    image.alt = "";
+    if (album.keyAsset) image.src = `/v1/assets/${album.keyAsset}/image?size=${thumbnailSize(160)}&mode=fill`;
+    const title = document.createElement("span");
+    title.textContent = `${album.title ?? "Untitled"} · ${album.estimatedAssetCount ?? 0}`;
+    button.append(image, title);
+    button.addEventListener("click", () => show(`album:${album.id}`));
+    container.append(button);
+  }
+  if (!collections.length) { $("#empty").hidden = false; $("#empty").textContent = "No albums yet."; }
+}
+
+async function loadMore() {
+  if (state.loading || state.cursor === null) return;
+  state.loading = true;
+  try {
+    const source = currentSource();
+    const view = state.view;
+    const parts = [source.query, `limit=${PAGE}`];
+    if (state.cursor) parts.push(`cursor=${encodeURIComponent(state.cursor)}`);
+    const page = await api(`${source.path}?${parts.filter(Boolean).join("&")}`);
+    if (view !== state.view) return;
+    for (const asset of page.assets) {
+      state.index.set(asset.id, state.assets.length);
+      state.assets.push(asset);
+    }
+    state.cursor = page.nextCursor;
+    $("#empty").hidden = state.assets.length > 0;
+    $("#empty").textContent = "No photos here yet.";
+    relayout();
+  } finally {
+    state.loading = false;
+  }
+}
+
+// MARK: - Justified grid, virtualized: only the rows on screen are in the page.
+
+function thumbnailSize(height) {
+  const pixels = height * (window.devicePixelRatio || 1);
+  const side = pixels <= 128 ? 128 : pixels <= 256 ? 256 : 512;
+  return `${side}x${side}`;
+}
+
+function dayOf(asset) {
+  if (!asset.creationDate) return "Undated";
+  const date = new Date(asset.creationDate);
+  return date.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" });
+}
+
+function relayout() {
+  const width = document.documentElement.clientWidth || window.innerWidth;
+  const target = width < 600 ? 110 : 180;
+  const rows = [];
+  let top = 0;
+  let day = null;
+  let pending = [];
+  const flush = (last) => {
+    if (!pending.length) return;
+    const ratio = pending.reduce((sum, a) => sum + a.ratio, 0);
+    const available = width - GAP * (pending.length + 1);
+    const height = last && available / ratio > target * 1.3 ? target : available / ratio;
+    let left = GAP;
+    const items = pending.map(({ asset, ratio: r }) => {
+      const item = { asset, left, width: r * height };
+      left += r * height + GAP;
+      return item;
+    });
+    rows.push({ top, height, items });
+    top += height + GAP;
+    pending = [];
+  };
+  for (const asset of state.assets) {
+    const assetDay = dayOf(asset);
+    if (assetDay !== day) {
+      flush(true);
+      day = assetDay;
+      rows.push({ top, height: 32, header: assetDay, items: [] });
+      top += 36;
+    }
+    const ratio = asset.pixelWidth && asset.pixelHeight ? Math.min(3, Math.max(0.33, asset.pixelWidth / asset.pixelHeight)) : 1;
+    pending.push({ asset, ratio });
+    const sum = pending.reduce((total, a) => total + a.ratio, 0);
+    if (sum * target + GAP * (pending.length + 1) >= width) flush(false);
+  }
+  flush(true);
+  state.layout = rows;
+  $("#grid-content").style.height = `${top}px`;
+  render();
+}
+
+function render() {
+  const content = $("#grid-content");
+  const gridTop = content.getBoundingClientRect().top + window.scrollY;
+  const from = window.scrollY - gridTop - window.innerHeight;
+  const to = window.scrollY - gridTop + 2 * window.innerHeight;
+  const wanted = new Map();
+  for (const row of state.layout) {
+    if (row.top + row.height < from || row.top > to) continue;
+    if (row.header) { wanted.set(`h:${row.top}:${row.header}`, row); continue; }
+    for (const item of row.items) wanted.set(item.asset.id, { row, item });
+  }
+  // Keep what is still wanted and unchanged (moved into place); make the rest anew.
+  for (const child of [...content.children]) {
+    const entry = wanted.get(child.dataset.key);
+    if (!entry || (entry.item && child.dataset.stamp !== stamp(entry.item.asset))) { child.remove(); continue; }
+    if (entry.item) place(child, entry.row, entry.item);
+    wanted.delete(child.dataset.key);
+  }
+  for (const [key, entry] of wanted) {
+    if (entry.header) {
+      const header = document.createElement("h2");
+      header.className = "header";
+      header.dataset.key = key;
+      header.style.cssText = `top:${entry.top + 8}px;margin:0;font-size:15px`;
+      header.textContent = entry.header;
+      content.append(header);
+      continue;
+    }
+    content.append(tile(entry.item.asset, key, entry.row, entry.item));
+  }
+  // Near the end of what is loaded: the next page.
+  const last = state.layout[state.layout.length - 1];
+  if (last && last.top < to + window.innerHeight) loadMore();
+}
+
+/// What a tile shows of its asset: a tile is made again when this changes.
+function stamp(asset) { return `${asset.isFavorite}|${asset.adjustmentTimestamp ?? ""}|${asset.isHidden}`; }
+
+function place(element, row, item) {
+  element.style.cssText = `top:${row.top}px;left:${item.left}px;width:${item.width}px;height:${row.height}px`;
+}
+
+function tile(asset, key, row, item) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "tile";
+  button.dataset.key = key;
+  button.dataset.stamp = stamp(asset);
+  button.setAttribute("role", "gridcell");
+  button.setAttribute("aria-selected", state.selected.has(asset.id) ? "true" : "false");
+  place(button, row, item);
+  const when = asset.creationDate ? new Date(asset.creationDate).toLocaleString() : "undated";
+  button.setAttribute("aria-label", `${asset.mediaType === "video" ? "Video" : "Photo"}, ${when}${asset.isFavorite ? ", favourite" : ""}`);
+  const image = document.createElement("img");
+  image.alt = "";
+  image.loading = "lazy";
+  image.decoding = "async";
+  image.src = `/v1/assets/${asset.id}/image?size=${thumbnailSize(row.height)}&mode=fill${cacheKey(asset)}`;
+  button.append(image);
+  if (asset.mediaType === "video" || asset.mediaSubtypes.includes("photoLive")) {
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = asset.mediaType === "video" ? formatDuration(asset.duration) : "LIVE";
+    button.append(badge);
+  }
+  if (asset.isFavorite) {
+    const heart = document.createElement("span");
+    heart.className = "heart";
+    heart.textContent = "♥";
+    button.append(heart);
+  }
+  button.addEventListener("click", (event) => {
+    if (event.shiftKey || event.metaKey || event.ctrlKey || state.selected.size) toggleSelection(asset.id);
+    else openViewer(state.index.get(asset.id));
+  });
+  button.addEventListener("keydown", (event) => {
+    if (event.key === " ") { event.preventDefault(); toggleSelection(asset.id); }
+  });
+  return button;
+}
+
+/// Images are cached as immutable: an edit (or a revert) must change their URL.
+function cacheKey(asset) { return asset.adjustmentTimestamp ? `&v=${Date.parse(asset.adjustmentTimestamp)}` : ""; }
+
+function formatDuration(seconds) {
+  const s = Math.round(seconds || 0);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+let frame = 0;
+window.addEventListener("scroll", () => { cancelAnimationFrame(frame); frame = requestAnimationFrame(render); }, { passive: true });
+window.addEventListener("resize", () => { cancelAnimationFrame(frame); frame = requestAnimationFrame(relayout); });
+
+// MARK: - Selection
+
+function toggleSelection(id) {
+  if (state.selected.has(id)) state.selected.delete(id); else state.selected.add(id);
+  updateSelection();
+}
+
+function clearSelection() { state.selected.clear(); updateSelection(); }
+
+function updateSelection() {
+  $("#selection-bar").hidden = state.selected.size === 0;
+  $("#selection-count").textContent = `${state.selected.size} selected`;
+  for (const child of $("#grid-content").children) {
+    if (child.classList.contains("tile")) child.setAttribute("aria-selected", state.selected.has(child.dataset.key) ? "true" : "false");
+  }
+}
+
+$("#selection-bar").addEventListener("click", async (event) => {
+  const action = event.target.dataset.action;
+  if (!action) return;
+  const ids = [...state.selected];
+  try {
+    if (action === "clear") return clearSelection();
+    if (action === "favorite") await changes(ids.map((asset) => ({ op: "updateAsset", asset, isFavorite: true })));
+    if (action === "hide") await changes(ids.map((asset) => ({ op: "updateAsset", asset, isHidden: true })));
+    if (action === "delete") await changes([{ op: "deleteAssets", assets: ids }]);
+    if (action === "recover") await changes([{ op: "recoverAssets", assets: ids }]);
+    if (action === "album") {
+      const { collections } = await api("/v1/collections?type=album");
+      const names = collections.map((album) => album.title).join(", ");
+      const title = prompt(`Album name (existing: ${names || "none"}; a new name makes a new album)`);
+      if (!title) return;
+      const existing = collections.find((album) => album.title === title);
+      await changes([existing ? { op: "addToAlbum", album: existing.id, assets: ids } : { op: "createAlbum", title, assets: ids }]);
+    }
+    clearSelection();
+  } catch (error) {
+    alert(error.message);
+  }
+});
+
+// MARK: - Viewer
+
+function openViewer(position) {
+  if (position === undefined) return;
+  state.viewer = position;
+  $("#viewer").hidden = false;
+  $("#editor").hidden = true;
+  showAsset();
+  $("[data-viewer=close]").focus();
+}
+
+function closeViewer() {
+  $("#viewer").hidden = true;
+  $("#stage").replaceChildren();
+  const asset = state.assets[state.viewer];
+  state.viewer = null;
+  document.querySelector(`.tile[data-key="${asset?.id}"]`)?.focus();
+}
+
+function resourceURL(asset, type) { return `/v1/assets/${asset.id}/resources/${type}`; }
+
+async function showAsset() {
+  const asset = state.assets[state.viewer];
+  if (!asset) return closeViewer();
+  const stage = $("#stage");
+  stage.classList.remove("zoomed");
+  $("[data-viewer=zoom]").setAttribute("aria-pressed", "false");
+  $("[data-viewer=favorite]").setAttribute("aria-pressed", String(asset.isFavorite));
+  $("[data-viewer=favorite]").textContent = asset.isFavorite ? "♥" : "♡";
+  stage.replaceChildren();
+  if (asset.mediaType === "video") {
+    const video = document.createElement("video");
+    video.controls = true;
+    video.autoplay = true;
+    video.src = resourceURL(asset, asset.hasAdjustments ? "fullSizeVideo" : "video");
+    video.setAttribute("aria-label", "Video");
+    stage.append(video);
+  } else {
+    const size = Math.ceil(Math.max(stage.clientWidth, stage.clientHeight, 512) * (window.devicePixelRatio || 1));
+    const image = document.createElement("img");
+    image.alt = asset.creationDate ? `Photo from ${new Date(asset.creationDate).toLocaleString()}` : "Photo";
+    image.src = `/v1/assets/${asset.id}/image?size=${Math.min(size, 4096)}x${Math.min(size, 4096)}&mode=fit${cacheKey(asset)}`;
+    stage.append(image);
+    if (asset.mediaSubtypes.includes("photoLive")) {
+      const badge = document.createElement("span");
+      badge.className = "live";
+      badge.textContent = "LIVE — hover or press to play";
+      const video = document.createElement("video");
+      video.muted = true;
+      video.playsInline = true;
+      video.hidden = true;
+      video.className = "live-video";
+      video.src = resourceURL(asset, asset.hasAdjustments ? "fullSizePairedVideo" : "pairedVideo");
+      const play = () => { video.hidden = false; image.hidden = true; video.currentTime = 0; video.play(); };
+      const stop = () => { video.pause(); video.hidden = true; image.hidden = false; };
+      for (const target of [image, badge]) {
+        target.addEventListener("pointerenter", play);
+        target.addEventListener("pointerdown", play);
+      }
+      video.addEventListener("pointerleave", stop);
+      video.addEventListener("ended", stop);
+      stage.append(video, badge);
+    }
+  }
+  if (!$("#info").hidden) showInfo();
+}
+
+async function showInfo() {
+  const asset = state.assets[state.viewer];
+  const details = await api(`/v1/assets/${asset.id}`);
+  const list = document.createElement("dl");
+  const add = (term, value) => {
+    if (value === undefined || value === null || value === "") return;
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.textContent = value;
+    list.append(dt, dd);
+  };
+  if (details.creationDate) {
+    const offset = details.creationTimeZoneOffset;
+    const local = offset === undefined || offset === null
+      ? new Date(details.creationDate).toLocaleString()
+      : new Date(Date.parse(details.creationDate) + offset * 1000).toISOString().replace("T", " ").slice(0, 19)
+        + ` UTC${offset >= 0 ? "+" : "−"}${String(Math.floor(Math.abs(offset) / 3600)).padStart(2, "0")}:${String(Math.floor(Math.abs(offset) % 3600 / 60)).padStart(2, "0")}`;
+    add("Taken", local);
+  }
+  if (details.location) add("Place", `${details.location.latitude.toFixed(5)}, ${details.location.longitude.toFixed(5)}`);
+  add("Size", `${details.pixelWidth} × ${details.pixelHeight}`);
+  for (const resource of details.resources ?? []) {
+    add(resource.type, `${resource.originalFilename} — ${(resource.fileSize / 1e6).toFixed(1)} MB`);
+  }
+  if (details.hasAdjustments) add("Edited with", details.adjustmentFormatIdentifier);
+  $("#info").replaceChildren(list);
+}
+
+$("#viewer").addEventListener("click", async (event) => {
+  const action = event.target.dataset.viewer;
+  const asset = state.assets[state.viewer];
+  if (!action || !asset) return;
+  try {
+    if (action === "close") closeViewer();
+    if (action === "previous") move(-1);
+    if (action === "next") move(1);
+    if (action === "favorite") await changes([{ op: "updateAsset", asset: asset.id, isFavorite: !asset.isFavorite }]);
+    if (action === "delete") { await changes([{ op: "deleteAssets", assets: [asset.id] }]); }
+    if (action === "zoom") {
+      const zoomed = $("#stage").classList.toggle("zoomed");
+      event.target.setAttribute("aria-pressed", String(zoomed));
+      const image = $("#stage img");
+      if (zoomed && image) image.src = `/v1/assets/${asset.id}/image?size=${asset.pixelWidth}x${asset.pixelHeight}&mode=fit${cacheKey(asset)}`;
+    }
+    if (action === "info") {
+      $("#info").hidden = !$("#info").hidden;
+      event.target.setAttribute("aria-pressed", String(!$("#info").hidden));
+      if (!$("#info").hidden) await showInfo();
+    }
+    if (action === "edit") await openEditor(asset);
+  } catch (error) {
+    alert(error.message);
+  }
+});
+
+function move(step) {
+  const next = state.viewer + step;
+  if (next < 0 || next >= state.assets.length) return;
+  state.viewer = next;
+  $("#editor").hidden = true;
+  showAsset();
+  if (next > state.assets.length - 20) loadMore();
+}
+
+document.addEventListener("keydown", (event) => {
+  if ($("#viewer").hidden || event.target.closest?.("#editor")) return;
+  if (event.key === "Escape") closeViewer();
+  if (event.key === "ArrowLeft") move(-1);
+  if (event.key === "ArrowRight") move(1);
+  if (event.key === "f") $("[data-viewer=favorite]").click();
+});
+
+// MARK: - Editor (the built-in recipe: previewed on the server, saved as a non-destructive edit)
+
+async function openEditor(asset) {
+  if (asset.mediaType !== "image") { alert("Only photos can be edited here."); return; }
+  const edit = await api(`/v1/assets/${asset.id}/edit`);
+  state.recipe = edit;
+  const form = $("#editor");
+  form.reset();
+  state.rotation = 0;
+  for (const step of edit.recipe?.steps ?? []) {
+    const [kind, value] = Object.entries(step)[0];
+    if (kind === "exposure") form.exposure.value = value.ev;
+    if (kind === "contrast") form.contrast.value = value._0;
+    if (kind === "saturation") form.saturation.value = value._0;
+    if (kind === "warmth") form.warmth.value = value._0;
+    if (kind === "vignette") form.vignette.value = value.intensity;
+    if (kind === "straighten") form.straighten.value = value.degrees;
+    if (kind === "look") form.look.value = value._0;
+    if (kind === "rotate") state.rotation = value.quarterTurns;
+  }
+  form.hidden = false;
+  $("#info").hidden = true;
+  form.exposure.focus();
+}
+
+function recipeFromForm() {
+  const form = $("#editor");
+  const steps = [];
+  const number = (name) => Number(form[name].value);
+  if (state.rotation) steps.push({ rotate: { quarterTurns: state.rotation } });
+  if (number("straighten")) steps.push({ straighten: { degrees: number("straighten") } });
+  if (number("exposure")) steps.push({ exposure: { ev: number("exposure") } });
+  if (number("contrast") !== 1) steps.push({ contrast: { _0: number("contrast") } });
+  if (number("saturation") !== 1) steps.push({ saturation: { _0: number("saturation") } });
+  if (number("warmth")) steps.push({ warmth: { _0: number("warmth") } });
+  if (form.look.value) steps.push({ look: { _0: form.look.value } });
+  if (number("vignette")) steps.push({ vignette: { intensity: number("vignette") } });
+  return { steps };
+}
+
+let previewTimer = 0;
+let previewURL = null;
+function schedulePreview() {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(async () => {
+    const asset = state.assets[state.viewer];
+    const stage = $("#stage");
+    const size = Math.min(1600, Math.ceil(Math.max(stage.clientWidth, stage.clientHeight) * (window.devicePixelRatio || 1)));
+    const response = await api(`/v1/assets/${asset.id}/edit/preview?size=${size}x${size}`, { method: "POST", body: recipeFromForm(), raw: true });
+    const blob = await response.blob();
+    if (previewURL) URL.revokeObjectURL(previewURL);
+    previewURL = URL.createObjectURL(blob);
+    const image = $("#stage img");
+    if (image) image.src = previewURL;
+  }, 150);
+}
+
+$("#editor").addEventListener("input", schedulePreview);
+$("#editor").addEventListener("click", async (event) => {
+  const action = event.target.dataset.edit;
+  const asset = state.assets[state.viewer];
+  if (!action) return;
+  if (action === "rotate") { state.rotation = (state.rotation + 1) % 4; schedulePreview(); }
+  if (action === "cancel") { $("#editor").hidden = true; showAsset(); }
+  if (action === "revert") {
+    try {
+      await api(`/v1/assets/${asset.id}/edit`, { method: "DELETE", headers: { "If-Match": `"${state.recipe.version}"` } });
+      $("#editor").hidden = true;
+    } catch (error) { $("#edit-error").textContent = error.message; }
+  }
+});
+$("#editor").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const asset = state.assets[state.viewer];
+  try {
+    await api(`/v1/assets/${asset.id}/edit`, { method: "PUT", body: recipeFromForm(), headers: { "If-Match": `"${state.recipe.version}"` } });
+    $("#editor").hidden = true;
+    $("#edit-error").textContent = "";
+  } catch (error) { $("#edit-error").textContent = error.message; }
+});
+
+// MARK: - Upload (drag and drop or the button; per-file progress)
+
+function uploadFile(file, row) {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open("POST", `/v1/uploads?filename=${encodeURIComponent(file.name)}`);
+    request.setRequestHeader("Authorization", `Bearer ${state.token}`);
+    request.upload.onprogress = (event) => { if (event.lengthComputable) row.value = event.loaded / event.total; };
+    request.onload = () => (request.status === 201 ? resolve(JSON.parse(request.responseText).upload) : reject(new Error(request.statusText)));
+    request.onerror = () => reject(new Error("network error"));
+    request.send(file);
+  });
+}
+
+async function upload(files) {
+  const panel = $("#uploads");
+  panel.hidden = false;
+  panel.replaceChildren();
+  const ids = [];
+  for (const file of files) {
+    const label = document.createElement("label");
+    label.textContent = file.name;
+    const progress = document.createElement("progress");
+    progress.max = 1;
+    progress.value = 0;
+    label.append(progress);
+    panel.append(label);
+    try { ids.push(await uploadFile(file, progress)); } catch (error) { label.append(` — ${error.message}`); }
+  }
+  if (!ids.length) return;
+  const response = await fetch("/v1/assets", {
+    method: "POST", headers: { Authorization: `Bearer ${state.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ uploads: ids }),
+  });
+  const result = await response.json();
+  const summary = document.createElement("p");
+  summary.textContent = `${result.created?.length ?? 0} added, ${result.duplicates?.length ?? 0} already in the library, ${result.failures?.length ?? 0} refused`;
+  summary.id = "upload-summary";
+  panel.append(summary);
+  setTimeout(() => { panel.hidden = true; }, 8000);
+}
+
+$("#upload-input").addEventListener("change", (event) => upload([...event.target.files]));
+document.addEventListener("dragover", (event) => { event.preventDefault(); document.body.classList.add("dragging"); });
+document.addEventListener("dragleave", (event) => { if (!event.relatedTarget) document.body.classList.remove("dragging"); });
+document.addEventListener("drop", (event) => {
+  event.preventDefault();
+  document.body.classList.remove("dragging");
+  if (event.dataTransfer.files.length) upload([...event.dataTransfer.files]);
+});
+
+// MARK: - Live: the change feed patches what is on screen
+
+async function applyChange(change) {
+  const assets = change.assets ?? {};
+  for (const id of assets.deleted ?? []) removeAsset(id);
+  for (const id of assets.updated ?? []) {
+    if (!state.index.has(id)) continue;
+    try {
+      const asset = await api(`/v1/assets/${id}`);
+      if (asset.trashedDate && state.view !== "deleted") { removeAsset(id); continue; }
+      const position = state.index.get(id);
+      state.assets[position] = asset;
+    } catch { removeAsset(id); }
+  }
+  if ((assets.inserted?.length || assets.updated?.length || change.assetCollections) && !state.view.startsWith("album")) {
+    // New assets may belong anywhere in the order (and an update may move one into or out of this view): reload
+    // the pages loaded so far, keeping the scroll position.
+    await reloadLoaded();
+  } else {
+    relayout();
+  }
+  if (state.viewer !== null && !$("#viewer").hidden && $("#editor").hidden) showAsset();
+  document.body.dataset.lastChange = change.token;
+}
+
+function removeAsset(id) {
+  const position = state.index.get(id);
+  if (position === undefined) return;
+  state.assets.splice(position, 1);
+  state.index = new Map(state.assets.map((asset, i) => [asset.id, i]));
+  state.selected.delete(id);
+  if (state.viewer !== null && state.viewer >= state.assets.length) state.viewer = state.assets.length - 1;
+}
+
+async function reloadLoaded() {
+  const count = Math.max(state.assets.length, PAGE);
+  const source = currentSource();
+  const fresh = [];
+  let cursor;
+  do {
+    const parts = [source.query, `limit=${Math.min(1000, count - fresh.length)}`];
+    if (cursor) parts.push(`cursor=${encodeURIComponent(cursor)}`);
+    const page = await api(`${source.path}?${parts.filter(Boolean).join("&")}`);
+    fresh.push(...page.assets);
+    cursor = page.nextCursor;
+  } while (cursor && fresh.length < count);
+  const viewing = state.viewer !== null ? state.assets[state.viewer]?.id : null;
+  state.assets = fresh;
+  state.index = new Map(fresh.map((asset, i) => [asset.id, i]));
+  state.cursor = cursor ?? null;
+  if (viewing) state.viewer = state.index.get(viewing) ?? Math.min(state.viewer, fresh.length - 1);
+  $("#empty").hidden = fresh.length > 0;
+  relayout();
+}
+
+function follow() {
+  state.source?.close();
+  const source = new EventSource("/v1/changes/stream");
+  source.addEventListener("change", (event) => applyChange(JSON.parse(event.data)));
+  source.addEventListener("open", () => { document.body.dataset.feed = "open"; });
+  state.source = source;
+}
+
+// MARK: - Start
+
+for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => show(button.dataset.view));
+
+async function start() {
+  let session;
+  try { session = await api("/v1/session"); } catch { return; }
+  if (!state.token) { showSignIn(); return; }
+  document.body.dataset.client = session.client;
+  const { collections } = await api("/v1/collections?type=smartAlbum");
+  state.deleted = collections.find((album) => album.subtype === 1000000201)?.id;
+  await show("timeline");
+  follow();
+  document.body.dataset.ready = "true";
+}
+
+start();

@@ -1,0 +1,143 @@
+import Foundation
+import OpenPhotos
+import PhotosServer
+import PhotosTesting
+import Synchronization
+import Testing
+
+/// The web gallery in a real headless Chromium (Debian's chromium and chromium-driver): sign in, a virtualized
+/// timeline, the viewer, a Live Photo, favourite, edit and revert, upload, and a change made by another client
+/// appearing without a reload. Screenshots are kept in .build/gallery-screenshots.
+@Suite("Gallery in Chromium", .enabled(if: WebDriver.isAvailable, "needs chromium and chromium-driver (scripts/setup.sh)"))
+struct GalleryTests {
+    static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/gallery-screenshots")
+        .standardizedFileURL
+
+    @Test func theGalleryWorksEndToEnd() async throws {
+        let fixture = try ServerFixture(name: "Gallery")
+        defer { fixture.library.remove() }
+        let library = fixture.library
+        // A Live Photo first in the timeline, then 300 photos every six hours.
+        let card = library.scratch.appendingPathComponent("card")
+        try FileManager.default.createDirectory(at: card, withIntermediateDirectories: true)
+        let liveID = "6E8C9C22-5F0B-4C43-9A0E-333333333333"
+        try TestMedia.writeJPEG(
+            to: card.appendingPathComponent("IMG_0001.JPG"), width: 64, height: 48,
+            exif: TestEXIF(dateTimeOriginal: "2020:01:01 10:00:00", appleContentIdentifier: liveID))
+        try TestMedia.writeMovie(to: card.appendingPathComponent("IMG_0001.MOV"), keys: ["com.apple.quicktime.content.identifier": liveID])
+        let live = try #require(try library.library.importItems(at: [card]).importedLocalIdentifiers.first)
+        let ids = try library.addImages(300, startingAt: Date(timeIntervalSince1970: 1_700_000_000), step: 6 * 3600)
+        let token = try fixture.token("browser", .authorized)
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let url = "http://127.0.0.1:\(port.withLock { $0 })/"
+
+        let browser = try await WebDriver()
+        do {
+            try await run(browser, url: url, token: token, library: library, live: live, ids: ids)
+            await browser.quit()
+        } catch {
+            try? await browser.screenshot(Self.screenshots.appendingPathComponent("failure.png"))
+            await browser.quit()
+            throw error
+        }
+    }
+
+    func asset(_ id: String, _ library: TestLibrary) -> PHAsset? {
+        PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject
+    }
+
+    /// Polls the library (what the gallery did must be in it, not only on screen).
+    func eventually(_ what: String, _ condition: () -> Bool) async throws {
+        for _ in 0..<200 {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("timed out waiting for \(what)")
+    }
+
+    func run(_ browser: WebDriver, url: String, token: String, library: TestLibrary, live: String, ids: [String]) async throws {
+        let shots = Self.screenshots
+        // Sign in.
+        try await browser.open(url)
+        try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+        try await browser.type(token, into: "#token")
+        try await browser.click("#sign-in button[type=submit]")
+        try await browser.wait(20, "the timeline", until: "return document.body.dataset.ready === 'true' && document.body.dataset.feed === 'open'")
+        try await browser.wait(
+            10, "thumbnails", until: "return [...document.querySelectorAll('.tile img')].some(i => i.complete && i.naturalWidth > 0)")
+        try await browser.screenshot(shots.appendingPathComponent("1-timeline.png"))
+
+        // Virtualized: only what is near the screen is in the page; scrolling swaps tiles.
+        let tiles = try await browser.run("return document.querySelectorAll('.tile').length") as? Int ?? 0
+        #expect(tiles > 0 && tiles < 301, "\(tiles) tiles in the page for 301 assets")
+        #expect(try await browser.run("return document.querySelectorAll('.header').length") as? Int ?? 0 > 1, "date headers")
+        try await browser.run("window.scrollTo(0, document.body.scrollHeight)")
+        let last = ids.last!.replacingOccurrences(of: "/", with: "_")
+        try await browser.wait(10, "the last photo after scrolling", until: "return !!document.querySelector('.tile[data-key=\"\(last)\"]')")
+        let first = live.replacingOccurrences(of: "/", with: "_")
+        #expect(try await browser.run("return !!document.querySelector('.tile[data-key=\"\(first)\"]')") as? Bool == false)
+        try await browser.screenshot(shots.appendingPathComponent("2-scrolled.png"))
+        try await browser.run("window.scrollTo(0, 0)")
+        try await browser.wait(10, "the first tile again", until: "return !!document.querySelector('.tile[data-key=\"\(first)\"]')")
+
+        // The viewer: the Live Photo plays on hover.
+        try await browser.click(".tile[data-key=\"\(first)\"]")
+        try await browser.wait(
+            10, "the photo in the viewer", until: "const i = document.querySelector('#stage img'); return !!i && i.complete && i.naturalWidth > 0")
+        try await browser.run("document.querySelector('#stage img').dispatchEvent(new PointerEvent('pointerenter'))")
+        try await browser.wait(
+            10, "the Live Photo's video to play",
+            until: "const v = document.querySelector('.live-video'); return !!v && !v.hidden && v.currentTime > 0")
+        try await browser.screenshot(shots.appendingPathComponent("3-live-photo.png"))
+
+        // Favourite with the keyboard; the feed brings the change back to the button.
+        try await browser.press("\u{E014}")  // right arrow: the next photo
+        try await browser.wait(
+            10, "the next photo",
+            until: "return document.querySelector('#stage img')?.src.includes('\(ids[0].replacingOccurrences(of: "/", with: "_"))')")
+        try await browser.press("f")
+        try await eventually("the favourite in the library") { asset(ids[0], library)?.isFavorite == true }
+        try await browser.wait(
+            10, "the favourite button", until: "return document.querySelector('[data-viewer=favorite]').getAttribute('aria-pressed') === 'true'")
+
+        // Edit with a look, save, then revert.
+        try await browser.click("[data-viewer=edit]")
+        try await browser.wait(10, "the editor", until: "return !document.querySelector('#editor').hidden")
+        try await browser.run(
+            "const s = document.querySelector('#editor select[name=look]'); s.value = 'mono'; s.dispatchEvent(new Event('input', {bubbles: true}))")
+        try await browser.wait(10, "the preview", until: "return document.querySelector('#stage img').src.startsWith('blob:')")
+        try await browser.screenshot(shots.appendingPathComponent("4-editing.png"))
+        try await browser.click("#editor button[type=submit]")
+        try await eventually("the edit in the library") { asset(ids[0], library)?.hasAdjustments == true }
+        try await browser.wait(10, "the editor to close", until: "return document.querySelector('#editor').hidden")
+        try await browser.wait(10, "the edited asset in the page", until: "return document.querySelector('#stage img').src.includes('&v=')")
+        try await browser.click("[data-viewer=edit]")
+        try await browser.wait(
+            10, "the editor with the saved look", until: "return document.querySelector('#editor select[name=look]').value === 'mono'")
+        try await browser.click("[data-edit=revert]")
+        try await eventually("the revert in the library") { asset(ids[0], library)?.hasAdjustments == false }
+        try await browser.press("\u{E00C}")  // Escape closes the viewer
+
+        // Upload through the file input (as a drop does): per-file progress, then the summary.
+        let upload = try library.makeImage("upload.jpg", width: 80, height: 60)
+        let before = PHAsset.fetchAssets(with: library.options()).count
+        try await browser.type(upload.path, into: "#upload-input")
+        try await browser.wait(
+            30, "the upload", until: "return document.querySelector('#upload-summary')?.textContent.startsWith('1 added') === true")
+        #expect(PHAsset.fetchAssets(with: library.options()).count == before + 1)
+        try await browser.screenshot(shots.appendingPathComponent("5-uploaded.png"))
+
+        // Another client favourites a photo on screen: its tile shows the heart without a reload.
+        let other = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
+        let options = PHFetchOptions()
+        options.photoLibrary = other
+        let second = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[1]], options: options).firstObject)
+        try other.performChangesAndWait { PHAssetChangeRequest(for: second).isFavorite = true }
+        let key = ids[1].replacingOccurrences(of: "/", with: "_")
+        try await browser.wait(10, "the other client's favourite", until: "return !!document.querySelector('.tile[data-key=\"\(key)\"] .heart')")
+        try await browser.screenshot(shots.appendingPathComponent("6-live-update.png"))
+    }
+}
