@@ -13,7 +13,7 @@ struct Bench: ParsableCommand {
         abstract: "Benchmarks (build with -c release).",
         subcommands: [
             BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self, BenchEditing.self,
-            BenchVideoEditing.self,
+            BenchVideoEditing.self, BenchServe.self,
         ],
         defaultSubcommand: BenchCore.self
     )

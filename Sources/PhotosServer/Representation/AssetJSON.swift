@@ -25,7 +25,8 @@ struct AssetJSON: ResponseEncodable, Equatable {
     var hasAdjustments: Bool
     var adjustmentFormatIdentifier: String?
     var adjustmentTimestamp: Date?
-    var contentType: String
+    /// The uniform type of the current version (given with the resources: reading it costs a query per asset).
+    var contentType: String?
     var trashedDate: Date?
     /// The current version's content hash: what image ETags derive from, so a client can cache by it.
     var version: String?
@@ -59,10 +60,12 @@ struct AssetJSON: ResponseEncodable, Equatable {
         hasAdjustments = asset.hasAdjustments
         adjustmentFormatIdentifier = asset.adjustmentFormatIdentifier
         adjustmentTimestamp = asset.adjustmentTimestamp
-        contentType = asset.contentType.identifier
         trashedDate = asset.trashedDate
         if let resources {
             version = VersionHash.current(of: resources)
+            contentType =
+                (resources.first { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }
+                ?? resources.first { $0.type == .photo || $0.type == .video })?.uniformTypeIdentifier
             self.resources = resources.map { ResourceJSON($0, asset: asset) }
         }
     }

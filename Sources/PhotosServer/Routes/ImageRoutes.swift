@@ -37,6 +37,27 @@ struct ImageRoutes {
         let formatName = query["format"] ?? "jpeg"
         guard let format = Self.formats[formatName] else { throw APIError.badRequest("format is jpeg or webp") }
 
+        // Fast path: this client asked for this asset's version since the last commit, and its rendering is cached.
+        let resolutionKey = "\(session.identifier)|\(id)|\(query["version"] ?? "current")"
+        func headers(_ hash: String) -> HTTPFields {
+            [
+                .eTag: "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(query["version"] ?? "current")-\(formatName)\"",
+                .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie", .contentType: format.type,
+            ]
+        }
+        if let hash = services.resolved.get(resolutionKey) {
+            var fields = headers(hash)
+            let etag = fields[.eTag] ?? ""
+            if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
+                fields[.contentType] = nil
+                return Response(status: .notModified, headers: fields)
+            }
+            if let cached = services.encodedImages.get(etag) {
+                fields[.contentLength] = String(cached.bytes.readableBytes)
+                return Response(status: .ok, headers: fields, body: .init(byteBuffer: cached.bytes))
+            }
+        }
+
         let asset = try await offload { try session.asset(id, includeTrashed: true) }
         guard asset.mediaType == .image || asset.mediaType == .video else {
             throw APIError(PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "the asset has no image"]))
@@ -45,14 +66,13 @@ struct ImageRoutes {
         guard let hash = VersionHash.version(version, of: resources) else {
             throw APIError(PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the asset has no file for that version"]))
         }
-        let etag = "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(query["version"] ?? "current")-\(formatName)\""
-        var headers: HTTPFields = [
-            .eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie",
-        ]
+        services.resolved.put(resolutionKey, hash)
+        var headers = headers(hash)
+        let etag = headers[.eTag] ?? ""
         if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
+            headers[.contentType] = nil
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = format.type
         if let cached = services.encodedImages.get(etag) {
             headers[.contentLength] = String(cached.bytes.readableBytes)
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: cached.bytes))

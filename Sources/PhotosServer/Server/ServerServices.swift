@@ -15,6 +15,10 @@ final class ServerServices: Sendable {
     let encodedImages = EncodedImageCache(capacity: 256 << 20)
     let feed: ChangeFeed
     let uploads: Uploads
+    /// Which version hash an image request resolves to, per client and asset: lets a cached thumbnail be served
+    /// after one token check, without reading the asset. Emptied by every commit of the library (edits, deletions,
+    /// grants), which the owner's handle observes from any process.
+    let resolved = ResolutionCache()
     private let clients = Mutex<[String: PHPhotoLibrary]>([:])
 
     init(libraryURL: URL, configuration: PhotosServer.Configuration, logger: Logger) throws {
@@ -25,6 +29,7 @@ final class ServerServices: Sendable {
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
         uploads = try Uploads()
+        resolved.follow(owner)
     }
 
     /// The handle a client's requests act through (opened once per client, kept for the server's life).
@@ -35,6 +40,33 @@ final class ServerServices: Sendable {
             if let raced = clients[client] { return raced }
             clients[client] = library
             return library
+        }
+    }
+}
+
+/// Version hashes of (client, asset, version) — see ``ServerServices/resolved``.
+final class ResolutionCache: Sendable {
+    private let entries = Mutex<[String: String]>([:])
+    private let follower = Mutex<Task<Void, Never>?>(nil)
+
+    deinit { follower.withLock { $0?.cancel() } }
+
+    func follow(_ library: PHPhotoLibrary) {
+        let task = Task { [weak self] in
+            for await _ in library.changes {
+                guard let self else { return }
+                self.entries.withLock { $0.removeAll(keepingCapacity: true) }
+            }
+        }
+        follower.withLock { $0 = task }
+    }
+
+    func get(_ key: String) -> String? { entries.withLock { $0[key] } }
+
+    func put(_ key: String, _ hash: String) {
+        entries.withLock { entries in
+            if entries.count >= 200_000 { entries.removeAll(keepingCapacity: true) }
+            entries[key] = hash
         }
     }
 }

@@ -1,12 +1,11 @@
 import Foundation
-import PhotosTesting
 
 /// A WebDriver (W3C) client of Debian's chromedriver driving headless Chromium: just what the gallery's tests use.
-final class WebDriver: @unchecked Sendable {
-    static let chromium = "/usr/bin/chromium"
-    static let chromedriver = "/usr/bin/chromedriver"
+public final class WebDriver: @unchecked Sendable {
+    public static let chromium = "/usr/bin/chromium"
+    public static let chromedriver = "/usr/bin/chromedriver"
     /// Whether Debian's chromium and chromium-driver are installed (`scripts/setup.sh` installs them).
-    static var isAvailable: Bool {
+    public static var isAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: chromium) && FileManager.default.isExecutableFile(atPath: chromedriver)
     }
 
@@ -14,7 +13,8 @@ final class WebDriver: @unchecked Sendable {
     private let base: URL
     private var session = ""
 
-    init(width: Int = 1280, height: Int = 900) async throws {
+    /// Starts chromedriver on a free port and a headless Chromium session with a window of this size.
+    public init(width: Int = 1280, height: Int = 900) async throws {
         let port = try Self.freePort()
         driver = try ChildProcess(URL(fileURLWithPath: Self.chromedriver), ["--port=\(port)"])
         base = URL(string: "http://127.0.0.1:\(port)")!
@@ -41,7 +41,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Closes the browser (bounded: a browser that does not close is killed with its driver).
-    func quit() async {
+    public func quit() async {
         let session = session
         await withTaskGroup(of: Void.self) { group in
             group.addTask { _ = try? await self.call("DELETE", "/session/\(session)") }
@@ -53,37 +53,40 @@ final class WebDriver: @unchecked Sendable {
         _ = driver.wait()
     }
 
-    func open(_ url: String) async throws { _ = try await call("POST", "/session/\(session)/url", ["url": url]) }
+    /// Navigates to a URL.
+    public func open(_ url: String) async throws { _ = try await call("POST", "/session/\(session)/url", ["url": url]) }
 
     /// Runs JavaScript in the page (`arguments[0]` …) and returns its result.
     @discardableResult
-    func run(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
+    public func run(_ script: String, _ arguments: [Any] = []) async throws -> Any? {
         try await call("POST", "/session/\(session)/execute/sync", ["script": script, "args": arguments])
     }
 
     /// The first element matching a CSS selector (its WebDriver reference).
-    func element(_ selector: String) async throws -> String {
+    public func element(_ selector: String) async throws -> String {
         let found = try await call("POST", "/session/\(session)/element", ["using": "css selector", "value": selector]) as? [String: Any]
         guard let reference = found?.values.first as? String else { throw WebDriverError(message: "no element \(selector)") }
         return reference
     }
 
-    func type(_ text: String, into selector: String) async throws {
+    /// Types text into the first element matching a selector (a file input takes a path).
+    public func type(_ text: String, into selector: String) async throws {
         _ = try await call("POST", "/session/\(session)/element/\(try await element(selector))/value", ["text": text])
     }
 
-    func click(_ selector: String) async throws {
+    /// Clicks the first element matching a selector.
+    public func click(_ selector: String) async throws {
         _ = try await call("POST", "/session/\(session)/element/\(try await element(selector))/click", [:])
     }
 
     /// Keys sent to the focused element (WebDriver's key codes: "\u{E012}" is the left arrow).
-    func press(_ keys: String) async throws {
+    public func press(_ keys: String) async throws {
         let actions: [[String: Any]] = keys.map { ["type": "keyDown", "value": String($0)] } + keys.map { ["type": "keyUp", "value": String($0)] }
         _ = try await call("POST", "/session/\(session)/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
     }
 
     /// Waits until the script returns true (at most `seconds`).
-    func wait(_ seconds: Double = 10, _ what: String, until script: String) async throws {
+    public func wait(_ seconds: Double = 10, _ what: String, until script: String) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try await run(script) as? Bool == true { return }
@@ -93,7 +96,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// A PNG of the window, written to `file`.
-    func screenshot(_ file: URL) async throws {
+    public func screenshot(_ file: URL) async throws {
         guard let base64 = try await call("GET", "/session/\(session)/screenshot") as? String, let data = Data(base64Encoded: base64) else { return }
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: file)
@@ -177,7 +180,8 @@ final class WebDriver: @unchecked Sendable {
         return content
     }
 
-    static func freePort() throws -> Int {
+    /// A port nothing listens on now.
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -192,7 +196,7 @@ final class WebDriver: @unchecked Sendable {
     }
 }
 
-struct WebDriverError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct WebDriverError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

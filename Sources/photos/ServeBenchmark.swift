@@ -1,0 +1,452 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OpenPhotos
+import PhotosServer
+import PhotosTesting
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `photos bench serve`: the server's figures, each against its baseline in the same run — thumbnails against nginx
+/// serving the same bytes, a timeline page of a 1,000,000-asset library, the feed's delay at 100 clients, uploads
+/// against `photos import` of the same files, and the gallery's first painted grid in Chromium.
+struct BenchServe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Measure photos serve: thumbnails vs nginx, timeline pages at 1M assets, feed delay, upload vs import, first paint.",
+        discussion: "Needs wrk, nginx (nginx-light) and chromium with chromium-driver. Build with -c release.")
+    @Option(help: "Assets of the timeline library (synthetic rows).") var assets = 1_000_000
+    @Option(help: "Where the timeline library is kept (reused when it has the assets).") var library = "/tmp/openphotokit-bench.photoslibrary"
+    @Option(help: "Distinct thumbnails requested in the thumbnail benchmark.") var thumbnails = 200
+    @Option(help: "Connected feed clients.") var clients = 100
+    @Option(help: "Commits timed in the feed benchmark.") var commits = 50
+    @Option(help: "12-MP JPEGs uploaded and imported (0 skips the part).") var photos = 1000
+    @Option(help: "Assets of the gallery's first-paint library (0 skips the part).") var galleryAssets = 100_000
+    @Option(help: "Seconds of each wrk run.") var duration = 10
+    @Option(help: "Scratch folder.") var scratch = "/tmp/openphotokit-bench-serve"
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() throws {
+        // The root command is synchronous: the async work runs in a task while this thread waits.
+        let outcome = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let command = self
+        Task {
+            do { try await command.measure() } catch { outcome.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.withLock({ $0 }) { throw error }
+    }
+
+    func measure() async throws {
+        for tool in ["/usr/bin/wrk", "/usr/sbin/nginx"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw CLIError("\(tool) is missing: apt-get install wrk nginx-light")
+        }
+        let root = URL(fileURLWithPath: scratch)
+        try? FileManager.default.removeItem(at: root)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        var results: [String: Any] = [:]
+        results["thumbnails"] = try await thumbnailsAgainstNginx(root)
+        results["timeline"] = try await timelinePages()
+        results["feed"] = try await feedDelay(root)
+        if photos > 0 { results["upload"] = try await uploadAgainstImport(root) }
+        if galleryAssets > 0, WebDriver.isAvailable { results["firstPaint"] = try await firstPaint(root) }
+        if json { Output.printJSON(results) }
+    }
+
+    private func log(_ line: String) {
+        if !json { print(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    }
+
+    // MARK: - Server and wrk
+
+    /// The server over `url` in this process, with a token for a read-write client.
+    private func serve(_ url: URL) async throws -> (port: Int, token: String, task: Task<Void, any Error>) {
+        let owner = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        try owner.setAuthorization(.authorized, for: "bench")
+        let token = try owner.createAccessToken(for: "bench").secret
+        var logger = Logger(label: "photos.serve.bench")
+        logger.logLevel = .critical
+        let server = try PhotosServer(libraryURL: url, configuration: .init(port: 0), logger: logger)
+        let port = Mutex(0)
+        let task = Task { try await server.run { listening in port.withLock { $0 = listening } } }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        return (port.withLock { $0 }, token, task)
+    }
+
+    struct WrkResult {
+        var requestsPerSecond: Double
+        var p50: Double
+        var p99: Double
+        var json: [String: Any] { ["requestsPerSecond": requestsPerSecond, "p50Milliseconds": p50, "p99Milliseconds": p99] }
+    }
+
+    /// wrk over `paths` in turn (a Lua script), `connections` connections on 2 threads.
+    private func wrk(port: Int, paths: [String], token: String?, connections: Int, folder: URL) throws -> WrkResult {
+        let script = folder.appendingPathComponent("paths-\(port).lua")
+        let list = paths.map { "\"\($0)\"" }.joined(separator: ",")
+        let header = token.map { "wrk.headers[\"Authorization\"] = \"Bearer \($0)\"" } ?? ""
+        try """
+        \(header)
+        local paths = {\(list)}
+        local i = 0
+        request = function()
+          i = i % #paths + 1
+          return wrk.format("GET", paths[i])
+        end
+        """.write(to: script, atomically: true, encoding: .utf8)
+        let outcome = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/wrk"),
+            [
+                "-t", connections > 1 ? "2" : "1", "-c", String(connections), "-d", "\(duration)s", "--latency", "-s", script.path,
+                "http://127.0.0.1:\(port)",
+            ])
+        let text = String(decoding: outcome.standardOutput, as: UTF8.self)
+        func milliseconds(_ label: String) -> Double {
+            guard let line = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }),
+                let value = line.split(separator: " ").last
+            else { return .nan }
+            let number = Double(value.filter { $0.isNumber || $0 == "." }) ?? .nan
+            if value.hasSuffix("us") { return number / 1000 }
+            if value.hasSuffix("ms") { return number }
+            if value.hasSuffix("s") { return number * 1000 }
+            return number
+        }
+        let rate = text.split(separator: "\n").first { $0.hasPrefix("Requests/sec:") }.flatMap { Double($0.split(separator: " ").last ?? "") } ?? .nan
+        if text.contains("Non-2xx") { log("  wrk: \(text.split(separator: "\n").filter { $0.contains("Non-2xx") }.joined())") }
+        return WrkResult(requestsPerSecond: rate, p50: milliseconds("50%"), p99: milliseconds("99%"))
+    }
+
+    // MARK: - Thumbnails against nginx
+
+    private func thumbnailsAgainstNginx(_ root: URL) async throws -> [String: Any] {
+        let url = root.appendingPathComponent("Thumbnails.photoslibrary")
+        let media = root.appendingPathComponent("thumbnail-media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        for index in 0..<thumbnails {
+            // Distinct sizes: distinct bytes (the same image twice would be one asset).
+            try TestMedia.writeImage(to: media.appendingPathComponent("photo-\(index).jpg"), width: 1600 + index, height: 1200)
+        }
+        let owner = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        let ids = try owner.importItems(at: [media]).importedLocalIdentifiers.map { $0.replacingOccurrences(of: "/", with: "_") }
+        let (port, token, task) = try await serve(url)
+        defer { task.cancel() }
+        // Render each once (the cache the benchmark measures), and keep the same bytes for nginx.
+        let docroot = root.appendingPathComponent("nginx/html/t")
+        try FileManager.default.createDirectory(at: docroot, withIntermediateDirectories: true)
+        let paths = ids.map { "/v1/assets/\($0)/image?size=256x256&mode=fill" }
+        for (id, path) in zip(ids, paths) {
+            let outcome = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/curl"),
+                [
+                    "-sf", "-H", "Authorization: Bearer \(token)", "-o", docroot.appendingPathComponent("\(id).jpg").path,
+                    "http://127.0.0.1:\(port)\(path)",
+                ])
+            guard outcome.status == 0 else { throw CLIError("cannot fetch \(path)") }
+        }
+        let nginxPort = try WebDriver.freePort()
+        let prefix = root.appendingPathComponent("nginx")
+        try """
+        daemon off;
+        worker_processes auto;
+        pid \(prefix.path)/nginx.pid;
+        error_log \(prefix.path)/error.log;
+        events { worker_connections 1024; }
+        http {
+          access_log off;
+          sendfile on;
+          tcp_nopush on;
+          types { image/jpeg jpg; }
+          server {
+            listen 127.0.0.1:\(nginxPort);
+            root \(prefix.path)/html;
+            location / { etag on; add_header Cache-Control "private, max-age=31536000, immutable"; }
+          }
+        }
+        """.write(to: prefix.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = try ChildProcess(
+            URL(fileURLWithPath: "/usr/sbin/nginx"), ["-c", prefix.appendingPathComponent("nginx.conf").path, "-p", prefix.path])
+        defer {
+            nginx.kill()
+            _ = nginx.wait()
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let ours = try wrk(port: port, paths: paths, token: token, connections: 32, folder: root)
+        let theirs = try wrk(port: nginxPort, paths: ids.map { "/t/\($0).jpg" }, token: nil, connections: 32, folder: root)
+        let ratio = ours.requestsPerSecond / theirs.requestsPerSecond
+        log(
+            String(
+                format:
+                    "thumbnails (256 px, %d distinct, cached, 32 connections): %.0f req/s, p99 %.2f ms; nginx on the same bytes %.0f req/s, p99 %.2f ms; ratio %.2f× (goal ≥ 0.5×)",
+                ids.count, ours.requestsPerSecond, ours.p99, theirs.requestsPerSecond, theirs.p99, ratio))
+        return ["server": ours.json, "nginx": theirs.json, "ratio": ratio]
+    }
+
+    // MARK: - Timeline pages on a 1M-asset library
+
+    private func timelinePages() async throws -> [String: Any] {
+        let url = URL(fileURLWithPath: library)
+        let existing =
+            (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { library -> Int in
+                let options = PHFetchOptions()
+                options.photoLibrary = library
+                options.includeHiddenAssets = true
+                return PHAsset.fetchAssets(with: options).count
+            } ?? 0
+        if existing != assets {
+            try? FileManager.default.removeItem(at: url)
+            log("timeline: building a \(assets)-asset library…")
+            _ = try SyntheticLibrary.insertAssets(into: url, count: assets)
+        }
+        let (port, token, task) = try await serve(url)
+        defer { task.cancel() }
+        // The first page, and a page half-way through by its cursor (fetched by walking the pages once).
+        let first = "/v1/assets?sort=-creationDate&limit=500"
+        var path = first
+        var middle = first
+        var pages = 0
+        while pages < assets / 1000 {
+            let outcome = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/curl"), ["-sf", "-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)\(path)"])
+            guard let page = try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any],
+                let cursor = page["nextCursor"] as? String
+            else { break }
+            path = first + "&cursor=\(cursor)"
+            middle = path
+            pages += 1
+            if pages % 100 == 0 || pages == assets / 1000 { break }
+        }
+        let head = try wrk(port: port, paths: [first], token: token, connections: 1, folder: URL(fileURLWithPath: scratch))
+        let deep = try wrk(port: port, paths: [middle], token: token, connections: 1, folder: URL(fileURLWithPath: scratch))
+        log(
+            String(
+                format:
+                    "timeline (%d assets, 500 a page, one client): first page p50 %.2f ms, p99 %.2f ms (%.0f pages/s); page %d by cursor p50 %.2f ms, p99 %.2f ms (goal p99 ≤ 20 ms)",
+                assets, head.p50, head.p99, head.requestsPerSecond, pages + 1, deep.p50, deep.p99))
+        return ["assets": assets, "firstPage": head.json, "cursorPage": deep.json, "cursorPageNumber": pages + 1]
+    }
+
+    // MARK: - Feed delay at 100 clients
+
+    private func feedDelay(_ root: URL) async throws -> [String: Any] {
+        let url = root.appendingPathComponent("Feed.photoslibrary")
+        let owner = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        let media = root.appendingPathComponent("feed-media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        try TestMedia.writeImage(to: media.appendingPathComponent("one.jpg"), width: 64, height: 48)
+        let id = try owner.importItems(at: [media]).importedLocalIdentifiers[0]
+        let (port, token, task) = try await serve(url)
+        defer { task.cancel() }
+        let started = Mutex<[String: ContinuousClock.Instant]>([:])
+        let delays = Mutex<[Double]>([])
+        let connected = Mutex(0)
+        let clock = ContinuousClock()
+        for _ in 0..<clients {
+            Thread.detachNewThread {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                _ = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                let request = "GET /v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n"
+                _ = request.withCString { send(fd, $0, strlen($0), 0) }
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                var text = ""
+                var opened = false
+                while true {
+                    let count = recv(fd, &buffer, buffer.count, 0)
+                    if count <= 0 { break }
+                    let now = clock.now
+                    text += String(decoding: buffer[0..<count].filter { $0 != 13 }, as: UTF8.self)
+                    if !opened, text.contains("retry:") {
+                        opened = true
+                        connected.withLock { $0 += 1 }
+                    }
+                    while let range = text.range(of: "\nid: ") {
+                        let rest = text[range.upperBound...]
+                        guard let end = rest.firstIndex(of: "\n") else { break }
+                        let token = String(rest[..<end])
+                        if let start = started.withLock({ $0[token] }) {
+                            delays.withLock {
+                                $0.append(Double((now - start).components.attoseconds) / 1e15 + Double((now - start).components.seconds) * 1000)
+                            }
+                        }
+                        text = String(rest[end...])
+                    }
+                }
+                close(fd)
+            }
+        }
+        while connected.withLock({ $0 }) < clients { try await Task.sleep(for: .milliseconds(20)) }
+        let writer = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        let options = PHFetchOptions()
+        options.photoLibrary = writer
+        for index in 0..<commits {
+            let asset = PHAsset.fetchAssets(withLocalIdentifiers: [id], options: options).firstObject!
+            let start = clock.now
+            try writer.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = index % 2 == 0 }
+            // The token after this commit names its event; the clock started before the commit.
+            started.withLock { $0[writer.currentChangeToken.wireForm] = start }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let sorted = delays.withLock { $0 }.sorted()
+        func percentile(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+        log(
+            String(
+                format:
+                    "feed (%d clients, %d commits, %d events received of %d): commit to event p50 %.2f ms, p99 %.2f ms, max %.2f ms (goal p99 ≤ 50 ms)",
+                clients, commits, sorted.count, clients * commits, percentile(0.5), percentile(0.99), sorted.last ?? .nan))
+        return [
+            "clients": clients, "commits": commits, "events": sorted.count, "p50Milliseconds": percentile(0.5),
+            "p99Milliseconds": percentile(0.99), "maxMilliseconds": sorted.last ?? 0,
+        ]
+    }
+
+    // MARK: - Upload against import
+
+    private func uploadAgainstImport(_ root: URL) async throws -> [String: Any] {
+        let media = root.appendingPathComponent("twelve-megapixel")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let model = root.appendingPathComponent("model.jpg")
+        try TestMedia.writeImage(to: model, width: 4000, height: 3000, quality: 90)
+        let bytes = try Data(contentsOf: model)
+        // Distinct files (no duplicates): a comment segment with the number after the SOI marker.
+        var files: [URL] = []
+        for index in 0..<photos {
+            let comment = Array("openphotokit benchmark photo \(index)".utf8)
+            var data = Data(bytes.prefix(2))
+            data.append(contentsOf: [0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)] + comment)
+            data.append(bytes.dropFirst(2))
+            let file = media.appendingPathComponent(String(format: "IMG_%04d.JPG", index))
+            try data.write(to: file)
+            files.append(file)
+        }
+        let megabytes = Double(bytes.count * photos) / 1e6
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let importStart = ContinuousClock.now
+        let imported = try ChildProcess.run(
+            executable, ["import", media.path, "--library", root.appendingPathComponent("Imported.photoslibrary").path, "--json"])
+        let importSeconds = (ContinuousClock.now - importStart).seconds
+        guard imported.status == 0 else { throw CLIError("photos import failed") }
+
+        let url = root.appendingPathComponent("Uploaded.photoslibrary")
+        let (port, token, task) = try await serve(url)
+        defer { task.cancel() }
+        let uploadStart = ContinuousClock.now
+        // Four connections upload in parallel, then one import per 100 uploads, as the gallery does.
+        let state = UploadState()
+        let list = files
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                    while let index = state.take(below: list.count) {
+                        let outcome = try? ChildProcess.run(
+                            URL(fileURLWithPath: "/usr/bin/curl"),
+                            [
+                                "-sf", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream", "--data-binary",
+                                "@\(list[index].path)", "http://127.0.0.1:\(port)/v1/uploads?filename=\(list[index].lastPathComponent)",
+                            ])
+                        if let data = outcome?.standardOutput, let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                            let upload = body["upload"] as? String
+                        {
+                            state.record(index, upload)
+                        }
+                    }
+                }
+                continuation.resume()
+            }
+        }
+        let ids = state.ids
+        let uploads = (0..<files.count).compactMap { ids[$0] }
+        var created = 0
+        for start in stride(from: 0, to: uploads.count, by: 100) {
+            let batch = Array(uploads[start..<min(start + 100, uploads.count)])
+            let body = try JSONSerialization.data(withJSONObject: ["uploads": batch])
+            let request = root.appendingPathComponent("create.json")
+            try body.write(to: request)
+            let outcome = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/curl"),
+                [
+                    "-sf", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@\(request.path)",
+                    "http://127.0.0.1:\(port)/v1/assets",
+                ])
+            created += ((try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any])?["created"] as? [Any])?.count ?? 0
+        }
+        let uploadSeconds = (ContinuousClock.now - uploadStart).seconds
+        log(
+            String(
+                format:
+                    "upload (%d 12-MP JPEGs, %.0f MB, 4 connections): %.1f s (%d created); photos import of the same files %.1f s; ratio %.2f× (goal ≤ 1.3×)",
+                photos, megabytes, uploadSeconds, created, importSeconds, uploadSeconds / importSeconds))
+        try? FileManager.default.removeItem(at: media)
+        return [
+            "photos": photos, "megabytes": megabytes, "uploadSeconds": uploadSeconds, "importSeconds": importSeconds, "created": created,
+            "ratio": uploadSeconds / importSeconds,
+        ]
+    }
+
+    // MARK: - First painted grid in Chromium
+
+    private func firstPaint(_ root: URL) async throws -> [String: Any] {
+        let url = root.appendingPathComponent("Gallery.photoslibrary")
+        _ = try SyntheticLibrary.insertAssets(into: url, count: galleryAssets)
+        let (port, token, task) = try await serve(url)
+        defer { task.cancel() }
+        let browser = try await WebDriver()
+        var times: [Double] = []
+        do {
+            try await browser.open("http://127.0.0.1:\(port)/")
+            try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+            try await browser.type(token, into: "#token")
+            try await browser.click("#sign-in button[type=submit]")
+            try await browser.wait(30, "the grid", until: "return !!document.body.dataset.firstPaint")
+            // Signed in (cookie and token kept): each load from navigation to the first painted grid.
+            for _ in 0..<5 {
+                try await browser.open("http://127.0.0.1:\(port)/")
+                try await browser.wait(30, "the grid", until: "return !!document.body.dataset.firstPaint")
+                if let value = try await browser.run("return Number(document.body.dataset.firstPaint)") as? Double { times.append(value) }
+                if let value = try await browser.run("return Number(document.body.dataset.firstPaint)") as? Int { times.append(Double(value)) }
+            }
+        } catch {
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+        let sorted = times.sorted()
+        let median = sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+        log(
+            String(
+                format:
+                    "gallery (%d assets): navigation to the first painted grid in headless Chromium, median of %d loads %.0f ms, worst %.0f ms (goal ≤ 1000 ms)",
+                galleryAssets, sorted.count, median, sorted.last ?? .nan))
+        return ["assets": galleryAssets, "medianMilliseconds": median, "worstMilliseconds": sorted.last ?? 0, "loads": sorted.count]
+    }
+}
+
+/// The upload benchmark's work list and results, shared by its connections.
+private final class UploadState: Sendable {
+    private let state = Mutex((next: 0, ids: [Int: String]()))
+
+    func take(below count: Int) -> Int? {
+        state.withLock { state in
+            guard state.next < count else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
+
+    func record(_ index: Int, _ upload: String) { state.withLock { $0.ids[index] = upload } }
+    var ids: [Int: String] { state.withLock { $0.ids } }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
