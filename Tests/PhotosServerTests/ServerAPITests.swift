@@ -273,6 +273,13 @@ struct ServerAPITests {
         }
     }
 
+    @Test func datesAreISO8601InUTCWithMillisecondsWhenThereAreAny() {
+        #expect(FastISO8601.string(Date(timeIntervalSince1970: 1_700_000_000)) == "2023-11-14T22:13:20Z")
+        #expect(FastISO8601.string(Date(timeIntervalSince1970: 1_700_000_000.25)) == "2023-11-14T22:13:20.250Z")
+        #expect(FastISO8601.string(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59Z")
+        #expect(FastISO8601.string(Date(timeIntervalSince1970: 59.9996)) == "1970-01-01T00:01:00Z")
+    }
+
     @Test func badRequestsGetJSONErrorsNeverA500() async throws {
         let fixture = try ServerFixture(name: "Errors")
         defer { fixture.library.remove() }

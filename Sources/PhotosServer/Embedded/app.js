@@ -77,6 +77,11 @@ function currentSource() {
 }
 
 async function show(view) {
+  if (view === "deleted" && !state.deleted) {
+    // Smart albums are counted when listed: fetched only when Recently Deleted is opened, not at start.
+    const { collections } = await api("/v1/collections?type=smartAlbum");
+    state.deleted = collections.find((album) => album.subtype === 1000000201)?.id;
+  }
   state.view = view;
   for (const button of document.querySelectorAll("nav button")) {
     const current = view === button.dataset.view || (view.startsWith("album:") && button.dataset.view === "albums");
@@ -676,8 +681,6 @@ async function start() {
   try { session = await api("/v1/session"); } catch { return; }
   if (!state.token) { showSignIn(); return; }
   document.body.dataset.client = session.client;
-  const { collections } = await api("/v1/collections?type=smartAlbum");
-  state.deleted = collections.find((album) => album.subtype === 1000000201)?.id;
   await show("timeline");
   follow();
   document.body.dataset.ready = "true";

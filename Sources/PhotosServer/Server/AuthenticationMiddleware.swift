@@ -24,7 +24,8 @@ struct AuthenticationMiddleware: RouterMiddleware {
             token = cookie.value
         }
         guard let token else { throw APIError.unauthorized("a bearer token is required (photos token create CLIENT)") }
-        guard let client = services.owner.clientIdentifier(forAccessToken: token) else {
+        services.invalidateIfChanged()
+        guard let client = services.client(forToken: token) else {
             throw APIError.unauthorized("the token is unknown or was revoked")
         }
         var context = context

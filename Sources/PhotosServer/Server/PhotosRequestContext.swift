@@ -19,7 +19,10 @@ public struct PhotosRequestContext: RequestContext {
     /// Responses: ISO 8601 dates, keys in a stable order, slashes unescaped (local identifiers contain them).
     public var responseEncoder: JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(FastISO8601.string(date))
+        }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
@@ -79,5 +82,26 @@ struct ClientSession: Sendable {
                 .firstObject
         else { return nil }
         return PHAsset.fetchAssets(in: trash, options: options).firstObject
+    }
+}
+
+/// ISO 8601 in UTC (`2024-05-01T10:00:00Z`, with milliseconds when there are any), formatted with `gmtime_r`: a page
+/// of 500 assets has 1,500 dates, and a formatter per date (what `.iso8601` costs on Linux) dominated its time.
+enum FastISO8601 {
+    static func string(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = time_t(interval.rounded(.down))
+        let milliseconds = Int(((interval - Double(seconds)) * 1000).rounded())
+        if milliseconds == 1000 { seconds += 1 }
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        var text = "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+        text += "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
+        if milliseconds > 0, milliseconds < 1000 { text += ".\(pad(Int32(milliseconds), 3))" }
+        return text + "Z"
     }
 }

@@ -4,6 +4,10 @@ import Logging
 import OpenPhotos
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What every route shares: the library opened as its owner (tokens, history), one handle per client, the image
 /// manager and its encoded-image cache, and the change feed.
 final class ServerServices: Sendable {
@@ -19,6 +23,11 @@ final class ServerServices: Sendable {
     /// after one token check, without reading the asset. Emptied by every commit of the library (edits, deletions,
     /// grants), which the owner's handle observes from any process.
     let resolved = ResolutionCache()
+    /// The clients of tokens seen since the last commit of the library (any process): a token is checked against the
+    /// database once per commit, not per request. Revoking is a commit, so it applies to the next request.
+    let tokens = Mutex<[String: String]>([:])
+    /// What the database files were at the last look: a commit of any process changes them.
+    private let stamp: Mutex<LibraryStamp>
     private let clients = Mutex<[String: PHPhotoLibrary]>([:])
 
     init(libraryURL: URL, configuration: PhotosServer.Configuration, logger: Logger) throws {
@@ -26,10 +35,35 @@ final class ServerServices: Sendable {
         self.configuration = configuration
         self.logger = logger
         owner = try PHPhotoLibrary(url: libraryURL, clientIdentifier: nil)
+        stamp = Mutex(LibraryStamp(libraryURL))
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
         uploads = try Uploads()
         resolved.follow(owner)
+    }
+
+    /// Empties the per-commit caches (tokens, version resolutions) when the library changed since the last call:
+    /// two `stat` calls, so the caches are exact for every request without waiting for a change notification.
+    func invalidateIfChanged() {
+        let now = LibraryStamp(libraryURL)
+        let changed = stamp.withLock { stamp in
+            defer { stamp = now }
+            return stamp != now
+        }
+        guard changed else { return }
+        tokens.withLock { $0.removeAll(keepingCapacity: true) }
+        resolved.clear()
+    }
+
+    /// The client a token acts for, from the cache or the database.
+    func client(forToken token: String) -> String? {
+        if let client = tokens.withLock({ $0[token] }) { return client }
+        guard let client = owner.clientIdentifier(forAccessToken: token) else { return nil }
+        tokens.withLock { tokens in
+            if tokens.count > 10_000 { tokens.removeAll() }
+            tokens[token] = client
+        }
+        return client
     }
 
     /// The handle a client's requests act through (opened once per client, kept for the server's life).
@@ -63,10 +97,26 @@ final class ResolutionCache: Sendable {
 
     func get(_ key: String) -> String? { entries.withLock { $0[key] } }
 
+    func clear() { entries.withLock { $0.removeAll(keepingCapacity: true) } }
+
     func put(_ key: String, _ hash: String) {
         entries.withLock { entries in
             if entries.count >= 200_000 { entries.removeAll(keepingCapacity: true) }
             entries[key] = hash
+        }
+    }
+}
+
+/// The identity of the library database's files (main file and write-ahead log): size, modification time, inode.
+/// Every commit appends to the log, so any commit by any process changes it.
+struct LibraryStamp: Equatable {
+    var files: [[Int]]
+
+    init(_ libraryURL: URL) {
+        files = ["database/Photos.sqlite", "database/Photos.sqlite-wal"].map { name in
+            var info = stat()
+            guard stat(libraryURL.appendingPathComponent(name).path, &info) == 0 else { return [] }
+            return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
         }
     }
 }
