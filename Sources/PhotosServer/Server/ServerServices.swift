@@ -7,6 +7,10 @@ import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
+// `struct stat` is owned by whichever C module first included <sys/stat.h>: in release builds that is Dispatch's.
+#if canImport(CDispatch)
+    import CDispatch
+#endif
 
 /// What every route shares: the library opened as its owner (tokens, history), one handle per client, the image
 /// manager and its encoded-image cache, and the change feed.
