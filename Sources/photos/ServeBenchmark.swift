@@ -26,6 +26,8 @@ struct BenchServe: ParsableCommand {
     @Option(help: "12-MP JPEGs uploaded and imported (0 skips the part).") var photos = 1000
     @Option(help: "Assets of the gallery's first-paint library (0 skips the part).") var galleryAssets = 100_000
     @Option(help: "Seconds of each wrk run.") var duration = 10
+    @Option(help: "Which parts to run: thumbnails,timeline,feed,upload,paint (default: all).") var parts =
+        "thumbnails,timeline,feed,upload,paint"
     @Option(help: "Scratch folder.") var scratch = "/tmp/openphotokit-bench-serve"
     @Flag(help: "Print JSON.") var json = false
 
@@ -50,11 +52,12 @@ struct BenchServe: ParsableCommand {
         try? FileManager.default.removeItem(at: root)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var results: [String: Any] = [:]
-        results["thumbnails"] = try await thumbnailsAgainstNginx(root)
-        results["timeline"] = try await timelinePages()
-        results["feed"] = try await feedDelay(root)
-        if photos > 0 { results["upload"] = try await uploadAgainstImport(root) }
-        if galleryAssets > 0, WebDriver.isAvailable { results["firstPaint"] = try await firstPaint(root) }
+        let chosen = Set(parts.split(separator: ",").map(String.init))
+        if chosen.contains("thumbnails") { results["thumbnails"] = try await thumbnailsAgainstNginx(root) }
+        if chosen.contains("timeline") { results["timeline"] = try await timelinePages() }
+        if chosen.contains("feed") { results["feed"] = try await feedDelay(root) }
+        if chosen.contains("upload"), photos > 0 { results["upload"] = try await uploadAgainstImport(root) }
+        if chosen.contains("paint"), galleryAssets > 0, WebDriver.isAvailable { results["firstPaint"] = try await firstPaint(root) }
         if json { Output.printJSON(results) }
     }
 
@@ -344,21 +347,28 @@ struct BenchServe: ParsableCommand {
         // One curl uploads every file over four parallel keep-alive connections, streaming each (as a browser
         // does), then one import per 100 uploads.
         let config = root.appendingPathComponent("uploads.curl")
+        let answers = root.appendingPathComponent("upload-answers")
+        try FileManager.default.createDirectory(at: answers, withIntermediateDirectories: true)
         var lines: [String] = []
-        for file in files {
+        for (index, file) in files.enumerated() {
             lines += [
                 "url = \"http://127.0.0.1:\(port)/v1/uploads?filename=\(file.lastPathComponent)\"", "upload-file = \"\(file.path)\"",
-                "request = \"POST\"", "header = \"Authorization: Bearer \(token)\"", "header = \"Content-Type: application/octet-stream\"", "next",
+                "request = \"POST\"", "header = \"Authorization: Bearer \(token)\"", "header = \"Expect:\"",
+                "header = \"Content-Type: application/octet-stream\"", "output = \"\(answers.path)/\(index).json\"", "next",
             ]
         }
-        try lines.joined(separator: "\n").write(to: config, atomically: true, encoding: .utf8)
-        let sent = try ChildProcess.run(URL(fileURLWithPath: "/usr/bin/curl"), ["-s", "-Z", "--parallel-max", "4", "-K", config.path])
+        // No `next` after the last one: an empty transfer fails and aborts the others.
+        try lines.dropLast().joined(separator: "\n").write(to: config, atomically: true, encoding: .utf8)
+        let transfer = try ChildProcess.run(
+            URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--stderr", "-", "-Z", "--parallel-max", "4", "-K", config.path])
+        let errors = String(decoding: transfer.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("curl:") }
+        if !errors.isEmpty { log("  upload: curl reported \(errors.count) failed transfers: \(Set(errors).sorted().prefix(4))") }
         var ids: [String: String] = [:]
-        for object in String(decoding: sent.standardOutput, as: UTF8.self).components(separatedBy: "}") where object.contains("\"upload\"") {
-            guard let data = (object + "}").data(using: .utf8), let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                let name = body["filename"] as? String, let upload = body["upload"] as? String
+        for index in files.indices {
+            guard let data = try? Data(contentsOf: answers.appendingPathComponent("\(index).json")),
+                let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let upload = body["upload"] as? String
             else { continue }
-            ids[name] = upload
+            ids[files[index].lastPathComponent] = upload
         }
         let uploads = files.compactMap { ids[$0.lastPathComponent] }
         var created = 0
@@ -373,14 +383,16 @@ struct BenchServe: ParsableCommand {
                     "-sf", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@\(request.path)",
                     "http://127.0.0.1:\(port)/v1/assets",
                 ])
-            created += ((try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any])?["created"] as? [Any])?.count ?? 0
+            let result = (try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any]) ?? [:]
+            created += (result["created"] as? [Any])?.count ?? 0
+            if let failures = result["failures"] as? [Any], !failures.isEmpty { log("  upload: \(failures.count) refused: \(failures.prefix(2))") }
         }
         let uploadSeconds = (ContinuousClock.now - uploadStart).seconds
         log(
             String(
                 format:
-                    "upload (%d 12-MP JPEGs, %.0f MB, 4 parallel connections of one curl): %.1f s (%d created); photos import of the same files %.1f s; ratio %.2f× (goal ≤ 1.3×)",
-                photos, megabytes, uploadSeconds, created, importSeconds, uploadSeconds / importSeconds))
+                    "upload (%d 12-MP JPEGs, %.0f MB, 4 parallel connections of one curl): %.1f s (%d uploads, %d created); photos import of the same files %.1f s; ratio %.2f× (goal ≤ 1.3×)",
+                photos, megabytes, uploadSeconds, uploads.count, created, importSeconds, uploadSeconds / importSeconds))
         try? FileManager.default.removeItem(at: media)
         return [
             "photos": photos, "megabytes": megabytes, "uploadSeconds": uploadSeconds, "importSeconds": importSeconds, "created": created,
