@@ -64,6 +64,15 @@ struct UploadTests {
             #expect(try await client.call("/v1/uploads?filename=..", .post, token: writer).status == .badRequest)
             let empty = try await client.execute(uri: "/v1/uploads?filename=e.jpg", method: .post, headers: [.authorization: "Bearer \(writer)"])
             #expect(empty.status == .badRequest)
+
+            // Imported uploads were moved into the library (written once); only the one never used is left.
+            let folder = library.url.appendingPathComponent("private/uploads")
+            let left = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter {
+                var isFolder: ObjCBool = false
+                return FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isFolder) && !isFolder.boolValue
+            }
+            #expect(left.map { ($0 as NSString).lastPathComponent } == ["mine.jpg"], "\(left)")
+            #expect(try library.library.verify().problems.isEmpty)
         }
     }
 }

@@ -86,6 +86,16 @@ extension PHPhotoLibrary {
         at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil,
         isCancelled: (@Sendable () -> Bool)? = nil
     ) throws -> ImportReport {
+        try importItems(at: urls, recursive: recursive, batchSize: batchSize, progress: progress, isCancelled: isCancelled, movingFiles: false)
+    }
+
+    /// The import, optionally moving the files into the library (hard links where the file system allows, as
+    /// `shouldMoveFile` does; the sources go once the assets are committed): what `photos serve` does with uploads,
+    /// which are its own files, so that each byte is written once.
+    package func importItems(
+        at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil,
+        isCancelled: (@Sendable () -> Bool)? = nil, movingFiles: Bool
+    ) throws -> ImportReport {
         let engine: LibraryEngine
         do { engine = try self.engine() } catch { throw PHPhotosError(error) }
         var report = ImportReport()
@@ -113,7 +123,7 @@ extension PHPhotoLibrary {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 for index in stride(from: worker, to: paths.count, by: workers) {
                     if isCancelled?() == true { break }
-                    let outcome = Self.stageAndProbe(paths[index], engine: engine)
+                    let outcome = Self.stageAndProbe(paths[index], engine: engine, move: movingFiles)
                     slots[index] = outcome
                     let now = counter.withLock { state in
                         state.done += 1
@@ -214,9 +224,9 @@ extension PHPhotoLibrary {
     }
 
     /// Copies and hashes one file into the staging folder (not yet durable) and reads its header.
-    static func stageAndProbe(_ file: URL, engine: LibraryEngine) -> ImportOutcome {
+    static func stageAndProbe(_ file: URL, engine: LibraryEngine, move: Bool = false) -> ImportOutcome {
         let staged: StagedFile
-        do { staged = try engine.stager.stage(file: file, move: false, durable: false) } catch {
+        do { staged = try engine.stager.stage(file: file, move: move, durable: false) } catch {
             return .failure(ImportFailure(file: file, reason: error.message))
         }
         do {

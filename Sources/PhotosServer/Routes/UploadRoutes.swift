@@ -31,11 +31,19 @@ struct UploadRoutes {
         do {
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
+            // Written in pieces of about 1 MiB: the body arrives in small buffers, each a system call otherwise.
+            var pending = ByteBuffer()
             for try await buffer in request.body {
                 written += buffer.readableBytes
                 guard written <= limit else { throw APIError.tooLarge("the upload is larger than \(limit) bytes") }
-                try handle.write(contentsOf: buffer.readableBytesView)
+                var buffer = buffer
+                pending.writeBuffer(&buffer)
+                if pending.readableBytes >= 1 << 20 {
+                    try handle.write(contentsOf: pending.readableBytesView)
+                    pending.clear()
+                }
             }
+            if pending.readableBytes > 0 { try handle.write(contentsOf: pending.readableBytesView) }
         } catch {
             services.uploads.discard(id)
             throw error
@@ -58,14 +66,15 @@ struct UploadRoutes {
             guard let file = services.uploads.file(id, client: session.identifier) else { throw APIError.notFound("no upload \(id)") }
             return (id, file)
         }
-        // One folder for the request's files (hard links): a still and a video without content identifiers pair by
+        // One folder for the request's files (moved there): a still and a video without content identifiers pair by
         // name only within one folder, as on a camera's card.
         let batch = try services.uploads.batch(files)
         defer {
             try? FileManager.default.removeItem(at: batch.folder)
             for (id, _) in files { services.uploads.discard(id) }
         }
-        let report = try await offload { try session.library.importItems(at: batch.files.map(\.1)) }
+        // Moved, not copied: the uploads sit in the library's folder, so each byte is written once (hard links).
+        let report = try await offload { try session.library.importItems(at: batch.files.map(\.1), movingFiles: true) }
         func upload(_ url: URL) -> String {
             batch.files.first { $0.1.standardizedFileURL == url.standardizedFileURL }?.0 ?? url.lastPathComponent
         }
@@ -88,14 +97,23 @@ struct UploadRoutes {
     }
 }
 
-/// The server's pending uploads: files in a private folder, each owned by the client that sent it.
+/// The server's pending uploads: files in a folder of this server process inside the library's `private/uploads`
+/// (the same file system as the library, so importing them is a hard link), each owned by the client that sent it.
+/// A folder left by a server that died is removed by the next server to start — never one whose process lives.
 final class Uploads: Sendable {
     private let folder: URL
     private let pending = Mutex<[String: (client: String, file: URL, date: Date)]>([:])
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("openphotokit-uploads-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    init(libraryURL: URL) throws {
+        let parent = libraryURL.appendingPathComponent("private/uploads")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] {
+            let parts = name.split(separator: "-")
+            guard parts.count > 2, parts[0] == "serve", let pid = Int32(parts[1]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH { try? FileManager.default.removeItem(at: parent.appendingPathComponent(name)) }
+        }
+        folder = parent.appendingPathComponent("serve-\(getpid())-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }
@@ -123,20 +141,21 @@ final class Uploads: Sendable {
         return (id, file)
     }
 
-    /// Links the files into one new folder under their names (a name taken twice keeps its own folder).
+    /// Moves the files into one new folder under their names (a name taken twice stays where it is); the pending
+    /// entries follow them, so discarding an upload removes it wherever it is.
     func batch(_ files: [(String, URL)]) throws -> (folder: URL, files: [(String, URL)]) {
         let batch = folder.appendingPathComponent("batch-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: false)
         var taken = Set<String>()
-        let linked = files.map { id, file -> (String, URL) in
+        let moved = files.map { id, file -> (String, URL) in
             let name = file.lastPathComponent
             guard taken.insert(name.lowercased()).inserted else { return (id, file) }
-            let link = batch.appendingPathComponent(name)
-            return link.withUnsafeFileSystemRepresentation { to in
-                file.withUnsafeFileSystemRepresentation { from in Glibc.link(from!, to!) == 0 }
-            } ? (id, link) : (id, file)
+            let target = batch.appendingPathComponent(name)
+            guard rename(file.path, target.path) == 0 else { return (id, file) }
+            pending.withLock { $0[id]?.file = target }
+            return (id, target)
         }
-        return (batch, linked)
+        return (batch, moved)
     }
 
     func file(_ id: String, client: String) -> URL? {
@@ -145,7 +164,10 @@ final class Uploads: Sendable {
 
     func discard(_ id: String) {
         guard let entry = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
-        try? FileManager.default.removeItem(at: entry.file.deletingLastPathComponent())
+        // The upload's own folder (named by its id), or only the file when it was moved into a batch.
+        let parent = entry.file.deletingLastPathComponent()
+        try? FileManager.default.removeItem(at: parent.lastPathComponent == id ? parent : entry.file)
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent(id))
     }
 
     private func expire() {

@@ -42,7 +42,7 @@ final class ServerServices: Sendable {
         stamp = Mutex(LibraryStamp(libraryURL))
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
-        uploads = try Uploads()
+        uploads = try Uploads(libraryURL: libraryURL)
         resolved.follow(owner)
     }
 
