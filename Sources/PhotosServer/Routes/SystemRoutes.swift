@@ -10,7 +10,7 @@ struct SystemRoutes {
 
     func register(on router: Router<PhotosRequestContext>) {
         router.get("healthz") { _, _ in
-            // Healthy when the library can be read: a cheap indexed read of the history's newest transaction.
+            // Healthy when the library is available: opened, and its folder still there.
             let readable = services.owner.unavailabilityReason == nil
             return try ChangeRoutes.json(["status": readable ? "ok" : "unavailable"], status: readable ? .ok : .serviceUnavailable)
         }

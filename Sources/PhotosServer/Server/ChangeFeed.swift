@@ -61,8 +61,6 @@ final class ChangeFeed: Sendable {
         for subscriber in subscribers { subscriber.finish() }
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
     private func unsubscribe(_ id: Int) {
         let follower = state.withLock { state -> Task<Void, Never>? in
             state.subscribers[id] = nil

@@ -24,8 +24,8 @@ final class ServerServices: Sendable {
     let feed: ChangeFeed
     let uploads: Uploads
     /// Which version hash an image request resolves to, per client and asset: lets a cached thumbnail be served
-    /// after one token check, without reading the asset. Emptied by every commit of the library (edits, deletions,
-    /// grants), which the owner's handle observes from any process.
+    /// after one token check, without reading the asset. Emptied by ``invalidateIfChanged()`` after every commit of
+    /// the library (edits, deletions, grants) by any process.
     let resolved = ResolutionCache()
     /// The clients of tokens seen since the last commit of the library (any process): a token is checked against the
     /// database once per commit, not per request. Revoking is a commit, so it applies to the next request.
@@ -43,7 +43,6 @@ final class ServerServices: Sendable {
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
         uploads = try Uploads(libraryURL: libraryURL)
-        resolved.follow(owner)
     }
 
     /// Empties the per-commit caches (tokens, version resolutions) when the library changed since the last call:
@@ -85,20 +84,6 @@ final class ServerServices: Sendable {
 /// Version hashes of (client, asset, version) — see ``ServerServices/resolved``.
 final class ResolutionCache: Sendable {
     private let entries = Mutex<[String: String]>([:])
-    private let follower = Mutex<Task<Void, Never>?>(nil)
-
-    deinit { follower.withLock { $0?.cancel() } }
-
-    func follow(_ library: PHPhotoLibrary) {
-        let task = Task { [weak self] in
-            for await _ in library.changes {
-                guard let self else { return }
-                self.entries.withLock { $0.removeAll(keepingCapacity: true) }
-            }
-        }
-        follower.withLock { $0 = task }
-    }
-
     func get(_ key: String) -> String? { entries.withLock { $0[key] } }
 
     func clear() { entries.withLock { $0.removeAll(keepingCapacity: true) } }
