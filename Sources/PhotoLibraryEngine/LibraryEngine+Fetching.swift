@@ -257,8 +257,15 @@ extension LibraryEngine {
     ) throws -> (ids: [Int64], next: [SQLArgument]?) {
         guard access.canRead, limit > 0 else { return ([], nil) }
         // One more row than asked says whether a page follows.
-        let (statement, keyCount) = try FetchPlanner(access: access).assetPage(scope: scope, options: options, after: key, limit: limit + 1)
-        let rows = try read { db in try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments) }
+        let (statements, keyCount) = try FetchPlanner(access: access).assetPage(scope: scope, options: options, after: key, limit: limit + 1)
+        // The statements in turn, in one read transaction, until one row more than the page.
+        let rows = try read { db in
+            var rows: [Row] = []
+            for statement in statements where rows.count <= limit {
+                rows += try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
+            }
+            return rows
+        }
         let page = rows.prefix(limit)
         let ids = page.map { $0[0] as Int64 }
         guard rows.count > limit, let last = page.last else { return (ids, nil) }

@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import OpenPhotos
 
 /// The photo library over HTTP: the `/v1` API, the change feed and the web gallery of `photos serve`.
@@ -82,6 +84,17 @@ public struct PhotosServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "OpenPhotoKit"),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    /// Makes the server's event loops run this process's Swift concurrency too, so that a request's handler runs on
+    /// the thread that read it instead of hopping to the cooperative pool and back (Vapor's entry point does the
+    /// same). Call it first thing in a process that exists to serve — before any `Task` or `await` — or it does
+    /// nothing and returns false. Blocking work never runs on these threads: the routes run it on dispatch queues.
+    /// - parameter threads: how many event loops (threads) serve; nil: one per core.
+    @discardableResult
+    public static func installEventLoopsAsGlobalExecutor(threads: Int? = nil) -> Bool {
+        if let threads { NIOSingletons.groupLoopCountSuggestion = max(1, threads) }
+        return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
     /// Serves until SIGTERM or SIGINT: then stops accepting, lets in-flight requests finish (writes are atomic

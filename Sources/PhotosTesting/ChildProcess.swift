@@ -62,8 +62,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Runs a command to its end.
-    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> Outcome {
-        try ChildProcess(executable, arguments, environment: environment).wait()
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil, samplingMemory: Bool = true
+    ) throws -> Outcome {
+        try ChildProcess(executable, arguments, environment: environment).wait(samplingMemory: samplingMemory)
     }
 
     /// What it has written to standard output so far.
@@ -80,17 +82,19 @@ public final class ChildProcess: @unchecked Sendable {
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
     }
 
-    /// Waits for the end.
-    public func wait() -> Outcome {
+    /// Waits for the end. `samplingMemory` reads the child's peak memory every 2 ms while it runs (what
+    /// ``Outcome/maxRSSKilobytes`` reports); without it the wait blocks in `wait4` and costs nothing — for children
+    /// whose memory is not measured while this process measures something else (a load generator's).
+    public func wait(samplingMemory: Bool = true) -> Outcome {
         var status: Int32 = 0
         var usage = rusage()
         var peak = 0
         while true {
-            if let mark = highWaterMark() { peak = max(peak, mark) }
-            let ended = wait4(pid, &status, WNOHANG, &usage)
+            if samplingMemory, let mark = highWaterMark() { peak = max(peak, mark) }
+            let ended = wait4(pid, &status, samplingMemory ? WNOHANG : 0, &usage)
             if ended == pid { break }
             if ended < 0 && errno != EINTR { break }
-            usleep(2000)
+            if samplingMemory { usleep(2000) }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let output = (try? Data(contentsOf: outputFile)) ?? Data()

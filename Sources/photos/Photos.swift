@@ -62,7 +62,7 @@ extension Photos {
         // Library and decoder warnings go through swift-log to standard error, shown with --verbose only.
         let verbose = arguments.contains("--verbose")
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StandardErrorLogHandler(label: label)
             handler.logLevel = verbose ? .info : .critical
             return handler
         }

@@ -21,16 +21,27 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("allow-origin"), help: "Allow browser pages of this origin to call the API (CORS; repeatable).")
     var allowedOrigins: [String] = []
     @Flag(name: .customLong("no-gallery"), help: "Serve the API only, not the web gallery.") var noGallery = false
+    @Option(help: "How many threads serve requests (default: one per core).") var threads: Int?
+    @Option(
+        name: .customLong("log-level"),
+        help: "The least severe log lines written: trace, debug, info (one line per request), notice, warning, error, critical.")
+    var logLevel: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
+        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads is from 1 to 1024") }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     func run() throws {
         // Ctrl-C and SIGTERM are the server's graceful shutdown, not the command line's immediate exit.
         Interruption.uninstall()
+        let sharedThreads = PhotosServer.installEventLoopsAsGlobalExecutor(threads: threads)
         var logger = Logger(label: "photos.serve")
-        logger.logLevel = global.verbose ? .debug : .info
+        logger.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (global.verbose ? .debug : .info)
+        if !sharedThreads { logger.debug("Swift concurrency was in use before the server started: handlers run on its own threads") }
         let configuration = PhotosServer.Configuration(host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery)
         let server: PhotosServer
         do { server = try PhotosServer(libraryURL: global.libraryURL, configuration: configuration, logger: logger) } catch {

@@ -3,43 +3,48 @@ import Foundation
 /// Keyset pagination of asset fetches: a page is the rows after the last one the client saw, in the fetch's total
 /// order, so pages stay exact while other clients insert and delete (an offset would skip or repeat rows).
 extension FetchPlanner {
-    /// `SELECT a.id, <sort values…> FROM … WHERE … AND (after the key) ORDER BY … LIMIT ?`.
+    /// `SELECT a.id, <sort values…> FROM … WHERE … AND (after the key) ORDER BY … LIMIT ?`, as one statement or
+    /// two run one after the other (the rows of the second follow those of the first).
     ///
     /// The key is the previous page's last row's sort values, which the statement selects after the id. When every
-    /// term sorts the same way and no value is NULL the condition is one row-value comparison, which SQLite answers
-    /// with a range scan of an index in that order (the timeline's `asset_timeline`); otherwise it is the expanded
-    /// lexicographic form, with SQLite's NULL order (NULLs first ascending, last descending).
+    /// term sorts the same way and no value can be NULL the condition is one row-value comparison, which SQLite answers
+    /// with a range scan of an index in that order (the timeline's `asset_timeline`). Descending, rows whose first
+    /// term is NULL sort after every other one (SQLite's NULL order): they are the second statement, because an `OR`
+    /// in the first would turn its range scan into a scan from the top of the index — a page 100 pages deep read
+    /// 50,000 rows. Otherwise the condition is the expanded lexicographic form.
     package func assetPage(scope: AssetScope, options: FetchOptionsSpec, after key: [SQLArgument]?, limit: Int) throws(FetchPredicateError)
-        -> (statement: SQLFragment, keyCount: Int)
+        -> (statements: [SQLFragment], keyCount: Int)
     {
         var unlimited = options
         unlimited.fetchLimit = 0
         let query = try assetQuery(scope: scope, options: unlimited)
         let terms = query.order
-        var conditions = [query.whereClause]
-        if let key {
-            guard key.count == terms.count else {
-                throw .badArgument(format: "cursor", message: "the cursor was made for a fetch with another sort order")
-            }
-            conditions.append(Self.keysetCondition(terms, key))
-        }
-        let whereClause = SQLFragment.joined(conditions, separator: " AND ")
         let selected = (["a.id"] + terms.map(\.expression)).joined(separator: ", ")
         let order = terms.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
-        let sql = "SELECT \(selected) FROM \(query.from) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
-        return (SQLFragment(sql, query.fromArguments + whereClause.arguments + [.integer(Int64(limit))]), terms.count)
+        func statement(_ condition: SQLFragment?) -> SQLFragment {
+            let whereClause = SQLFragment.joined([query.whereClause] + (condition.map { [$0] } ?? []), separator: " AND ")
+            let sql = "SELECT \(selected) FROM \(query.from) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
+            return SQLFragment(sql, query.fromArguments + whereClause.arguments + [.integer(Int64(limit))])
+        }
+        guard let key else { return ([statement(nil)], terms.count) }
+        guard key.count == terms.count else {
+            throw .badArgument(format: "cursor", message: "the cursor was made for a fetch with another sort order")
+        }
+        // Two terms (one sort key, then the row id, never NULL): a NULL can only be in the first. With more, a row
+        // whose middle term is NULL fails a row-value comparison it should pass, so those take the expanded form.
+        if terms.count <= 2, Set(terms.map(\.ascending)).count == 1, !key.contains(.null) {
+            let rowValue = SQLFragment(
+                "(\(terms.map(\.expression).joined(separator: ", "))) \(terms[0].ascending ? ">" : "<") (\(terms.map { _ in "?" }.joined(separator: ", ")))",
+                key)
+            if terms[0].ascending { return ([statement(rowValue)], terms.count) }
+            return ([statement(rowValue), statement(SQLFragment("\(terms[0].expression) IS NULL"))], terms.count)
+        }
+        return ([statement(Self.keysetCondition(terms, key))], terms.count)
     }
 
+    /// The lexicographic "after the key" condition, term by term, with SQLite's NULL order (NULLs first ascending,
+    /// last descending).
     static func keysetCondition(_ terms: [AssetQuery.SortTerm], _ key: [SQLArgument]) -> SQLFragment {
-        if Set(terms.map(\.ascending)).count == 1, !key.contains(.null) {
-            let ascending = terms[0].ascending
-            var fragment = SQLFragment(
-                "(\(terms.map(\.expression).joined(separator: ", "))) \(ascending ? ">" : "<") (\(terms.map { _ in "?" }.joined(separator: ", ")))",
-                key)
-            // Descending, NULLs come last: rows whose first term is NULL follow every non-NULL key.
-            if !ascending { fragment = SQLFragment("(\(fragment.sql) OR \(terms[0].expression) IS NULL)", fragment.arguments) }
-            return fragment
-        }
         var alternatives: [SQLFragment] = []
         for index in terms.indices {
             var parts: [SQLFragment] = terms[..<index].enumerated().map { offset, term in

@@ -71,6 +71,94 @@ struct AssetJSON: ResponseEncodable, Equatable {
     }
 }
 
+extension AssetJSON {
+    /// The asset as ``JSONWriter`` writes it: the bytes `JSONEncoder` makes of it, keys in sorted order.
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("adjustmentFormatIdentifier", adjustmentFormatIdentifier)
+        json.field("adjustmentTimestamp", adjustmentTimestamp)
+        json.field("burstIdentifier", burstIdentifier)
+        json.field("contentType", contentType)
+        json.field("creationDate", creationDate)
+        if let creationTimeZoneOffset {
+            json.key("creationTimeZoneOffset")
+            json.integer(creationTimeZoneOffset)
+        }
+        json.key("duration")
+        json.double(duration)
+        json.key("hasAdjustments")
+        json.bool(hasAdjustments)
+        json.key("id")
+        json.string(id)
+        json.key("isFavorite")
+        json.bool(isFavorite)
+        json.key("isHidden")
+        json.bool(isHidden)
+        json.key("localIdentifier")
+        json.string(localIdentifier)
+        if let location {
+            json.key("location")
+            json.beginObject()
+            if let altitude = location.altitude {
+                json.key("altitude")
+                json.double(altitude)
+            }
+            json.key("latitude")
+            json.double(location.latitude)
+            json.key("longitude")
+            json.double(location.longitude)
+            json.endObject()
+        }
+        json.key("mediaSubtypes")
+        json.beginArray()
+        for subtype in mediaSubtypes { json.string(subtype) }
+        json.endArray()
+        json.key("mediaType")
+        json.string(mediaType)
+        json.field("modificationDate", modificationDate)
+        json.key("pixelHeight")
+        json.integer(pixelHeight)
+        json.key("pixelWidth")
+        json.integer(pixelWidth)
+        json.key("playbackStyle")
+        json.string(playbackStyle)
+        json.key("representsBurst")
+        json.bool(representsBurst)
+        if let resources {
+            json.key("resources")
+            json.beginArray()
+            for resource in resources { resource.write(to: &json) }
+            json.endArray()
+        }
+        json.field("trashedDate", trashedDate)
+        json.field("version", version)
+        json.endObject()
+    }
+}
+
+extension ResourceJSON {
+    func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.key("fileSize")
+        json.integer(fileSize)
+        json.key("originalFilename")
+        json.string(originalFilename)
+        json.key("pixelHeight")
+        json.integer(pixelHeight)
+        json.key("pixelWidth")
+        json.integer(pixelWidth)
+        json.key("sha256")
+        json.string(sha256)
+        json.key("type")
+        json.string(type)
+        json.key("uniformTypeIdentifier")
+        json.string(uniformTypeIdentifier)
+        json.key("url")
+        json.string(url)
+        json.endObject()
+    }
+}
+
 /// A `PHAssetResource`: its type, file facts and where to download it (byte ranges supported).
 struct ResourceJSON: Codable, Equatable {
     var type: String

@@ -19,6 +19,7 @@ struct ImageRoutes {
         group.get("assets/:id/resources/:type") { request, context in try await resource(request, context: context) }
     }
 
+    static let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
     static let formats: [String: (type: String, extension: String)] = [
         "jpeg": ("image/jpeg", "jpg"), "webp": ("image/webp", "webp"),
     ]
@@ -32,30 +33,18 @@ struct ImageRoutes {
         let (width, height) = try Self.size(query["size"] ?? "256x256")
         let mode = query["mode"] ?? "fit"
         guard mode == "fit" || mode == "fill" else { throw APIError.badRequest("mode is fit or fill") }
-        let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
-        guard let version = versions[query["version"] ?? "current"] else { throw APIError.badRequest("version is current, unadjusted or original") }
+        guard let version = Self.versions[query["version"] ?? "current"] else {
+            throw APIError.badRequest("version is current, unadjusted or original")
+        }
         let formatName = query["format"] ?? "jpeg"
         guard let format = Self.formats[formatName] else { throw APIError.badRequest("format is jpeg or webp") }
 
-        // Fast path: this client asked for this asset's version since the last commit, and its rendering is cached.
-        let resolutionKey = "\(session.identifier)|\(id)|\(query["version"] ?? "current")"
-        func headers(_ hash: String) -> HTTPFields {
-            [
-                .eTag: "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(query["version"] ?? "current")-\(formatName)\"",
-                .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie", .contentType: format.type,
-            ]
-        }
-        if let hash = services.resolved.get(resolutionKey) {
-            var fields = headers(hash)
-            let etag = fields[.eTag] ?? ""
-            if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
-                fields[.contentType] = nil
-                return Response(status: .notModified, headers: fields)
-            }
-            if let cached = services.encodedImages.get(etag) {
-                fields[.contentLength] = String(cached.bytes.readableBytes)
-                return Response(status: .ok, headers: fields, body: .init(byteBuffer: cached.bytes))
-            }
+        // Fast path: this client made this request since the last commit, and its rendering is cached: the ETag and
+        // headers are reused as they were built, and the bytes are looked up by the ETag.
+        let versionName = query["version"] ?? "current"
+        let resolutionKey = "\(session.identifier)|\(id)|\(versionName)|\(width)x\(height)|\(mode)|\(formatName)"
+        if let resolved = services.resolved.get(resolutionKey), let response = Self.respond(request, resolved, services.encodedImages) {
+            return response
         }
 
         let asset = try await offload { try session.asset(id, includeTrashed: true) }
@@ -66,17 +55,15 @@ struct ImageRoutes {
         guard let hash = VersionHash.version(version, of: resources) else {
             throw APIError(PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the asset has no file for that version"]))
         }
-        services.resolved.put(resolutionKey, hash)
-        var headers = headers(hash)
-        let etag = headers[.eTag] ?? ""
-        if let match = request.headers[.ifNoneMatch], Self.matches(match, etag) {
-            headers[.contentType] = nil
-            return Response(status: .notModified, headers: headers)
-        }
-        if let cached = services.encodedImages.get(etag) {
-            headers[.contentLength] = String(cached.bytes.readableBytes)
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: cached.bytes))
-        }
+        let etag = "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(versionName)-\(formatName)\""
+        let resolved = ResolvedImage(
+            etag: etag,
+            headers: [
+                .eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie", .contentType: format.type,
+            ])
+        services.resolved.put(resolutionKey, resolved)
+        if let response = Self.respond(request, resolved, services.encodedImages) { return response }
+        var headers = resolved.headers
         let manager = services.imageManager
         let data = try await offload { () throws -> Data in
             let options = PHImageRequestOptions()
@@ -149,6 +136,19 @@ struct ImageRoutes {
         return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
     }
 
+    /// The answer from what is known without rendering: 304 when the client has the ETag, the cached bytes when
+    /// they are in memory, nil when the image must be made.
+    static func respond(_ request: Request, _ resolved: ResolvedImage, _ cache: EncodedImageCache) -> Response? {
+        var fields = resolved.headers
+        if let match = request.headers[.ifNoneMatch], matches(match, resolved.etag) {
+            fields[.contentType] = nil
+            return Response(status: .notModified, headers: fields)
+        }
+        guard let cached = cache.get(resolved.etag) else { return nil }
+        fields[.contentLength] = String(cached.bytes.readableBytes)
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: cached.bytes))
+    }
+
     /// `WxH` with each side from 1 to 8192.
     static func size(_ text: String) throws -> (Int, Int) {
         let parts = text.lowercased().split(separator: "x")
@@ -158,15 +158,15 @@ struct ImageRoutes {
     }
 
     static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
-        ifNoneMatch.trimmingCharacters(in: .whitespaces) == "*"
-            || ifNoneMatch.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+        ifNoneMatch.trimmingOptionalWhitespace() == "*"
+            || ifNoneMatch.split(separator: ",").contains { $0.trimmingOptionalWhitespace() == etag }
     }
 
     /// One range of `bytes=a-b`, `bytes=a-` or `bytes=-n` clamped to the file; nil when unsatisfiable. Several
     /// ranges are answered with the first (RFC 9110 lets a server ignore the others).
     static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
         guard header.hasPrefix("bytes="), size > 0 else { return nil }
-        let first = header.dropFirst(6).split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? ""
+        let first = header.dropFirst(6).split(separator: ",").first?.trimmingOptionalWhitespace() ?? ""
         let bounds = first.split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count == 2 else { return nil }
         if bounds[0].isEmpty {

@@ -23,7 +23,7 @@ struct SystemRoutes {
         router.post("v1/session") { request, context in
             let session = try context.client()
             guard let header = request.headers[.authorization] else { throw APIError.unauthorized("sign in with the Authorization header") }
-            let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            let token = String(header.dropFirst(7).trimmingOptionalWhitespace())
             let cookie = Cookie(
                 name: AuthenticationMiddleware.cookieName, value: token, maxAge: 30 * 24 * 3600, path: "/", secure: false, httpOnly: true,
                 sameSite: .strict)

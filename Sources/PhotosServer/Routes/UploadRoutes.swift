@@ -31,7 +31,8 @@ struct UploadRoutes {
         do {
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
-            // Written in pieces of about 1 MiB: the body arrives in small buffers, each a system call otherwise.
+            // Written in pieces of about 1 MiB (the body arrives in small buffers, each a system call otherwise), on
+            // a dispatch queue: a disk that stalls must not stall the event loop reading other requests.
             var pending = ByteBuffer()
             for try await buffer in request.body {
                 written += buffer.readableBytes
@@ -39,11 +40,16 @@ struct UploadRoutes {
                 var buffer = buffer
                 pending.writeBuffer(&buffer)
                 if pending.readableBytes >= 1 << 20 {
-                    try handle.write(contentsOf: pending.readableBytesView)
-                    pending.clear()
+                    let piece = pending
+                    try await offload { try handle.write(contentsOf: piece.readableBytesView) }
+                    pending = ByteBuffer()
+                    pending.reserveCapacity(1 << 20 + 65536)
                 }
             }
-            if pending.readableBytes > 0 { try handle.write(contentsOf: pending.readableBytesView) }
+            if pending.readableBytes > 0 {
+                let piece = pending
+                try await offload { try handle.write(contentsOf: piece.readableBytesView) }
+            }
         } catch {
             services.uploads.discard(id)
             throw error

@@ -89,7 +89,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return try error.response(from: request, context: context)
         } catch let error as PHPhotosError {
             let api = APIError(error)
-            if api.status == .internalServerError { context.logger.error("library error: \(error)") }
+            if api.status == .internalServerError {
+                context.logger.error("library error: \(error)", metadata: ["client": "\(context.session?.identifier ?? "-")"])
+            }
             return try api.response(from: request, context: context)
         } catch let error as PHFetchOptionsError {
             return try APIError.badRequest(error.message).response(from: request, context: context)
@@ -101,7 +103,7 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             return try error.response(from: request, context: context)
         } catch {
-            context.logger.error("unexpected error: \(error)")
+            context.logger.error("unexpected error: \(error)", metadata: ["client": "\(context.session?.identifier ?? "-")"])
             return try APIError(
                 status: .internalServerError, domain: PHPhotosErrorDomain, code: PHPhotosError.Code.internalError.rawValue,
                 message: "internal error (request \(context.id))"

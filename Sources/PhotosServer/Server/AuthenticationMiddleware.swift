@@ -19,7 +19,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         var token: String?
         if let header = request.headers[.authorization] {
             guard header.lowercased().hasPrefix("bearer ") else { throw APIError.unauthorized("the Authorization header must be Bearer TOKEN") }
-            token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            token = String(header.dropFirst(7).trimmingOptionalWhitespace())
         } else if request.method == .get || request.method == .head, let cookie = request.cookies[Self.cookieName] {
             token = cookie.value
         }
@@ -30,7 +30,6 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         var context = context
         context.session = ClientSession(identifier: client, library: try services.library(for: client))
-        context.logger[metadataKey: "client"] = .string(client)
         return try await next(request, context)
     }
 }

@@ -74,7 +74,8 @@ final class ChangeFeed: Sendable {
     private func follow() async {
         for await _ in library.changes {
             if Task.isCancelled { break }
-            publishNewChanges()
+            // The history is read with SQLite's blocking calls: not on the event loop that runs this task.
+            _ = try? await offload { self.publishNewChanges() }
         }
     }
 

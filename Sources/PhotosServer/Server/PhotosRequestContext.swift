@@ -17,7 +17,9 @@ public struct PhotosRequestContext: RequestContext {
     }
 
     /// Responses: ISO 8601 dates, keys in a stable order, slashes unescaped (local identifiers contain them).
-    public var responseEncoder: JSONEncoder {
+    public var responseEncoder: JSONEncoder { Self.makeResponseEncoder() }
+
+    static func makeResponseEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
@@ -89,19 +91,40 @@ struct ClientSession: Sendable {
 /// of 500 assets has 1,500 dates, and a formatter per date (what `.iso8601` costs on Linux) dominated its time.
 enum FastISO8601 {
     static func string(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        write(date, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The same text appended to `bytes` (what ``JSONWriter`` writes dates with).
+    static func write(_ date: Date, into bytes: inout [UInt8]) {
         let interval = date.timeIntervalSince1970
         var seconds = time_t(interval.rounded(.down))
         let milliseconds = Int(((interval - Double(seconds)) * 1000).rounded())
         if milliseconds == 1000 { seconds += 1 }
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
+        func digits(_ value: Int32, _ width: Int) {
             let text = String(value)
-            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+            if text.utf8.count < width { bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - text.utf8.count)) }
+            bytes.append(contentsOf: text.utf8)
         }
-        var text = "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-        text += "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
-        if milliseconds > 0, milliseconds < 1000 { text += ".\(pad(Int32(milliseconds), 3))" }
-        return text + "Z"
+        digits(parts.tm_year + 1900, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.tm_min, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2)
+        if milliseconds > 0, milliseconds < 1000 {
+            bytes.append(UInt8(ascii: "."))
+            digits(Int32(milliseconds), 3)
+        }
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

@@ -23,8 +23,8 @@ final class ServerServices: Sendable {
     let encodedImages = EncodedImageCache(capacity: 256 << 20)
     let feed: ChangeFeed
     let uploads: Uploads
-    /// Which version hash an image request resolves to, per client and asset: lets a cached thumbnail be served
-    /// after one token check, without reading the asset. Emptied by ``invalidateIfChanged()`` after every commit of
+    /// What an image request resolves to (ETag and headers), per client, asset, version and parameters: lets a
+    /// cached thumbnail be served after one token check, without reading the asset. Emptied by ``invalidateIfChanged()`` after every commit of
     /// the library (edits, deletions, grants) by any process.
     let resolved = ResolutionCache()
     /// The clients of tokens seen since the last commit of the library (any process): a token is checked against the
@@ -32,6 +32,8 @@ final class ServerServices: Sendable {
     let tokens = Mutex<[String: String]>([:])
     /// What the database files were at the last look: a commit of any process changes them.
     private let stamp: Mutex<LibraryStamp>
+    /// The files the stamp is made of, built once (building URLs per request cost more than the `stat`s).
+    private let stampPaths: [String]
     private let clients = Mutex<[String: PHPhotoLibrary]>([:])
 
     init(libraryURL: URL, configuration: PhotosServer.Configuration, logger: Logger) throws {
@@ -39,7 +41,8 @@ final class ServerServices: Sendable {
         self.configuration = configuration
         self.logger = logger
         owner = try PHPhotoLibrary(url: libraryURL, clientIdentifier: nil)
-        stamp = Mutex(LibraryStamp(libraryURL))
+        stampPaths = LibraryStamp.paths(libraryURL)
+        stamp = Mutex(LibraryStamp(stampPaths))
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
         uploads = try Uploads(libraryURL: libraryURL)
@@ -48,7 +51,7 @@ final class ServerServices: Sendable {
     /// Empties the per-commit caches (tokens, version resolutions) when the library changed since the last call:
     /// two `stat` calls, so the caches are exact for every request without waiting for a change notification.
     func invalidateIfChanged() {
-        let now = LibraryStamp(libraryURL)
+        let now = LibraryStamp(stampPaths)
         let changed = stamp.withLock { stamp in
             defer { stamp = now }
             return stamp != now
@@ -81,17 +84,25 @@ final class ServerServices: Sendable {
     }
 }
 
-/// Version hashes of (client, asset, version) — see ``ServerServices/resolved``.
+/// What an image request resolved to (its ETag, made of the version's hash, and its headers), by client, asset,
+/// version and rendering parameters — see ``ServerServices/resolved``.
+struct ResolvedImage: Sendable {
+    var etag: String
+    /// The answer's headers, the ETag among them (without Content-Length).
+    var headers: HTTPFields
+}
+
+/// Image requests resolved since the last commit of the library — see ``ServerServices/resolved``.
 final class ResolutionCache: Sendable {
-    private let entries = Mutex<[String: String]>([:])
-    func get(_ key: String) -> String? { entries.withLock { $0[key] } }
+    private let entries = Mutex<[String: ResolvedImage]>([:])
+    func get(_ key: String) -> ResolvedImage? { entries.withLock { $0[key] } }
 
     func clear() { entries.withLock { $0.removeAll(keepingCapacity: true) } }
 
-    func put(_ key: String, _ hash: String) {
+    func put(_ key: String, _ resolved: ResolvedImage) {
         entries.withLock { entries in
             if entries.count >= 200_000 { entries.removeAll(keepingCapacity: true) }
-            entries[key] = hash
+            entries[key] = resolved
         }
     }
 }
@@ -101,10 +112,14 @@ final class ResolutionCache: Sendable {
 struct LibraryStamp: Equatable {
     var files: [[Int]]
 
-    init(_ libraryURL: URL) {
-        files = ["database/Photos.sqlite", "database/Photos.sqlite-wal"].map { name in
+    static func paths(_ libraryURL: URL) -> [String] {
+        ["database/Photos.sqlite", "database/Photos.sqlite-wal"].map { libraryURL.appendingPathComponent($0).path }
+    }
+
+    init(_ paths: [String]) {
+        files = paths.map { path in
             var info = stat()
-            guard stat(libraryURL.appendingPathComponent(name).path, &info) == 0 else { return [] }
+            guard stat(path, &info) == 0 else { return [] }
             return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
         }
     }

@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import OpenPhotos
+import PhotoLibraryEngine
+import PhotosTesting
+import Testing
+
+/// Keyset pages (what `photos serve` pages the timeline with): the statements, the index they are answered with,
+/// and pages that add up to the whole fetch when creation dates are missing.
+@Suite("Keyset pages")
+struct KeysetPageTests {
+    let owner = AccessContext(clientID: nil, grant: nil, libraryIsReadOnly: false)
+
+    func newestFirst() -> FetchOptionsSpec {
+        var options = FetchOptionsSpec()
+        options.sortKeys = [SortKey(key: "creationDate", ascending: false)]
+        return options
+    }
+
+    @Test func aDescendingPageIsARangeThenTheUndatedRows() throws {
+        let planner = FetchPlanner(access: owner, now: Date(timeIntervalSince1970: 1_000_000))
+        let (statements, keyCount) = try planner.assetPage(
+            scope: .library, options: newestFirst(), after: [.real(1_700_000_000), .integer(42)], limit: 501)
+        #expect(keyCount == 2)
+        let filters = "a.trashed_date IS NULL AND a.is_hidden = 0 AND a.burst_hidden = 0 AND (a.source_type & ?) != 0"
+        #expect(
+            statements.map(\.sql) == [
+                "SELECT a.id, a.creation_date, a.id FROM asset a WHERE \(filters) AND (a.creation_date, a.id) < (?, ?) ORDER BY a.creation_date DESC, a.id DESC LIMIT ?",
+                "SELECT a.id, a.creation_date, a.id FROM asset a WHERE \(filters) AND a.creation_date IS NULL ORDER BY a.creation_date DESC, a.id DESC LIMIT ?",
+            ])
+        #expect(statements[0].arguments == [.integer(1), .real(1_700_000_000), .integer(42), .integer(501)])
+        #expect(statements[1].arguments == [.integer(1), .integer(501)])
+        // Ascending, undated rows come first: before any dated key, so one statement.
+        var oldestFirst = newestFirst()
+        oldestFirst.sortKeys = [SortKey(key: "creationDate", ascending: true)]
+        #expect(try planner.assetPage(scope: .library, options: oldestFirst, after: [.real(5), .integer(1)], limit: 10).statements.count == 1)
+
+        // SQLite answers the first with a range of the timeline index (a page deep in a large library reads only
+        // its own rows), not a scan from the top of the index.
+        let library = try TestLibrary(name: "KeysetPlan")
+        defer { library.remove() }
+        let engine = try LibraryEngine.open(at: library.url)
+        let plan = try engine.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statements[0].sql, arguments: statements[0].statementArguments)
+                .map { $0["detail"] as String }
+        }
+        #expect(plan == ["SEARCH a USING INDEX asset_timeline (creation_date<?)"])
+    }
+
+    @Test func pagesAddUpToTheFetchWithUndatedAssets() throws {
+        let library = try TestLibrary(name: "KeysetNulls")
+        defer { library.remove() }
+        // Seven assets, three without a creation date, two sharing one.
+        try library.addImages(7) { index, request in
+            if [1, 4, 6].contains(index) { request.creationDate = nil }
+            if index == 3 { request.creationDate = Date(timeIntervalSince1970: 1_700_000_000) }
+        }
+        let engine = try LibraryEngine.open(at: library.url)
+        #expect(try engine.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM asset WHERE creation_date IS NULL") } == 3)
+        let whole = try engine.database.read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM asset ORDER BY creation_date DESC, id DESC")
+        }
+        for size in 1...4 {
+            var paged: [Int64] = []
+            var key: [SQLArgument]?
+            repeat {
+                let page = try engine.fetchAssetPage(scope: .library, options: newestFirst(), access: owner, after: key, limit: size)
+                #expect(page.ids.count <= size)
+                paged += page.ids
+                key = page.next
+            } while key != nil
+            #expect(paged == whole, "pages of \(size)")
+        }
+    }
+}
