@@ -119,21 +119,25 @@ package final class ChangeCenter: @unchecked Sendable {
         timer = source
     }
 
-    private var followUpsPending = false
+    /// Which wake-up the scheduled follow-ups belong to: a later wake-up supersedes them with its own.
+    private var wakeGeneration = 0
 
-    /// A file event: pump now, and again a moment later. The event comes when the other process writes its
+    /// A file event: pump now, and again a few moments later. The event comes when the other process writes its
     /// transaction's frames to the `-wal` file, just before it publishes them in the WAL index; a read in between
-    /// still sees the previous state, and no further event would come. (The safety poll catches anything later.)
+    /// still sees the previous state, and no further event would come. Every event starts its own follow-ups (2,
+    /// 10, 30 and 200 ms later; those of an earlier event are dropped): a commit that follows another within the
+    /// window is seen within milliseconds, not at the end of the first one's window. (The safety poll catches
+    /// anything later.)
     private func wake() {
         dispatchPrecondition(condition: .onQueue(queue))
         pump()
-        guard !followUpsPending else { return }
-        followUpsPending = true
-        queue.asyncAfter(deadline: .now() + .milliseconds(20)) { [weak self] in self?.pump() }
-        queue.asyncAfter(deadline: .now() + .milliseconds(200)) { [weak self] in
-            guard let self else { return }
-            self.followUpsPending = false
-            self.pump()
+        wakeGeneration &+= 1
+        let generation = wakeGeneration
+        for delay in [2, 10, 30, 200] {
+            queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in
+                guard let self, self.wakeGeneration == generation else { return }
+                self.pump()
+            }
         }
     }
 
