@@ -22,6 +22,8 @@ public final class ChildProcess: @unchecked Sendable {
         public var maxRSSKilobytes: Int
         /// What it wrote to standard output.
         public var standardOutput: Data
+        /// The processor time it used, user and system (wait4's `ru_utime` + `ru_stime`), in seconds.
+        public var cpuSeconds: Double = 0
     }
 
     public let pid: pid_t
@@ -102,7 +104,8 @@ public final class ChildProcess: @unchecked Sendable {
         let signalled = (status & 0x7F) != 0
         return Outcome(
             status: signalled ? 128 + (status & 0x7F) : (status >> 8) & 0xFF, wasSignalled: signalled, seconds: seconds,
-            maxRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), standardOutput: output)
+            maxRSSKilobytes: peak > 0 ? peak : Int(usage.ru_maxrss), standardOutput: output,
+            cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6)
     }
 }
 

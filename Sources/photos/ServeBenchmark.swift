@@ -106,9 +106,10 @@ struct BenchServe: ParsableCommand {
     }
 
     /// Stops a server started by ``serve(_:)`` as its users would (SIGTERM: graceful shutdown) and waits for it.
-    private func stop(_ server: ChildProcess) {
+    @discardableResult
+    private func stop(_ server: ChildProcess) -> ChildProcess.Outcome {
         _ = Glibc.kill(server.pid, SIGTERM)
-        _ = server.wait(samplingMemory: false)
+        return server.wait(samplingMemory: false)
     }
 
     struct WrkResult {
@@ -392,69 +393,131 @@ struct BenchServe: ParsableCommand {
         }
         let megabytes = Double(bytes.count * photos) / 1e6
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let importStart = ContinuousClock.now
-        let imported = try runChild(
-            executable, ["import", media.path, "--library", root.appendingPathComponent("Imported.photoslibrary").path, "--json"])
-        let importSeconds = (ContinuousClock.now - importStart).seconds
-        guard imported.status == 0 else { throw CLIError("photos import failed") }
-
-        let url = root.appendingPathComponent("Uploaded.photoslibrary")
-        let (port, token, server) = try await serve(url)
-        defer { stop(server) }
-        let uploadStart = ContinuousClock.now
-        // One curl uploads every file over four parallel keep-alive connections, streaming each (as a browser
-        // does), then one import per 100 uploads.
-        let config = root.appendingPathComponent("uploads.curl")
-        let answers = root.appendingPathComponent("upload-answers")
-        try FileManager.default.createDirectory(at: answers, withIntermediateDirectories: true)
-        var lines: [String] = []
-        for (index, file) in files.enumerated() {
-            lines += [
-                "url = \"http://127.0.0.1:\(port)/v1/uploads?filename=\(file.lastPathComponent)\"", "upload-file = \"\(file.path)\"",
-                "request = \"POST\"", "header = \"Authorization: Bearer \(token)\"", "header = \"Expect:\"",
-                "header = \"Content-Type: application/octet-stream\"", "output = \"\(answers.path)/\(index).json\"", "next",
-            ]
+        func importOnce(_ round: Int) throws -> (seconds: Double, cpu: Double) {
+            // Libraries are removed after the last round: files deleted during the run would slow the creation of
+            // the next round's (ext4 skips recently freed inodes), whichever side came next.
+            let library = root.appendingPathComponent("Imported-\(round).photoslibrary")
+            let importStart = ContinuousClock.now
+            let imported = try runChild(executable, ["import", media.path, "--library", library.path, "--json"])
+            guard imported.status == 0 else { throw CLIError("photos import failed") }
+            return ((ContinuousClock.now - importStart).seconds, imported.cpuSeconds)
         }
-        // No `next` after the last one: an empty transfer fails and aborts the others.
-        try lines.dropLast().joined(separator: "\n").write(to: config, atomically: true, encoding: .utf8)
-        let transfer = try runChild(
-            URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--stderr", "-", "-Z", "--parallel-max", "4", "-K", config.path])
-        let errors = String(decoding: transfer.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("curl:") }
-        if !errors.isEmpty { log("  upload: curl reported \(errors.count) failed transfers: \(Set(errors).sorted().prefix(4))") }
-        var ids: [String: String] = [:]
-        for index in files.indices {
-            guard let data = try? Data(contentsOf: answers.appendingPathComponent("\(index).json")),
-                let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let upload = body["upload"] as? String
-            else { continue }
-            ids[files[index].lastPathComponent] = upload
+        struct UploadRun {
+            var seconds = 0.0
+            var transferSeconds = 0.0
+            var uploads = 0
+            var created = 0
+            /// Processor time of the server and of the curl children.
+            var serverCPU = 0.0
+            var clientCPU = 0.0
         }
-        let uploads = files.compactMap { ids[$0.lastPathComponent] }
-        var created = 0
-        for start in stride(from: 0, to: uploads.count, by: 100) {
-            let batch = Array(uploads[start..<min(start + 100, uploads.count)])
-            let body = try JSONSerialization.data(withJSONObject: ["uploads": batch])
-            let request = root.appendingPathComponent("create.json")
-            try body.write(to: request)
-            let outcome = try runChild(
-                URL(fileURLWithPath: "/usr/bin/curl"),
-                [
-                    "-sf", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary", "@\(request.path)",
-                    "http://127.0.0.1:\(port)/v1/assets",
-                ])
-            let result = (try? JSONSerialization.jsonObject(with: outcome.standardOutput) as? [String: Any]) ?? [:]
-            created += (result["created"] as? [Any])?.count ?? 0
-            if let failures = result["failures"] as? [Any], !failures.isEmpty { log("  upload: \(failures.count) refused: \(failures.prefix(2))") }
+        func uploadOnce(_ round: Int) async throws -> UploadRun {
+            let url = root.appendingPathComponent("Uploaded-\(round).photoslibrary")
+            let (port, token, server) = try await serve(url)
+            var serverStopped = false
+            defer { if !serverStopped { stop(server) } }
+            let clientCPU = Mutex(0.0)
+            let uploadStart = ContinuousClock.now
+            // As a client that sends a folder does: the files in batches of 100, each batch by one curl over four
+            // parallel keep-alive connections, streaming each file (as a browser does); a batch is created (imported)
+            // as soon as its files are up, while the next batch is sent.
+            let answers = root.appendingPathComponent("upload-answers")
+            try FileManager.default.createDirectory(at: answers, withIntermediateDirectories: true)
+            let creations = DispatchQueue(label: "bench.upload.create")
+            let tally = Mutex((uploads: 0, created: 0, failedTransfers: [String](), refused: [String]()))
+            var transferSeconds = 0.0
+            for start in stride(from: 0, to: files.count, by: 100) {
+                let indices = start..<min(start + 100, files.count)
+                var lines: [String] = []
+                for index in indices {
+                    lines += [
+                        "url = \"http://127.0.0.1:\(port)/v1/uploads?filename=\(files[index].lastPathComponent)\"",
+                        "upload-file = \"\(files[index].path)\"",
+                        "request = \"POST\"", "header = \"Authorization: Bearer \(token)\"", "header = \"Expect:\"",
+                        "header = \"Content-Type: application/octet-stream\"", "output = \"\(answers.path)/\(index).json\"", "next",
+                    ]
+                }
+                let config = root.appendingPathComponent("uploads-\(start).curl")
+                // No `next` after the last one: an empty transfer fails and aborts the others.
+                try lines.dropLast().joined(separator: "\n").write(to: config, atomically: true, encoding: .utf8)
+                let transfer = try runChild(
+                    URL(fileURLWithPath: "/usr/bin/curl"), ["-sS", "--stderr", "-", "-Z", "--parallel-max", "4", "-K", config.path])
+                clientCPU.withLock { $0 += transfer.cpuSeconds }
+                transferSeconds = (ContinuousClock.now - uploadStart).seconds
+                let errors = String(decoding: transfer.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("curl:") }
+                let batch = indices.compactMap { index -> String? in
+                    guard let data = try? Data(contentsOf: answers.appendingPathComponent("\(index).json")),
+                        let body = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+                    else { return nil }
+                    return body["upload"] as? String
+                }
+                tally.withLock {
+                    $0.uploads += batch.count
+                    $0.failedTransfers += errors.map(String.init)
+                }
+                let request = root.appendingPathComponent("create-\(start).json")
+                try JSONSerialization.data(withJSONObject: ["uploads": batch]).write(to: request)
+                creations.async {
+                    let outcome = try? runChild(
+                        URL(fileURLWithPath: "/usr/bin/curl"),
+                        [
+                            "-sf", "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/json", "--data-binary",
+                            "@\(request.path)",
+                            "http://127.0.0.1:\(port)/v1/assets",
+                        ])
+                    clientCPU.withLock { $0 += outcome?.cpuSeconds ?? 0 }
+                    let result = outcome.flatMap { try? JSONSerialization.jsonObject(with: $0.standardOutput) as? [String: Any] } ?? [:]
+                    tally.withLock {
+                        $0.created += (result["created"] as? [Any])?.count ?? 0
+                        $0.refused += ((result["failures"] as? [Any]) ?? []).map { "\($0)" }
+                    }
+                }
+            }
+            creations.sync {}
+            let (uploadCount, created, failedTransfers, refused) = tally.withLock { ($0.uploads, $0.created, $0.failedTransfers, $0.refused) }
+            if !failedTransfers.isEmpty {
+                log("  upload: curl reported \(failedTransfers.count) failed transfers: \(Set(failedTransfers).sorted().prefix(4))")
+            }
+            if !refused.isEmpty { log("  upload: \(refused.count) refused: \(refused.prefix(2))") }
+            let seconds = (ContinuousClock.now - uploadStart).seconds
+            serverStopped = true
+            let serverEnd = stop(server)
+            return UploadRun(
+                seconds: seconds, transferSeconds: transferSeconds, uploads: uploadCount, created: created, serverCPU: serverEnd.cpuSeconds,
+                clientCPU: clientCPU.withLock { $0 })
         }
-        let uploadSeconds = (ContinuousClock.now - uploadStart).seconds
+        // Rounds in alternating order (import first, then upload first …), the median of each: whatever the file
+        // system or the machine does meanwhile falls on both.
+        var imports: [(seconds: Double, cpu: Double)] = []
+        var uploadRuns: [UploadRun] = []
+        for round in 0..<rounds {
+            if round % 2 == 0 {
+                imports.append(try importOnce(round))
+                uploadRuns.append(try await uploadOnce(round))
+            } else {
+                uploadRuns.append(try await uploadOnce(round))
+                imports.append(try importOnce(round))
+            }
+        }
+        let importRun = imports.sorted { $0.seconds < $1.seconds }[rounds / 2]
+        let importSeconds = importRun.seconds
+        let upload = uploadRuns.sorted { $0.seconds < $1.seconds }[rounds / 2]
         log(
             String(
                 format:
-                    "upload (%d 12-MP JPEGs, %.0f MB, 4 parallel connections of one curl): %.1f s (%d uploads, %d created); photos import of the same files %.1f s; ratio %.2f× (goal ≤ 1.3×)",
-                photos, megabytes, uploadSeconds, uploads.count, created, importSeconds, uploadSeconds / importSeconds))
+                    "upload (%d 12-MP JPEGs, %.0f MB, batches of 100 over 4 parallel connections, each created while the next is sent; median of %d rounds in alternating order): %.1f s (%d uploads sent in %.1f s, %d created); photos import of the same files %.1f s; ratio %.2f× (goal ≤ 1.3×); processor time: server %.1f s + curl %.1f s against import %.1f s, on %d cores",
+                photos, megabytes, rounds, upload.seconds, upload.uploads, upload.transferSeconds, upload.created, importSeconds,
+                upload.seconds / importSeconds, upload.serverCPU, upload.clientCPU, importRun.cpu, ProcessInfo.processInfo.activeProcessorCount))
         try? FileManager.default.removeItem(at: media)
+        for round in 0..<rounds {
+            try? FileManager.default.removeItem(at: root.appendingPathComponent("Imported-\(round).photoslibrary"))
+            try? FileManager.default.removeItem(at: root.appendingPathComponent("Uploaded-\(round).photoslibrary"))
+        }
         return [
-            "photos": photos, "megabytes": megabytes, "uploadSeconds": uploadSeconds, "importSeconds": importSeconds, "created": created,
-            "ratio": uploadSeconds / importSeconds,
+            "photos": photos, "megabytes": megabytes, "uploadSeconds": upload.seconds, "transferSeconds": upload.transferSeconds,
+            "importSeconds": importSeconds, "created": upload.created, "ratio": upload.seconds / importSeconds, "rounds": rounds,
+            "uploadRuns": uploadRuns.map(\.seconds), "importRuns": imports.map(\.seconds), "serverCPUSeconds": upload.serverCPU,
+            "curlCPUSeconds": upload.clientCPU, "importCPUSeconds": importRun.cpu,
         ]
     }
 

@@ -60,18 +60,35 @@ struct UploadTests {
                 uri: "/v1/uploads?filename=x.jpg", method: .post, headers: [.authorization: "Bearer \(try fixture.token("none", .denied))"],
                 body: ByteBuffer(bytes: files[2].1))
             #expect(denied.status == .forbidden)
-            _ = try await upload("mine.jpg", files[0].1, token: reader)
+            let unused = try await upload("mine.jpg", files[0].1, token: reader)
+
+            // Two files sent under one name are both imported under that name; an upload listed twice is refused.
+            let twins = try [64, 65].map { width in
+                try Data(contentsOf: try library.makeImage("twin-\(width).jpg", width: width, height: 40))
+            }
+            let firstTwin = try await upload("same.jpg", twins[0], token: writer)
+            let secondTwin = try await upload("same.jpg", twins[1], token: writer)
+            #expect(try await client.call("/v1/assets", .post, token: writer, json: ["uploads": [firstTwin, firstTwin]]).status == .badRequest)
+            let both = try await client.call("/v1/assets", .post, token: writer, json: ["uploads": [firstTwin, secondTwin]])
+            let bothIDs = try #require(both.json["created"] as? [String], "\(both.json)")
+            #expect(bothIDs.count == 2)
+            let names = PHAsset.fetchAssets(
+                withLocalIdentifiers: bothIDs.map { $0.replacingOccurrences(of: "_", with: "/") }, options: library.options()
+            )
+            .objects(at: IndexSet(0..<2)).map { PHAssetResource.assetResources(for: $0).first?.originalFilename }
+            #expect(names == ["same.jpg", "same.jpg"])
             #expect(try await client.call("/v1/uploads?filename=..", .post, token: writer).status == .badRequest)
             let empty = try await client.execute(uri: "/v1/uploads?filename=e.jpg", method: .post, headers: [.authorization: "Bearer \(writer)"])
             #expect(empty.status == .badRequest)
 
-            // Imported uploads were moved into the library (written once); only the one never used is left.
+            // Imported uploads were moved into the library (written once); only the one never used is left, as a file
+            // named by its upload id.
             let folder = library.url.appendingPathComponent("private/uploads")
             let left = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter {
                 var isFolder: ObjCBool = false
                 return FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isFolder) && !isFolder.boolValue
             }
-            #expect(left.map { ($0 as NSString).lastPathComponent } == ["mine.jpg"], "\(left)")
+            #expect(left.map { ($0 as NSString).lastPathComponent } == [unused], "\(left)")
             #expect(try library.library.verify().problems.isEmpty)
         }
     }

@@ -26,29 +26,30 @@ struct UploadRoutes {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.tooLarge("the upload is larger than \(limit) bytes")
         }
-        let (id, file) = try services.uploads.reserve(name: name, client: session.identifier)
+        let (id, _, handle) = try services.uploads.reserve(name: name, client: session.identifier)
         var written = 0
         do {
-            let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
-            // Written in pieces of about 1 MiB (the body arrives in small buffers, each a system call otherwise), on
-            // a dispatch queue: a disk that stalls must not stall the event loop reading other requests.
-            var pending = ByteBuffer()
+            // Written about 1 MiB at a time (the body arrives in small buffers, a system call each otherwise) without
+            // copying them together, on a dispatch queue: a disk that stalls must not stall the event loop reading
+            // other requests.
+            var pending: [ByteBuffer] = []
+            var pendingBytes = 0
             for try await buffer in request.body {
                 written += buffer.readableBytes
                 guard written <= limit else { throw APIError.tooLarge("the upload is larger than \(limit) bytes") }
-                var buffer = buffer
-                pending.writeBuffer(&buffer)
-                if pending.readableBytes >= 1 << 20 {
-                    let piece = pending
-                    try await offload { try handle.write(contentsOf: piece.readableBytesView) }
-                    pending = ByteBuffer()
-                    pending.reserveCapacity(1 << 20 + 65536)
+                pending.append(buffer)
+                pendingBytes += buffer.readableBytes
+                if pendingBytes >= 1 << 20 {
+                    let pieces = pending
+                    try await offload { for piece in pieces { try handle.write(contentsOf: piece.readableBytesView) } }
+                    pending.removeAll(keepingCapacity: true)
+                    pendingBytes = 0
                 }
             }
-            if pending.readableBytes > 0 {
-                let piece = pending
-                try await offload { try handle.write(contentsOf: piece.readableBytesView) }
+            if !pending.isEmpty {
+                let pieces = pending
+                try await offload { for piece in pieces { try handle.write(contentsOf: piece.readableBytesView) } }
             }
         } catch {
             services.uploads.discard(id)
@@ -68,22 +69,18 @@ struct UploadRoutes {
         guard let ids = try body.strings("uploads", limit: 1000), !ids.isEmpty else {
             throw APIError.badRequest("give \"uploads\": the ids POST /v1/uploads answered")
         }
-        let files = try ids.map { id in
-            guard let file = services.uploads.file(id, client: session.identifier) else { throw APIError.notFound("no upload \(id)") }
-            return (id, file)
-        }
+        guard Set(ids).count == ids.count else { throw APIError.badRequest("an upload is listed twice") }
         // One folder for the request's files (moved there): a still and a video without content identifiers pair by
         // name only within one folder, as on a camera's card.
-        let batch = try services.uploads.batch(files)
+        let batch = try services.uploads.batch(ids, client: session.identifier)
         defer {
             try? FileManager.default.removeItem(at: batch.folder)
-            for (id, _) in files { services.uploads.discard(id) }
+            for id in ids { services.uploads.discard(id) }
         }
         // Moved, not copied: the uploads sit in the library's folder, so each byte is written once (hard links).
-        let report = try await offload { try session.library.importItems(at: batch.files.map(\.1), movingFiles: true) }
-        func upload(_ url: URL) -> String {
-            batch.files.first { $0.1.standardizedFileURL == url.standardizedFileURL }?.0 ?? url.lastPathComponent
-        }
+        let report = try await offload { try session.library.importItems(at: batch.files.map(\.file), movingFiles: true) }
+        let uploadsByPath = Dictionary(batch.files.map { ($0.file.standardizedFileURL.path, $0.id) }, uniquingKeysWith: { first, _ in first })
+        func upload(_ url: URL) -> String { uploadsByPath[url.standardizedFileURL.path] ?? url.lastPathComponent }
         let json: [String: Any] = [
             "created": report.importedLocalIdentifiers.map(ObjectID.urlForm),
             "livePhotosPaired": report.livePhotosPaired,
@@ -98,7 +95,7 @@ struct UploadRoutes {
         // Some files refused: 207 with the reasons (the others were imported); every file refused: 422.
         let status: HTTPResponse.Status =
             report.failures.isEmpty
-            ? .ok : (report.failures.count == files.count ? .unprocessableContent : .init(code: 207, reasonPhrase: "Multi-Status"))
+            ? .ok : (report.failures.count == ids.count ? .unprocessableContent : .init(code: 207, reasonPhrase: "Multi-Status"))
         return try ChangeRoutes.json(json, status: status)
     }
 }
@@ -108,7 +105,7 @@ struct UploadRoutes {
 /// A folder left by a server that died is removed by the next server to start — never one whose process lives.
 final class Uploads: Sendable {
     private let folder: URL
-    private let pending = Mutex<[String: (client: String, file: URL, date: Date)]>([:])
+    private let pending = Mutex<[String: (client: String, name: String, file: URL, date: Date)]>([:])
 
     init(libraryURL: URL) throws {
         let parent = libraryURL.appendingPathComponent("private/uploads")
@@ -134,46 +131,56 @@ final class Uploads: Sendable {
         return cleaned
     }
 
-    func reserve(name: String, client: String) throws -> (String, URL) {
+    /// A new empty file for an upload, open for writing: named by the upload's id (one file, no folder of its own:
+    /// creating inodes is what a small upload costs most); the name it was sent with is kept beside it.
+    func reserve(name: String, client: String) throws -> (id: String, file: URL, handle: FileHandle) {
         expire()
         let id = UUID().uuidString.lowercased()
-        let directory = folder.appendingPathComponent(id)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        let file = directory.appendingPathComponent(name)
-        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        let file = folder.appendingPathComponent(id)
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             throw APIError(status: .internalServerError, domain: PHPhotosErrorDomain, code: -1, message: "cannot store the upload")
         }
-        pending.withLock { $0[id] = (client, file, Date()) }
-        return (id, file)
+        pending.withLock { $0[id] = (client, name, file, Date()) }
+        return (id, file, FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
     }
 
-    /// Moves the files into one new folder under their names (a name taken twice stays where it is); the pending
-    /// entries follow them, so discarding an upload removes it wherever it is.
-    func batch(_ files: [(String, URL)]) throws -> (folder: URL, files: [(String, URL)]) {
+    /// The uploads moved into one new folder under the names they were sent with (a name given twice goes into a
+    /// numbered subfolder, so no file replaces another); the pending entries follow them, so discarding an upload
+    /// removes it wherever it is. Nil for an id this client did not upload.
+    func batch(_ ids: [String], client: String) throws -> (folder: URL, files: [(id: String, file: URL)]) {
+        let entries = try pending.withLock { pending in
+            try ids.map { id in
+                guard let entry = pending[id], entry.client == client else { throw APIError.notFound("no upload \(id)") }
+                return (id, entry.name, entry.file)
+            }
+        }
         let batch = folder.appendingPathComponent("batch-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: false)
-        var taken = Set<String>()
-        let moved = files.map { id, file -> (String, URL) in
-            let name = file.lastPathComponent
-            guard taken.insert(name.lowercased()).inserted else { return (id, file) }
-            let target = batch.appendingPathComponent(name)
-            guard rename(file.path, target.path) == 0 else { return (id, file) }
+        var taken: [String: Int] = [:]
+        var moved: [(id: String, file: URL)] = []
+        for (id, name, file) in entries {
+            let uses = taken[name.lowercased(), default: 0]
+            taken[name.lowercased()] = uses + 1
+            var parent = batch
+            if uses > 0 {
+                parent = batch.appendingPathComponent(String(uses))
+                try? FileManager.default.createDirectory(at: parent, withIntermediateDirectories: false)
+            }
+            let target = parent.appendingPathComponent(name)
+            guard rename(file.path, target.path) == 0 else {
+                moved.append((id, file))
+                continue
+            }
             pending.withLock { $0[id]?.file = target }
-            return (id, target)
+            moved.append((id, target))
         }
         return (batch, moved)
     }
 
-    func file(_ id: String, client: String) -> URL? {
-        pending.withLock { $0[id].flatMap { $0.client == client ? $0.file : nil } }
-    }
-
     func discard(_ id: String) {
         guard let entry = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
-        // The upload's own folder (named by its id), or only the file when it was moved into a batch.
-        let parent = entry.file.deletingLastPathComponent()
-        try? FileManager.default.removeItem(at: parent.lastPathComponent == id ? parent : entry.file)
-        try? FileManager.default.removeItem(at: folder.appendingPathComponent(id))
+        try? FileManager.default.removeItem(at: entry.file)
     }
 
     private func expire() {
