@@ -45,6 +45,8 @@ public struct PhotosServer: Sendable {
 
     /// Where and how this server listens.
     public let configuration: Configuration
+    /// The `Server` header.
+    static let serverName = "OpenPhotoKit"
     let services: ServerServices
     let logger: Logger
 
@@ -60,7 +62,7 @@ public struct PhotosServer: Sendable {
     /// The routes, for tests (`app.test(.router)`) and for embedding in another Hummingbird application.
     public func makeRouter() -> Router<PhotosRequestContext> {
         let router = Router(context: PhotosRequestContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RequestLogMiddleware(services: services))
         router.add(middleware: ErrorMiddleware())
         if !configuration.allowedOrigins.isEmpty {
             router.add(middleware: CORSMiddleware(allowOrigin: .custom(configuration.allowedOrigins.joined(separator: ", "))))
@@ -79,9 +81,12 @@ public struct PhotosServer: Sendable {
 
     /// The application: the router on the configured address, with graceful shutdown.
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(
+        let services = self.services
+        return Application(
             router: makeRouter(),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "OpenPhotoKit"),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [CachedImageHandler(services: services, serverName: Self.serverName)])),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

@@ -91,7 +91,7 @@ struct ServerAPITests {
             var next: String? = nil
             repeat {
                 let one = try await page(
-                    "sort=creationDate&limit=1&predicate=creationDate%20%3C%20CAST(\(start.timeIntervalSinceReferenceDate - 1), %22NSDate%22)"
+                    "sort=creationDate&limit=1&predicate=creationDate%20%3C%20CAST(\(start.timeIntervalSinceReferenceDate - 1),%20%22NSDate%22)"
                         + (next.map { "&cursor=\($0)" } ?? ""))
                 seen += one.ids
                 next = one.next

@@ -29,7 +29,7 @@ struct ServerFixture {
     }
 
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        try await server.makeApplication().test(.router, body)
+        try await server.makeApplication().test(.live, body)
     }
 }
 

@@ -39,7 +39,7 @@ struct EditRoutes {
             let session = try context.client()
             let id = try context.parameters.require("id")
             let query = try Query(request, allowed: ["size"])
-            let (width, height) = try ImageRoutes.size(query["size"] ?? "1024x1024")
+            let (width, height) = try ImageRequest.size(query["size"] ?? "1024x1024")
             let recipe = try await Self.recipe(request, context: context)
             let asset = try await offload { try session.asset(id) }
             guard asset.mediaType == .image else {

@@ -5,6 +5,48 @@ import Logging
 import NIOCore
 import OpenPhotos
 
+/// The parameters of an image request (`size`, `mode`, `version`, `format`; `v` is the client's cache key and is
+/// ignored), validated, with the key its resolution is cached under.
+struct ImageRequest {
+    static let parameters: Set<String> = ["size", "mode", "version", "format", "v"]
+    static let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
+    static let formats: [String: String] = ["jpeg": "image/jpeg", "webp": "image/webp"]
+
+    var width: Int
+    var height: Int
+    var mode: String
+    var versionName: String
+    var version: PHImageRequestOptionsVersion
+    var formatName: String
+    /// The format's content type.
+    var format: String
+
+    init(_ parameter: (String) -> String?) throws {
+        (width, height) = try Self.size(parameter("size") ?? "256x256")
+        mode = parameter("mode") ?? "fit"
+        guard mode == "fit" || mode == "fill" else { throw APIError.badRequest("mode is fit or fill") }
+        versionName = parameter("version") ?? "current"
+        guard let version = Self.versions[versionName] else { throw APIError.badRequest("version is current, unadjusted or original") }
+        self.version = version
+        formatName = parameter("format") ?? "jpeg"
+        guard let format = Self.formats[formatName] else { throw APIError.badRequest("format is jpeg or webp") }
+        self.format = format
+    }
+
+    /// What a client's request for asset `id` (as the path gave it) resolves under, until the next commit.
+    func resolutionKey(client: String, id: String) -> String {
+        "\(client)|\(id)|\(versionName)|\(width)x\(height)|\(mode)|\(formatName)"
+    }
+
+    /// `WxH` with each side from 1 to 8192.
+    static func size(_ text: String) throws -> (Int, Int) {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), (1...8192).contains(width), (1...8192).contains(height)
+        else { throw APIError.badRequest("size is WxH, each from 1 to 8192 (256x256)") }
+        return (width, height)
+    }
+}
+
 /// `/v1/assets/{id}/image` (PhotoKit's image requests: target size, content mode, version) and the files
 /// themselves, `/v1/assets/{id}/resources/{type}`, with byte ranges for video seeking.
 ///
@@ -19,31 +61,23 @@ struct ImageRoutes {
         group.get("assets/:id/resources/:type") { request, context in try await resource(request, context: context) }
     }
 
-    static let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
-    static let formats: [String: (type: String, extension: String)] = [
-        "jpeg": ("image/jpeg", "jpg"), "webp": ("image/webp", "webp"),
-    ]
-
     func image(_ request: Request, context: PhotosRequestContext) async throws -> Response {
         let session = try context.client()
         let id = try context.parameters.require("id")
         // `v` is the client's cache key for the URL (the gallery sends the adjustment time): an `immutable` image
         // must change URL when the asset is edited; the server ignores it (the ETag is what it checks).
-        let query = try Query(request, allowed: ["size", "mode", "version", "format", "v"])
-        let (width, height) = try Self.size(query["size"] ?? "256x256")
-        let mode = query["mode"] ?? "fit"
-        guard mode == "fit" || mode == "fill" else { throw APIError.badRequest("mode is fit or fill") }
-        guard let version = Self.versions[query["version"] ?? "current"] else {
-            throw APIError.badRequest("version is current, unadjusted or original")
-        }
-        let formatName = query["format"] ?? "jpeg"
-        guard let format = Self.formats[formatName] else { throw APIError.badRequest("format is jpeg or webp") }
+        let query = try Query(request, allowed: ImageRequest.parameters)
+        let image = try ImageRequest { query[$0] }
+        let (width, height, mode, version, versionName, formatName, format) = (
+            image.width, image.height, image.mode, image.version, image.versionName, image.formatName, image.format
+        )
 
         // Fast path: this client made this request since the last commit, and its rendering is cached: the ETag and
-        // headers are reused as they were built, and the bytes are looked up by the ETag.
-        let versionName = query["version"] ?? "current"
-        let resolutionKey = "\(session.identifier)|\(id)|\(versionName)|\(width)x\(height)|\(mode)|\(formatName)"
-        if let resolved = services.resolved.get(resolutionKey), let response = Self.respond(request, resolved, services.encodedImages) {
+        // headers are reused as they were built, and the bytes are looked up by the ETag. (Most such requests are
+        // answered before they reach the router, by ``CachedImageHandler``; this one serves the router's tests and
+        // requests that came while another was in flight on the same connection.)
+        let resolutionKey = image.resolutionKey(client: session.identifier, id: id)
+        if let resolved = services.resolved.get(resolutionKey), let response = Self.respond(request.headers, resolved, services.encodedImages) {
             return response
         }
 
@@ -59,10 +93,10 @@ struct ImageRoutes {
         let resolved = ResolvedImage(
             etag: etag,
             headers: [
-                .eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie", .contentType: format.type,
+                .eTag: etag, .cacheControl: "private, max-age=31536000, immutable", .vary: "Authorization, Cookie", .contentType: format,
             ])
         services.resolved.put(resolutionKey, resolved)
-        if let response = Self.respond(request, resolved, services.encodedImages) { return response }
+        if let response = Self.respond(request.headers, resolved, services.encodedImages) { return response }
         var headers = resolved.headers
         let manager = services.imageManager
         let data = try await offload { () throws -> Data in
@@ -85,7 +119,7 @@ struct ImageRoutes {
             return encoded
         }
         let buffer = ByteBuffer(bytes: data)
-        services.encodedImages.put(etag, buffer, type: format.type)
+        services.encodedImages.put(etag, buffer, type: format)
         headers[.contentLength] = String(buffer.readableBytes)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
     }
@@ -138,23 +172,22 @@ struct ImageRoutes {
 
     /// The answer from what is known without rendering: 304 when the client has the ETag, the cached bytes when
     /// they are in memory, nil when the image must be made.
-    static func respond(_ request: Request, _ resolved: ResolvedImage, _ cache: EncodedImageCache) -> Response? {
+    static func respond(_ headers: HTTPFields, _ resolved: ResolvedImage, _ cache: EncodedImageCache) -> Response? {
+        guard let (fields, body) = answer(headers, resolved, cache) else { return nil }
+        guard let body else { return Response(status: .notModified, headers: fields) }
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: body))
+    }
+
+    /// ``respond(_:_:_:)``'s headers and body (nil body: 304).
+    static func answer(_ headers: HTTPFields, _ resolved: ResolvedImage, _ cache: EncodedImageCache) -> (HTTPFields, ByteBuffer?)? {
         var fields = resolved.headers
-        if let match = request.headers[.ifNoneMatch], matches(match, resolved.etag) {
+        if let match = headers[.ifNoneMatch], matches(match, resolved.etag) {
             fields[.contentType] = nil
-            return Response(status: .notModified, headers: fields)
+            return (fields, nil)
         }
         guard let cached = cache.get(resolved.etag) else { return nil }
         fields[.contentLength] = String(cached.bytes.readableBytes)
-        return Response(status: .ok, headers: fields, body: .init(byteBuffer: cached.bytes))
-    }
-
-    /// `WxH` with each side from 1 to 8192.
-    static func size(_ text: String) throws -> (Int, Int) {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), (1...8192).contains(width), (1...8192).contains(height)
-        else { throw APIError.badRequest("size is WxH, each from 1 to 8192 (256x256)") }
-        return (width, height)
+        return (fields, cached.bytes)
     }
 
     static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {

@@ -16,14 +16,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path.hasPrefix("/v1/") || request.uri.path == "/v1" else { return try await next(request, context) }
-        var token: String?
-        if let header = request.headers[.authorization] {
-            guard header.lowercased().hasPrefix("bearer ") else { throw APIError.unauthorized("the Authorization header must be Bearer TOKEN") }
-            token = String(header.dropFirst(7).trimmingOptionalWhitespace())
-        } else if request.method == .get || request.method == .head, let cookie = request.cookies[Self.cookieName] {
-            token = cookie.value
+        guard let token = try Self.token(request.headers, method: request.method) else {
+            throw APIError.unauthorized("a bearer token is required (photos token create CLIENT)")
         }
-        guard let token else { throw APIError.unauthorized("a bearer token is required (photos token create CLIENT)") }
         services.invalidateIfChanged()
         guard let client = services.client(forToken: token) else {
             throw APIError.unauthorized("the token is unknown or was revoked")
@@ -31,5 +26,25 @@ struct AuthenticationMiddleware: RouterMiddleware {
         var context = context
         context.session = ClientSession(identifier: client, library: try services.library(for: client))
         return try await next(request, context)
+    }
+
+    /// The token a request carries: `Authorization: Bearer …`, or for reads the session cookie.
+    /// - throws: 401 for an Authorization header of another scheme.
+    static func token(_ headers: HTTPFields, method: HTTPRequest.Method) throws -> String? {
+        if let header = headers[.authorization] {
+            // The scheme is case-insensitive (RFC 9110 §11.1), compared without lowercasing the header.
+            let scheme = header.utf8.prefix(7).map { $0 | 0x20 }
+            guard scheme.elementsEqual("bearer ".utf8) else { throw APIError.unauthorized("the Authorization header must be Bearer TOKEN") }
+            return String(header.dropFirst(7).trimmingOptionalWhitespace())
+        }
+        guard method == .get || method == .head else { return nil }
+        for field in headers[values: .cookie] {
+            for pair in field.split(separator: ";") {
+                let pair = pair.trimmingOptionalWhitespace()
+                guard let equals = pair.firstIndex(of: "="), pair[..<equals] == cookieName else { continue }
+                return String(pair[pair.index(after: equals)...])
+            }
+        }
+        return nil
     }
 }

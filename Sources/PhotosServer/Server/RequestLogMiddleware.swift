@@ -7,6 +7,7 @@ import Logging
 /// as `X-Request-ID` so that a user's report can be matched with the log. Tokens never appear in logs.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = PhotosRequestContext
+    let services: ServerServices
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -18,9 +19,15 @@ struct RequestLogMiddleware: RouterMiddleware {
             metadata: [
                 "http.method": "\(request.method)", "http.path": "\(request.uri.path)", "http.status": "\(response.status.code)",
                 "duration_ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000 + Double(elapsed.components.seconds) * 1000)",
-                "client": "\(context.session?.identifier ?? "-")",
+                "client": "\(client(of: request) ?? "-")",
             ])
         return response
+    }
+
+    /// The client, from the token the authentication checked further in (its context does not come back out).
+    private func client(of request: Request) -> String? {
+        guard let token = try? AuthenticationMiddleware.token(request.headers, method: request.method) else { return nil }
+        return services.cachedClient(forToken: token)
     }
 }
 

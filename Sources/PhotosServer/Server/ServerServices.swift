@@ -30,10 +30,10 @@ final class ServerServices: Sendable {
     /// The clients of tokens seen since the last commit of the library (any process): a token is checked against the
     /// database once per commit, not per request. Revoking is a commit, so it applies to the next request.
     let tokens = Mutex<[String: String]>([:])
+    /// Requests answered by ``CachedImageHandler`` before the router.
+    let cachedAnswers = Atomic<Int>(0)
     /// What the database files were at the last look: a commit of any process changes them.
-    private let stamp: Mutex<LibraryStamp>
-    /// The files the stamp is made of, built once (building URLs per request cost more than the `stat`s).
-    private let stampPaths: [String]
+    private let probe: Mutex<DatabaseChangeProbe>
     private let clients = Mutex<[String: PHPhotoLibrary]>([:])
 
     init(libraryURL: URL, configuration: PhotosServer.Configuration, logger: Logger) throws {
@@ -41,21 +41,17 @@ final class ServerServices: Sendable {
         self.configuration = configuration
         self.logger = logger
         owner = try PHPhotoLibrary(url: libraryURL, clientIdentifier: nil)
-        stampPaths = LibraryStamp.paths(libraryURL)
-        stamp = Mutex(LibraryStamp(stampPaths))
+        probe = Mutex(DatabaseChangeProbe(libraryURL: libraryURL))
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
         uploads = try Uploads(libraryURL: libraryURL)
     }
 
     /// Empties the per-commit caches (tokens, version resolutions) when the library changed since the last call:
-    /// two `stat` calls, so the caches are exact for every request without waiting for a change notification.
+    /// one read of the log index's header (``DatabaseChangeProbe``), so the caches are exact for every request without
+    /// waiting for a change notification.
     func invalidateIfChanged() {
-        let now = LibraryStamp(stampPaths)
-        let changed = stamp.withLock { stamp in
-            defer { stamp = now }
-            return stamp != now
-        }
+        let changed = probe.withLock { $0.changed() }
         guard changed else { return }
         tokens.withLock { $0.removeAll(keepingCapacity: true) }
         resolved.clear()
@@ -71,6 +67,10 @@ final class ServerServices: Sendable {
         }
         return client
     }
+
+    /// The client a token acts for when it was checked since the last commit; nil when the database must be asked
+    /// (the caller then leaves the request to the router).
+    func cachedClient(forToken token: String) -> String? { tokens.withLock { $0[token] } }
 
     /// The handle a client's requests act through (opened once per client, kept for the server's life).
     func library(for client: String) throws -> PHPhotoLibrary {
@@ -107,20 +107,49 @@ final class ResolutionCache: Sendable {
     }
 }
 
-/// The identity of the library database's files (main file and write-ahead log): size, modification time, inode.
-/// Every commit appends to the log, so any commit by any process changes it.
-struct LibraryStamp: Equatable {
-    var files: [[Int]]
+/// Whether a commit became visible in the library's database since the last look, by any process.
+///
+/// The database is in WAL mode, and a commit becomes visible to readers when its writer updates the header of the
+/// log's index (the `-shm` file, <https://www.sqlite.org/walformat.html>): frame count, change counter, checksums
+/// and salts. Reading those 48 bytes with `pread` tells exactly whether anything was committed since the last read —
+/// one system call without a path to resolve, and neither early (a log write not yet published) nor late. Without
+/// the index (a library not in WAL mode) the size, time and inode of the database files (`stat`) stand in.
+struct DatabaseChangeProbe: ~Copyable {
+    private var index: Int32
+    private var header = [UInt8](repeating: 0, count: 48)
+    private let indexPath: String
+    private let paths: [String]
+    private var stamp: [[Int]] = []
 
-    static func paths(_ libraryURL: URL) -> [String] {
-        ["database/Photos.sqlite", "database/Photos.sqlite-wal"].map { libraryURL.appendingPathComponent($0).path }
+    init(libraryURL: URL) {
+        let folder = libraryURL.appendingPathComponent("database")
+        indexPath = folder.appendingPathComponent("Photos.sqlite-shm").path
+        paths = ["Photos.sqlite", "Photos.sqlite-wal"].map { folder.appendingPathComponent($0).path }
+        index = open(indexPath, O_RDONLY | O_CLOEXEC)
+        _ = changed()
     }
 
-    init(_ paths: [String]) {
-        files = paths.map { path in
+    deinit { if index >= 0 { close(index) } }
+
+    /// True when the database changed since the last call.
+    mutating func changed() -> Bool {
+        if index >= 0 {
+            var now = [UInt8](repeating: 0, count: 48)
+            if pread(index, &now, 48, 0) == 48 {
+                defer { header = now }
+                return now != header
+            }
+            // The index is gone (every connection closed, which this server's own do not): open it again.
+            close(index)
+            index = open(indexPath, O_RDONLY | O_CLOEXEC)
+            return true
+        }
+        let now = paths.map { path -> [Int] in
             var info = stat()
             guard stat(path, &info) == 0 else { return [] }
             return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
         }
+        defer { stamp = now }
+        return now != stamp
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import OpenPhotos
+import PhotosTesting
+import Synchronization
+import Testing
+
+@testable import PhotosServer
+
+/// Images answered before the router (``CachedImageHandler``): the same answer as the router's, in request order on
+/// a connection that pipelines, and never after the token or the asset changed.
+@Suite("Cached images before the router")
+struct CachedImageTests {
+    /// Two pipelined requests on one socket; the raw answers, split by their Content-Length.
+    static func pipelined(port: Int, _ requests: [String]) throws -> [(head: String, body: [UInt8])] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let all = Array(requests.joined().utf8)
+        guard send(fd, all, all.count, 0) == all.count else { throw POSIXError(.EIO) }
+        var received: [UInt8] = []
+        var answers: [(String, [UInt8])] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while answers.count < requests.count {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            guard count > 0 else { throw POSIXError(.ETIMEDOUT) }
+            received += chunk[0..<count]
+            while let end = received.indices.dropLast(3).first(where: { received[$0..<$0 + 4] == [13, 10, 13, 10] }) {
+                let head = String(decoding: received[..<end], as: UTF8.self)
+                let length =
+                    head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                guard received.count >= end + 4 + length else { break }
+                answers.append((head, Array(received[(end + 4)..<(end + 4 + length)])))
+                received.removeFirst(end + 4 + length)
+            }
+        }
+        return answers
+    }
+
+    @Test func answersAreTheRoutersInOrderAndNeverStale() async throws {
+        let fixture = try ServerFixture(name: "CachedImages")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(2)
+        let token = try fixture.token("phone", .authorized)
+        let owner = fixture.library.library
+        let services = fixture.server.services
+        let path = "/v1/assets/\(urlID(ids[0]))/image?size=40x40&mode=fill"
+        try await fixture.test { client in
+            // The first request renders through the router; the second is answered before it, identically.
+            let rendered = try await client.call(path, token: token)
+            #expect(rendered.status == .ok && services.cachedAnswers.load(ordering: .relaxed) == 0)
+            let cached = try await client.call(path, token: token)
+            #expect(services.cachedAnswers.load(ordering: .relaxed) == 1)
+            #expect(cached.status == .ok && cached.bytes == rendered.bytes && !cached.bytes.isEmpty)
+            for name in [HTTPField.Name.eTag, .cacheControl, .vary, .contentType, .contentLength, .server] {
+                #expect(cached.headers[name] == rendered.headers[name], "\(name)")
+                #expect(cached.headers[name] != nil, "\(name)")
+            }
+            #expect(cached.headers[.date] != nil && cached.headers[.requestID] != nil)
+            #expect(cached.headers[.requestID] != rendered.headers[.requestID])
+            let etag = try #require(cached.headers[.eTag])
+            let notModified = try await client.call(path, token: token, headers: [.ifNoneMatch: etag])
+            #expect(notModified.status == .notModified && notModified.headers[.contentType] == nil && notModified.body.readableBytes == 0)
+            #expect(services.cachedAnswers.load(ordering: .relaxed) == 2)
+            // The cookie of the gallery's session works the same way; unknown parameters go to the router (400).
+            #expect(try await client.call(path, headers: [.cookie: "a=b; photos_token=\(token)"]).bytes == rendered.bytes)
+            #expect(services.cachedAnswers.load(ordering: .relaxed) == 3)
+            #expect(try await client.call(path + "&sizes=1", token: token).status == .badRequest)
+
+            // Pipelined: a request for the router first (a page of assets), then a cached image, then another page —
+            // answered in that order, the image after the page it followed.
+            let port = try #require(client.port)
+            let request = { (target: String) in "GET \(target) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n" }
+            let answers = try Self.pipelined(port: port, [request("/v1/assets?limit=2"), request(path), request("/v1/assets?limit=1")])
+            #expect(answers.count == 3)
+            #expect(answers[0].head.lowercased().contains("content-type: application/json"))
+            #expect(answers[1].head.lowercased().contains("content-type: image/jpeg") && answers[1].body == rendered.bytes)
+            #expect(answers[2].head.lowercased().contains("content-type: application/json"))
+            let pages = try [answers[0].body, answers[2].body].map {
+                try #require(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])["assets"] as? [[String: Any]]
+            }
+            #expect(pages.map { $0?.count } == [2, 1])
+
+            // A commit (an edit, a revoked token) empties what was known: nothing stale is answered.
+            try owner.performChangesAndWait {
+                let asset = PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: fixture.library.options()).firstObject!
+                PHAssetChangeRequest(for: asset).isFavorite = true
+            }
+            let before = services.cachedAnswers.load(ordering: .relaxed)
+            #expect(try await client.call(path, token: token).bytes == rendered.bytes)
+            #expect(services.cachedAnswers.load(ordering: .relaxed) == before, "the first request after a commit goes to the router")
+            try owner.revokeAccessTokens(matching: "phone")
+            #expect(try await client.call(path, token: token).status == .unauthorized)
+            #expect(try await client.call(path, headers: [.cookie: "photos_token=\(token)"]).status == .unauthorized)
+        }
+    }
+}
