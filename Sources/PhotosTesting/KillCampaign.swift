@@ -14,6 +14,7 @@ import PhotoLibraryEngine
 public struct KillCampaign {
     /// What the campaign counted.
     public struct Result: Sendable, CustomStringConvertible {
+        public init() {}
         public var kills = 0
         /// Kills during which a second `photos` process read and wrote the library.
         public var killsWithConcurrentProcess = 0
@@ -168,6 +169,13 @@ public struct KillCampaign {
 
     /// Opens the library (recovery runs) and checks it.
     private func check(after what: String, ledger: Set<String>, into result: inout Result) {
+        Self.check(library: library, after: what, ledger: ledger, into: &result)
+    }
+
+    /// Opens the library at `library` (recovery runs) and checks it: SQLite's integrity, every row's file, orphans,
+    /// writer slots left, whole versions, and every identifier of `ledger` still there. What it finds goes into
+    /// `result` (inconsistencies, lost commits, orphans).
+    public static func check(library: URL, after what: String, ledger: Set<String>, into result: inout Result) {
         do {
             let engine = try LibraryEngine.open(at: library)
             let integrity = try engine.database.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
@@ -233,7 +241,7 @@ public struct KillCampaign {
         return objects.compactMap { $0["localIdentifier"] as? String }
     }
 
-    static func identifiers(fromAddJSON data: Data) -> [String]? {
+    public static func identifiers(fromAddJSON data: Data) -> [String]? {
         guard let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return nil }
         return objects.compactMap { $0["localIdentifier"] as? String }
     }

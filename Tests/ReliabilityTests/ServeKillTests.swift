@@ -1,0 +1,169 @@
+import Foundation
+import OpenPhotos
+import PhotosTesting
+import Synchronization
+import Testing
+
+/// `photos serve` killed with SIGKILL at random instants while a client uploads, creates, changes and makes albums
+/// over HTTP, and while another `photos` process adds to the same library: after each kill the library opens
+/// consistent, every asset whose creation was answered is there, and the next server sweeps the dead one's uploads.
+@Suite("Reliability: photos serve killed mid-request")
+struct ServeKillTests {
+    /// One HTTP/1.1 exchange on a new connection (`Connection: close`): the status and the body, or nil when the
+    /// server is gone.
+    static func exchange(port: Int, _ method: String, _ target: String, token: String, body: Data = Data(), type: String? = nil) -> (
+        status: Int, body: Data
+    )? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return nil }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n"
+        head += "Content-Length: \(body.count)\r\n" + (type.map { "Content-Type: \($0)\r\n" } ?? "") + "\r\n"
+        let request = Array(head.utf8) + body
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return nil }
+            sent += count
+        }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            received += chunk[0..<count]
+        }
+        guard let end = received.indices.dropLast(3).first(where: { received[$0..<$0 + 4] == [13, 10, 13, 10] }) else { return nil }
+        let statusLine = String(decoding: received[..<end], as: UTF8.self).split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        return (status, Data(received[(end + 4)...]))
+    }
+
+    @Test func killedServersLoseNothingTheyAnswered() throws {
+        let workspace = try TestMedia.temporaryDirectory("serve-kill")
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let library = workspace.appendingPathComponent("Served.photoslibrary")
+        let executable = KillCampaignTests.executable
+        let token: String
+        do {
+            let owner = try PHPhotoLibrary(url: library, clientIdentifier: nil)
+            try owner.setAuthorization(.authorized, for: "phone")
+            token = try owner.createAccessToken(for: "phone").secret
+        }
+        var result = KillCampaign.Result()
+        var ledger = Set<String>()
+        var answered = 0
+        var picture = 0
+        var random = SplitMix64(seed: 20_261_123)
+        let kills = 10
+        var lastServerPID: pid_t = 0
+        for kill in 0..<kills {
+            let server = try ChildProcess(executable, ["serve", "--library", library.path, "--port", "0", "--json", "--log-level", "warning"])
+            var port = 0
+            let deadline = Date().addingTimeInterval(30)
+            while port == 0, Date() < deadline {
+                if let line = String(data: server.standardOutputSoFar, encoding: .utf8)?.split(separator: "\n").first,
+                    let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                {
+                    port = object["port"] as? Int ?? 0
+                } else {
+                    usleep(10_000)
+                }
+            }
+            try #require(port > 0, "photos serve did not start")
+            // The server that started swept the uploads of the one killed before it.
+            let uploads = library.appendingPathComponent("private/uploads")
+            let folders = (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? []
+            #expect(!folders.contains { $0.hasPrefix("serve-\(lastServerPID)-") } || kill == 0, "\(folders)")
+            lastServerPID = server.pid
+
+            // The client: uploads and creates fresh photos, favourites, albums; what was answered is recorded.
+            var files: [Data] = []
+            for _ in 0..<12 {
+                picture += 1
+                let file = workspace.appendingPathComponent("up-\(picture).jpg")
+                try TestMedia.writeImage(to: file, width: 20 + picture % 300, height: 10 + picture / 300)
+                files.append(try Data(contentsOf: file))
+            }
+            let created = Mutex<[String]>([])
+            let answers = Mutex(0)
+            let clientDone = DispatchSemaphore(value: 0)
+            let firstPicture = picture
+            let (serverPort, pictures) = (port, files)
+            Thread.detachNewThread {
+                defer { clientDone.signal() }
+                for (index, bytes) in pictures.enumerated() {
+                    guard
+                        let upload = Self.exchange(
+                            port: serverPort, "POST", "/v1/uploads?filename=IMG_\(firstPicture + index).jpg", token: token, body: bytes),
+                        upload.status == 201, let id = (try? JSONSerialization.jsonObject(with: upload.body) as? [String: Any])?["upload"] as? String
+                    else { return }
+                    let body = try! JSONSerialization.data(withJSONObject: ["uploads": [id]])
+                    guard let create = Self.exchange(port: serverPort, "POST", "/v1/assets", token: token, body: body, type: "application/json")
+                    else { return }
+                    answers.withLock { $0 += 1 }
+                    if create.status == 200,
+                        let ids = (try? JSONSerialization.jsonObject(with: create.body) as? [String: Any])?["created"] as? [String]
+                    {
+                        created.withLock { $0 += ids.map { $0.replacingOccurrences(of: "_", with: "/") } }
+                        let change = try! JSONSerialization.data(withJSONObject: [
+                            "changes": [
+                                ["op": "createAlbum", "title": "Kill \(kill) \(index)", "assets": ids],
+                                ["op": "updateAsset", "asset": ids[0], "isFavorite": index % 2 == 0],
+                            ]
+                        ])
+                        guard Self.exchange(port: serverPort, "POST", "/v1/changes", token: token, body: change, type: "application/json") != nil
+                        else { return }
+                        answers.withLock { $0 += 1 }
+                    }
+                }
+            }
+            // Another process adds to the same library meanwhile; what it reports added must survive too.
+            let other: ChildProcess?
+            if kill % 2 == 0 {
+                let photo = workspace.appendingPathComponent("other-\(kill).jpg")
+                try TestMedia.writeImage(to: photo, width: 7 + kill, height: 300 + kill)
+                other = try ChildProcess(executable, ["add", photo.path, "--json", "--library", library.path])
+            } else {
+                other = nil
+            }
+            usleep(UInt32(50_000 + random.next(below: 600_000)))
+            server.kill()
+            let end = server.wait(samplingMemory: false)
+            result.kills += 1
+            if !end.wasSignalled { result.finishedBeforeKill += 1 }
+            clientDone.wait()
+            ledger.formUnion(created.withLock { $0 })
+            answered += answers.withLock { $0 }
+            if let other {
+                let otherEnd = other.wait()
+                result.killsWithConcurrentProcess += 1
+                result.concurrentCommands += 1
+                if otherEnd.status == 0, let added = KillCampaign.identifiers(fromAddJSON: otherEnd.standardOutput) {
+                    ledger.formUnion(added)
+                } else {
+                    result.concurrentFailures += 1
+                }
+            }
+            KillCampaign.check(library: library, after: "serve kill \(kill)", ledger: ledger, into: &result)
+        }
+        #expect(result.kills == kills)
+        #expect(result.inconsistencies.isEmpty, "\(result.inconsistencies)")
+        #expect(result.lostCommits == 0)
+        #expect(result.orphans == 0, "\(result.orphanDetails)")
+        #expect(result.concurrentFailures == 0)
+        // The client got answers before the kills (else nothing was at stake), and the kills came mid-way.
+        #expect(answered >= kills, "\(answered) answers")
+        #expect(!ledger.isEmpty)
+        #expect(result.finishedBeforeKill == 0)
+    }
+}
