@@ -13,8 +13,10 @@ public final class WebDriver: @unchecked Sendable {
     private let base: URL
     private var session = ""
 
-    /// Starts chromedriver on a free port and a headless Chromium session with a window of this size.
-    public init(width: Int = 1280, height: Int = 900) async throws {
+    /// Starts chromedriver on a free port and a headless Chromium session with a window of this size — or, with
+    /// `phone`, a touch device's screen of `width` × `height` CSS pixels at that pixel ratio (a desktop window cannot
+    /// be narrower than 500 pixels).
+    public init(width: Int = 1280, height: Int = 900, phone pixelRatio: Double? = nil) async throws {
         let port = try Self.freePort()
         driver = try ChildProcess(URL(fileURLWithPath: Self.chromedriver), ["--port=\(port)"])
         base = URL(string: "http://127.0.0.1:\(port)")!
@@ -22,19 +24,18 @@ public final class WebDriver: @unchecked Sendable {
             if (try? await call("GET", "/status")) != nil { break }
             try await Task.sleep(for: .milliseconds(100))
         }
+        var options: [String: Any] = [
+            "binary": Self.chromium,
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=\(max(width, 500)),\(height)",
+                "--autoplay-policy=no-user-gesture-required",
+            ],
+        ]
+        if let pixelRatio {
+            options["mobileEmulation"] = ["deviceMetrics": ["width": width, "height": height, "pixelRatio": pixelRatio, "touch": true]]
+        }
         let capabilities: [String: Any] = [
-            "capabilities": [
-                "alwaysMatch": [
-                    "browserName": "chrome",
-                    "goog:chromeOptions": [
-                        "binary": Self.chromium,
-                        "args": [
-                            "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=\(width),\(height)",
-                            "--autoplay-policy=no-user-gesture-required",
-                        ],
-                    ],
-                ]
-            ]
+            "capabilities": ["alwaysMatch": ["browserName": "chrome", "goog:chromeOptions": options]]
         ]
         let created = try await call("POST", "/session", capabilities) as? [String: Any]
         session = created?["sessionId"] as? String ?? ""

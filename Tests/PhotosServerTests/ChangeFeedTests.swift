@@ -45,6 +45,12 @@ struct ChangeFeedTests {
             }
         }
 
+        /// What the stream sends until its end (the last chunk of a chunked body); throws on a timeout.
+        func untilTheEnd() async throws -> String {
+            // The last chunk, "0" and an empty line, right after the previous chunk's end.
+            try await blocking { try self.read { $0.hasPrefix("0\n\n") || $0.contains("\n0\n\n") } }
+        }
+
         /// Socket reads block: off the cooperative threads, which the server in this process needs.
         private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
             try await withCheckedThrowingContinuation { continuation in
@@ -80,17 +86,17 @@ struct ChangeFeedTests {
 
         /// Favourites one asset from another handle (another client of the library); returns the token after it.
         /// (On a thread of its own: a change block waits, and the server in this process needs the cooperative ones.)
-        func commit(_ index: Int) async throws -> String {
+        func commit(_ index: Int, favorite: Bool = true) async throws -> String {
             try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread { continuation.resume(with: Result { try commitNow(index) }) }
+                Thread.detachNewThread { continuation.resume(with: Result { try commitNow(index, favorite: favorite) }) }
             }
         }
-        @Sendable func commitNow(_ index: Int) throws -> String {
+        @Sendable func commitNow(_ index: Int, favorite: Bool) throws -> String {
             let other = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
             let options = PHFetchOptions()
             options.photoLibrary = other
             let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[index]], options: options).firstObject)
-            try other.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = true }
+            try other.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = favorite }
             return other.currentChangeToken.wireForm
         }
 
@@ -108,6 +114,12 @@ struct ChangeFeedTests {
         #expect(try await second.events(2) == [two, three], "what was missed, in order")
         let four = try await commit(3)
         #expect(try await second.events(1) == [four], "then live, with nothing repeated")
+
+        // Revoked while listening: the next commit is not sent; the stream ends instead (its last chunk).
+        try library.library.revokeAccessTokens(matching: "phone")
+        _ = try await commit(0, favorite: false)
+        let rest = try await second.untilTheEnd()
+        #expect(!rest.contains("\nid: "), "no event after the revocation: \(rest)")
         second.close()
     }
 }

@@ -45,6 +45,99 @@ struct GalleryTests {
         }
     }
 
+    /// On a phone-sized screen (390 × 844 CSS pixels): nothing wider than the screen, every control named for
+    /// assistive technology, images with alternative text, text with enough contrast, and the timeline, the viewer
+    /// and back reachable with the keyboard alone.
+    @Test func onAPhoneItFitsIsLabelledAndWorksWithTheKeyboard() async throws {
+        let fixture = try ServerFixture(name: "Phone")
+        defer { fixture.library.remove() }
+        _ = try fixture.library.addImages(40, startingAt: Date(timeIntervalSince1970: 1_700_000_000), step: 3600)
+        let token = try fixture.token("phone", .authorized)
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+
+        let browser = try await WebDriver(width: 390, height: 844, phone: 3)
+        do {
+            try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
+            try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+            #expect(try await unnamed(browser) == [], "controls of the sign-in form without a name")
+            try await browser.type(token, into: "#token")
+            try await browser.click("#sign-in button[type=submit]")
+            try await browser.wait(20, "the timeline", until: "return document.body.dataset.ready === 'true'")
+            try await browser.wait(
+                10, "thumbnails", until: "return [...document.querySelectorAll('.tile img')].some(i => i.complete && i.naturalWidth > 0)")
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("7-phone.png"))
+
+            // Fits: the phone's width, no horizontal scrolling, tiles within the screen, at least two per row, and
+            // thumbnails asked for at the screen's pixel ratio.
+            #expect(try await browser.run("return [window.innerWidth, window.devicePixelRatio]") as? [Int] == [390, 3])
+            #expect(try await browser.run("return document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true)
+            let widest = try await browser.run(
+                "return Math.max(...[...document.querySelectorAll('.tile')].map(t => t.getBoundingClientRect().right))")
+            #expect(((widest as? Double) ?? Double((widest as? Int) ?? 10_000)) <= 390)
+            let asked = try await browser.run(
+                "const i = document.querySelector('.tile img'); return [Number(new URL(i.src).searchParams.get('size').split('x')[1]), i.closest('.tile').getBoundingClientRect().height]"
+            )
+            let numbers = (asked as? [Any] ?? []).map { ($0 as? Double) ?? Double(($0 as? Int) ?? 0) }
+            #expect(numbers.count == 2 && numbers[0] >= numbers[1] * 3 - 1, "thumbnail height and tile height at 3×: \(numbers)")
+            let firstRow = try await browser.run(
+                "const t = [...document.querySelectorAll('.tile')]; const top = t[0].getBoundingClientRect().top; return t.filter(x => x.getBoundingClientRect().top === top).length"
+            )
+            #expect((firstRow as? Int ?? 0) >= 2, "tiles in the first row: \(String(describing: firstRow))")
+
+            // Labelled: every control has a name, every image an alt attribute.
+            #expect(try await unnamed(browser) == [], "controls without a name")
+            #expect(try await browser.run("return [...document.querySelectorAll('img')].filter(i => !i.hasAttribute('alt')).length") as? Int == 0)
+
+            // Contrast of the page's text on its background (WCAG AA: 4.5:1).
+            let contrast = try await browser.run(
+                """
+                const rgb = c => c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
+                const lum = c => { const [r, g, b] = rgb(c).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+                const style = getComputedStyle(document.body);
+                let background = style.backgroundColor;
+                if (background === 'rgba(0, 0, 0, 0)') background = getComputedStyle(document.documentElement).backgroundColor;
+                if (background === 'rgba(0, 0, 0, 0)') background = 'rgb(255, 255, 255)';
+                const [a, b] = [lum(style.color), lum(background)].sort((x, y) => y - x);
+                return (a + 0.05) / (b + 0.05);
+                """)
+            let ratio = (contrast as? Double) ?? Double((contrast as? Int) ?? 0)
+            #expect(ratio >= 4.5, "text contrast \(ratio):1")
+
+            // The keyboard alone: a tile opens the viewer with Enter, Escape closes it and gives the focus back.
+            try await browser.run("document.querySelector('.tile').focus()")
+            let key = try await browser.run("return document.activeElement.dataset.key") as? String
+            try await browser.press("\u{E007}")  // Enter
+            try await browser.wait(10, "the viewer", until: "return !document.querySelector('#viewer').hidden")
+            #expect(try await browser.run("return document.querySelector('#viewer').contains(document.activeElement)") as? Bool == true)
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("8-phone-viewer.png"))
+            try await browser.press("\u{E00C}")  // Escape
+            try await browser.wait(10, "the viewer to close", until: "return document.querySelector('#viewer').hidden")
+            #expect(try await browser.run("return document.activeElement.dataset.key") as? String == key)
+            await browser.quit()
+        } catch {
+            try? await browser.screenshot(Self.screenshots.appendingPathComponent("failure-phone.png"))
+            await browser.quit()
+            throw error
+        }
+    }
+
+    /// The visible controls (buttons, links, fields) that have no accessible name: no text, `aria-label`,
+    /// `aria-labelledby`, `title` or label.
+    func unnamed(_ browser: WebDriver) async throws -> [String] {
+        let names = try await browser.run(
+            """
+            return [...document.querySelectorAll('button, a[href], input:not([type=hidden]), select, textarea, [role=button]')]
+              .filter(e => e.offsetParent !== null)
+              .filter(e => !(e.textContent.trim() || e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || e.title
+                || (e.labels && e.labels.length) || e.querySelector('img[alt]:not([alt=""])')))
+              .map(e => e.outerHTML.slice(0, 80));
+            """)
+        return names as? [String] ?? ["(the audit did not run)"]
+    }
+
     func asset(_ id: String, _ library: TestLibrary) -> PHAsset? {
         PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject
     }

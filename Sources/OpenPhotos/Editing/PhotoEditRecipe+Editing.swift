@@ -62,3 +62,46 @@ extension PhotoEditRecipe {
             recipe: recipe, reopened: previous != nil, pixelWidth: Int(rendered.extent.width), pixelHeight: Int(rendered.extent.height))
     }
 }
+
+extension PhotoEditRecipe {
+    /// The recipe applied to the asset's editing input, reduced to fit `width` × `height` pixels, as JPEG — what an
+    /// editor shows while the user moves a slider, without committing anything. The recipe is in unit coordinates,
+    /// so it applies to the reduced copy as to the full size.
+    /// - throws: ``PHPhotosError``: `requestNotSupportedForAsset` for videos, `invalidResource` when the photo cannot be
+    ///   read, or what the input request threw.
+    public func preview(of asset: PHAsset, fittingWidth width: Int, height: Int) async throws -> Data {
+        guard asset.mediaType == .image else {
+            throw PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "the built-in editor edits photos"])
+        }
+        let options = PHContentEditingInputRequestOptions()
+        options.canHandleAdjustmentData = { PhotoEditRecipe(adjustmentData: $0) != nil }
+        options.skipsDisplaySizeImage = true
+        let input = try await asset.requestContentEditingInput(with: options)
+        // Decoding and rendering block: on a dispatch queue, not on the caller's thread (a server's event loop).
+        let recipe = self
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(
+                    with: Result {
+                        guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true])
+                        else {
+                            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the photo"])
+                        }
+                        let scale = min(1, Double(width) / source.extent.width, Double(height) / source.extent.height)
+                        let reduced =
+                            scale < 1
+                            ? source.applyingFilter(
+                                "CILanczosScaleTransform", parameters: [kCIInputScaleKey: scale, kCIInputAspectRatioKey: 1.0])
+                            : source
+                        guard
+                            let data = CIContext().jpegRepresentation(
+                                of: recipe.apply(to: reduced), colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
+                        else {
+                            throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the preview could not be encoded"])
+                        }
+                        return data
+                    })
+            }
+        }
+    }
+}

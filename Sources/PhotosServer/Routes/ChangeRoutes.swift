@@ -75,7 +75,8 @@ struct ChangeRoutes {
     }
 
     /// Server-sent events: first what the client missed since `Last-Event-ID` (or `since`), then every commit as
-    /// it happens, each exactly once and in order; a comment every 15 s keeps proxies from closing the stream.
+    /// it happens, each exactly once and in order; a comment every 15 s keeps proxies from closing the stream. The
+    /// stream ends at the first event or heartbeat after its token is revoked or its client's grant withdrawn.
     func stream(_ request: Request, context: PhotosRequestContext) async throws -> Response {
         let session = try context.client()
         let query = try Query(request, allowed: ["since"])
@@ -91,6 +92,17 @@ struct ChangeRoutes {
         let live = services.feed.subscribe()
         let missed = try await offload { try ChangeFeed.events(session.library.fetchPersistentChanges(since: start)) }
         let feed = services.feed
+        let services = self.services
+        let token = try AuthenticationMiddleware.token(request.headers, method: request.method)
+        // Checked again before each event and heartbeat: a revoked token or a withdrawn grant ends the stream.
+        @Sendable func stillAllowed() async -> Bool {
+            (try? await offload {
+                services.invalidateIfChanged()
+                guard let token, services.client(forToken: token) == session.identifier else { return false }
+                try session.requireRead()
+                return true
+            }) ?? false
+        }
         let body = ResponseBody { writer in
             var sent = missed.last?.transaction ?? start.transactionNumber
             try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
@@ -115,6 +127,7 @@ struct ChangeRoutes {
                         for await beat in heartbeat { continuation.yield(beat) }
                     }
                     for await item in merged {
+                        guard await stillAllowed() else { break }
                         guard let event = item else {
                             try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                             continue

@@ -42,29 +42,8 @@ struct EditRoutes {
             let (width, height) = try ImageRequest.size(query["size"] ?? "1024x1024")
             let recipe = try await Self.recipe(request, context: context)
             let asset = try await offload { try session.asset(id) }
-            guard asset.mediaType == .image else {
-                throw APIError(PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "the built-in editor edits photos"]))
-            }
-            let options = PHContentEditingInputRequestOptions()
-            options.canHandleAdjustmentData = { PhotoEditRecipe(adjustmentData: $0) != nil }
-            options.skipsDisplaySizeImage = true
-            let input = try await asset.requestContentEditingInput(with: options)
-            let jpeg = try await offload { () throws -> Data in
-                guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true]) else {
-                    throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the photo"])
-                }
-                // The recipe is in unit coordinates, so it applies to a reduced copy as to the full size.
-                let scale = min(1, Double(width) / source.extent.width, Double(height) / source.extent.height)
-                let reduced =
-                    scale < 1
-                    ? source.applyingFilter("CILanczosScaleTransform", parameters: [kCIInputScaleKey: scale, kCIInputAspectRatioKey: 1.0])
-                    : source
-                let rendered = recipe.apply(to: reduced)
-                guard let data = CIContext().jpegRepresentation(of: rendered, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!) else {
-                    throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the preview could not be encoded"])
-                }
-                return data
-            }
+            // The rendering is OpenPhotos' (decoding and Core Image on its threads); the route holds no pixels.
+            let jpeg = try await recipe.preview(of: asset, fittingWidth: width, height: height)
             return Response(
                 status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store", .contentLength: String(jpeg.count)],
                 body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))

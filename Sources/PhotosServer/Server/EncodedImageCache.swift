@@ -20,10 +20,11 @@ final class EncodedImageCache: Sendable {
 
     func get(_ key: String) -> (bytes: ByteBuffer, type: String)? {
         state.withLock { state in
-            guard var entry = state.entries[key] else { return nil }
+            // One lookup, the recency updated in place.
+            guard let index = state.entries.index(forKey: key) else { return nil }
             state.tick += 1
-            entry.tick = state.tick
-            state.entries[key] = entry
+            state.entries.values[index].tick = state.tick
+            let entry = state.entries.values[index]
             return (entry.bytes, entry.type)
         }
     }

@@ -1,0 +1,39 @@
+import Dispatch
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Query parameters, refusing any the route does not know (a typo must not silently fetch everything).
+struct Query {
+    private var values: [String: String] = [:]
+
+    init(_ request: Request, allowed: Set<String>) throws {
+        for (key, value) in request.uri.queryParameters {
+            let name = String(key)
+            guard allowed.contains(name) else {
+                throw APIError.badRequest("unknown query parameter '\(name)'; this route takes \(allowed.sorted().joined(separator: ", "))")
+            }
+            guard values[name] == nil else { throw APIError.badRequest("query parameter '\(name)' is given twice") }
+            values[name] = String(value)
+        }
+    }
+
+    subscript(_ name: String) -> String? { values[name] }
+
+    func bool(_ name: String, default value: Bool = false) throws -> Bool {
+        switch values[name] {
+        case nil: return value
+        case "true", "1": return true
+        case "false", "0": return false
+        case let other?: throw APIError.badRequest("'\(name)' must be true or false, not \(other.debugDescription)")
+        }
+    }
+
+    func integer(_ name: String, default value: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = values[name] else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw APIError.badRequest("'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound), not \(text.debugDescription)")
+        }
+        return number
+    }
+}
