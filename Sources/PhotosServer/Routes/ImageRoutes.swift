@@ -40,8 +40,10 @@ struct ImageRequest {
 
     /// `WxH` with each side from 1 to 8192.
     static func size(_ text: String) throws -> (Int, Int) {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), (1...8192).contains(width), (1...8192).contains(height)
+        let bytes = text.utf8
+        guard let cross = bytes.firstIndex(where: { $0 == UInt8(ascii: "x") || $0 == UInt8(ascii: "X") }),
+            let width = Int(text[..<cross]), let height = Int(text[bytes.index(after: cross)...]), (1...8192).contains(width),
+            (1...8192).contains(height)
         else { throw APIError.badRequest("size is WxH, each from 1 to 8192 (256x256)") }
         return (width, height)
     }

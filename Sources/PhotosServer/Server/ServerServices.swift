@@ -116,7 +116,16 @@ final class ResolutionCache: Sendable {
 /// the index (a library not in WAL mode) the size, time and inode of the database files (`stat`) stand in.
 struct DatabaseChangeProbe: ~Copyable {
     private var index: Int32
-    private var header = [UInt8](repeating: 0, count: 48)
+    private var header = Header()
+
+    /// The index header's 48 bytes, compared as six words (no allocation per request).
+    private struct Header: Equatable {
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        static func == (a: Header, b: Header) -> Bool {
+            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+                && a.words.4 == b.words.4 && a.words.5 == b.words.5
+        }
+    }
     private let indexPath: String
     private let paths: [String]
     private var stamp: [[Int]] = []
@@ -134,8 +143,9 @@ struct DatabaseChangeProbe: ~Copyable {
     /// True when the database changed since the last call.
     mutating func changed() -> Bool {
         if index >= 0 {
-            var now = [UInt8](repeating: 0, count: 48)
-            if pread(index, &now, 48, 0) == 48 {
+            var now = Header()
+            let descriptor = index
+            if withUnsafeMutableBytes(of: &now.words, { pread(descriptor, $0.baseAddress, 48, 0) }) == 48 {
                 defer { header = now }
                 return now != header
             }
