@@ -10,11 +10,13 @@ struct KillCampaignTests {
     /// The test bundle sits beside the products of the build (photos among them).
     static var executable: URL { ChildProcess.builtProduct("photos") }
 
-    @Test func killedWritersNeverLoseOrCorruptAnything() throws {
+    @Test func killedWritersNeverLoseOrCorruptAnything() async throws {
         let workspace = try TestMedia.temporaryDirectory("kill-campaign")
         defer { try? FileManager.default.removeItem(at: workspace) }
-        var campaign = try KillCampaign(photos: Self.executable, workspace: workspace, seed: 20_261_122)
-        let result = try campaign.run(kills: 36, concurrentEvery: 3)
+        let result = try await blockingOffThePool {
+            var campaign = try KillCampaign(photos: Self.executable, workspace: workspace, seed: 20_261_122)
+            return try campaign.run(kills: 36, concurrentEvery: 3)
+        }
         #expect(result.kills == 36)
         #expect(result.killsWithConcurrentProcess == 12)
         #expect(result.inconsistencies.isEmpty, "\(result.inconsistencies)")
@@ -30,10 +32,12 @@ struct KillCampaignTests {
 
 @Suite("Reliability: processes at once")
 struct ConcurrencyCampaignTests {
-    @Test func concurrentWritersLoseNothingAndTheWatcherSeesEveryCommitOnce() throws {
+    @Test func concurrentWritersLoseNothingAndTheWatcherSeesEveryCommitOnce() async throws {
         let workspace = try TestMedia.temporaryDirectory("concurrency-campaign")
         defer { try? FileManager.default.removeItem(at: workspace) }
-        let result = try ConcurrencyCampaign(photos: KillCampaignTests.executable, workspace: workspace).run(processes: 4, commands: 15)
+        let result = try await blockingOffThePool {
+            try ConcurrencyCampaign(photos: KillCampaignTests.executable, workspace: workspace).run(processes: 4, commands: 15)
+        }
         #expect(result.failures.isEmpty, "\(result.failures)")
         #expect(result.commits == 60)
         #expect(result.transactions == 60, "\(result)")

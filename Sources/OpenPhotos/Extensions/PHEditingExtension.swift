@@ -223,9 +223,9 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
             reader.withLock { $0 = data }
             done.signal()
         }
-        if done.wait(timeout: .now() + 10) == .timedOut {
+        if done.wait(timeout: .now() + 30) == .timedOut {
             process.terminate()
-            throw fail("it did not print its Info.plist within 10 s (is it a photo editing extension?)")
+            throw fail("it did not print its Info.plist within 30 s (is it a photo editing extension?)")
         }
         process.waitUntilExit()
         let plist = reader.withLock { $0 }
