@@ -293,14 +293,8 @@ struct BenchServe: ParsableCommand {
         let clock = ContinuousClock()
         for _ in 0..<clients {
             Thread.detachNewThread {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
+                // No receive timeout (0): a client waits for events as long as the benchmark runs.
+                guard let fd = connectToLoopback(port: port, receiveTimeout: 0) else { return }
                 let request = "GET /v1/changes/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n\r\n"
                 _ = request.withCString { send(fd, $0, strlen($0), 0) }
                 var buffer = [UInt8](repeating: 0, count: 65536)

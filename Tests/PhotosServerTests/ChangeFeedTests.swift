@@ -15,17 +15,8 @@ struct ChangeFeedTests {
         private var buffer = ""
 
         init(port: Int, token: String, lastEventID: String? = nil) throws {
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-            var timeout = timeval(tv_sec: 20, tv_usec: 0)
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            guard let socket = connectToLoopback(port: port, receiveTimeout: 20) else { throw POSIXError(.ECONNREFUSED) }
+            self.socket = socket
             var request = "GET /v1/changes/stream HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nAccept: text/event-stream\r\n"
             if let lastEventID { request += "Last-Event-ID: \(lastEventID)\r\n" }
             request += "\r\n"
