@@ -659,6 +659,8 @@ struct ContentEditingTests {
                 calls.append(input == nil ? ((info[PHContentEditingInputCancelledKey] as? Bool) == true ? "cancelled" : "error") : "input")
             }
             asset.cancelContentEditingInputRequest(id)
+            // However late the answer comes on a loaded machine, it comes once: wait for it, then a while longer.
+            try await calls.waitForAnEntry()
             try await Task.sleep(for: .milliseconds(150))
             let log = calls.entries
             #expect(log == ["cancelled"] || log == ["input"], "\(log)")
@@ -666,7 +668,7 @@ struct ContentEditingTests {
         // Cancelling twice or after the answer changes nothing.
         let calls = CallLog()
         let id = asset.requestContentEditingInput(with: nil) { input, _ in calls.append(input == nil ? "nil" : "input") }
-        try await Task.sleep(for: .milliseconds(500))
+        try await calls.waitForAnEntry()
         asset.cancelContentEditingInputRequest(id)
         asset.cancelContentEditingInputRequest(id)
         try await Task.sleep(for: .milliseconds(100))
@@ -697,4 +699,10 @@ final class CallLog: @unchecked Sendable {
     private var log: [String] = []
     func append(_ entry: String) { lock.withLock { log.append(entry) } }
     var entries: [String] { lock.withLock { log } }
+
+    /// Waits until something is logged (at most a minute, then the caller's expectations fail on what is there).
+    func waitForAnEntry() async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while entries.isEmpty && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    }
 }
