@@ -95,7 +95,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "PhotosTesting",
-            dependencies: ["OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "SampleMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         // `photos serve`: Hummingbird routes over OpenPhotos (no SQL and no pixels here), auth, the change feed and
@@ -116,6 +118,10 @@ let package = Package(
             exclude: ["Embedded"],
             swiftSettings: strict
         ),
+        // Generated sample media (libvips and ffmpeg) for `photos demo`, the tests and the benchmarks.
+        .target(name: "SampleMedia", dependencies: ["CVips", "PhotoMedia"], swiftSettings: strict),
+        // What the command-line programs share: one-line errors, progress on standard error, Ctrl-C.
+        .target(name: "CommandLineSupport", dependencies: ["OpenPhotos"], swiftSettings: strict),
         .executableTarget(
             name: "photos",
             dependencies: [
@@ -124,11 +130,30 @@ let package = Package(
                 "PhotoLibraryEngine",
                 "PhotoMedia",
                 "CVips",
-                "PhotosTesting",
-                "CHeapStats",
+                "SampleMedia",
+                "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // The benchmarks, a program of their own (`photos-bench`): users' `photos` carries no benchmark and no test
+        // helper. The import, reliability and serve parts run the `photos` built beside it.
+        .executableTarget(
+            name: "photos-bench",
+            dependencies: [
+                "OpenPhotos",
+                "PhotosServer",
+                "PhotoLibraryEngine",
+                "PhotoMedia",
+                "CVips",
+                "PhotosTesting",
+                "CHeapStats",
+                "CommandLineSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PhotosBench",
             swiftSettings: strict
         ),
 

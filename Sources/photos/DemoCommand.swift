@@ -1,7 +1,8 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import OpenPhotos
-import PhotosTesting
+import SampleMedia
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,7 @@ struct Demo: ParsableCommand {
         options.photoLibrary = photoLibrary
 
         var files: [URL] = []
-        if let folder = media.map({ URL(fileURLWithPath: $0) }) ?? TestMedia.sharedMediaFolder {
+        if let folder = media.map({ URL(fileURLWithPath: $0) }) ?? SampleMedia.sharedMediaFolder {
             let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
             while let file = enumerator?.nextObject() as? URL {
                 let ext = file.pathExtension.lowercased()
@@ -31,14 +32,14 @@ struct Demo: ParsableCommand {
             }
             files.sort { $0.path < $1.path }
         } else {
-            let scratch = try TestMedia.temporaryDirectory("OpenPhotoKit-demo")
+            let scratch = try SampleMedia.temporaryDirectory("OpenPhotoKit-demo")
             for (i, size) in [(4032, 3024), (3024, 4032), (1920, 1080), (800, 800)].enumerated() {
                 let file = scratch.appendingPathComponent("generated-\(i + 1).jpg")
-                try TestMedia.writeImage(to: file, width: size.0, height: size.1)
+                try SampleMedia.writeImage(to: file, width: size.0, height: size.1)
                 files.append(file)
             }
             let movie = scratch.appendingPathComponent("generated-clip.mp4")
-            if (try? TestMedia.writeMovie(to: movie, width: 640, height: 360, seconds: 2)) != nil { files.append(movie) }
+            if (try? SampleMedia.writeMovie(to: movie, width: 640, height: 360, seconds: 2)) != nil { files.append(movie) }
         }
 
         // The import path: metadata, Live Photo pairs, duplicates and unreadable files reported, thumbnails warmed.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import Synchronization
@@ -241,22 +242,5 @@ struct Revert: ParsableCommand {
         } else {
             for asset in reverted { print(Output.assetLine(asset)) }
         }
-    }
-}
-
-/// Runs async work from a synchronous command and waits for it (the work runs on the cooperative pool, never on this
-/// thread, so the wait cannot deadlock it).
-func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var result: Result<T, any Error>?
-    Task {
-        do { result = .success(try await work()) } catch { result = .failure(error) }
-        done.signal()
-    }
-    done.wait()
-    switch result! {
-    case .success(let value): return value
-    case .failure(let error as CLIError): throw error
-    case .failure(let error): throw CLIError(describe(error))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotoMedia
@@ -226,12 +227,4 @@ struct Export: ParsableCommand {
         }
         return target.path
     }
-}
-
-/// An error handed from a completion handler to the waiting thread.
-final class LockedError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var error: (any Error)?
-    func set(_ error: (any Error)?) { lock.withLock { self.error = error } }
-    func get() -> (any Error)? { lock.withLock { error } }
 }

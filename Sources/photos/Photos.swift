@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Logging
 import OpenPhotos
@@ -24,7 +25,7 @@ struct Photos: ParsableCommand {
             Add.self, List.self, Show.self, Favorite.self, Hide.self, Delete.self, Recover.self, EmptyTrash.self,
             Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Watch.self, Changes.self, Inspect.self, Import.self,
             Thumbnail.self, Export.self, Edit.self, Revert.self, Extensions.self, Serve.self, Token.self,
-            Demo.self, Bench.self,
+            Demo.self,
         ]
     )
 }
@@ -101,18 +102,6 @@ struct GlobalOptions: ParsableArguments {
         configure(options)
         return options
     }
-}
-
-/// A one-line error: ArgumentParser prints "Error: <message>" and exits non-zero.
-struct CLIError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-func describe(_ error: any Error) -> String {
-    if let photos = error as? PHPhotosError { return "\(photos.localizedDescription) (PHPhotosError \(photos.code.rawValue))" }
-    if let av = error as? AVError { return "\(av.errorDescription ?? "") (AVError \(av.code.rawValue))" }
-    return "\(error)"
 }
 
 /// A fetch result, or the error that left it empty: the command must not print "nothing" for "could not read".

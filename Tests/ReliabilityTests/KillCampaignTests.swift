@@ -4,7 +4,7 @@ import Testing
 
 /// SIGKILL at random instants of imports and change commands, some while another process reads and writes the same
 /// library; after each kill the library must open consistent: no lost commit, no orphan, no damaged row or file.
-/// `photos bench reliability --kills 300` runs the long campaign.
+/// `photos-bench reliability --kills 300` runs the long campaign.
 @Suite("Reliability: kills at any instant")
 struct KillCampaignTests {
     /// The test bundle sits beside the products of the build (photos among them).

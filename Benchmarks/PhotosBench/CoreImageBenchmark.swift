@@ -1,5 +1,6 @@
 import ArgumentParser
 import CVips
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotosTesting
@@ -18,7 +19,7 @@ struct BenchCoreImage: ParsableCommand {
             (generated as a grid of HEVC tiles like an iPhone's, 8064×6048, unless --heic names one), beside a
             process doing the same edit directly with libvips (whose heifload decodes the whole image). Build with
             -c release:
-            swift run -c release photos bench coreimage
+            swift run -c release photos-bench coreimage
             """)
     @Option(help: "Timed repetitions per measurement.") var repetitions = 7
     @Option(help: "A large HEIC for the memory figure (default: a generated 48-MP one).") var heic: String?
@@ -156,9 +157,9 @@ struct BenchCoreImage: ParsableCommand {
                 try Data(bytesNoCopy: encoded, count: length, deallocator: .custom { pointer, _ in cvips_free(pointer) }).write(to: file)
             }
             let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            let outcome = try ChildProcess(executable, ["bench", "coreimage", "--render-only", file.path]).wait()
+            let outcome = try ChildProcess(executable, ["coreimage", "--render-only", file.path]).wait()
             guard outcome.status == 0 else { throw CLIError("the 48-MP render failed (status \(outcome.status))") }
-            let baseline = try ChildProcess(executable, ["bench", "coreimage", "--render-only-vips", file.path]).wait()
+            let baseline = try ChildProcess(executable, ["coreimage", "--render-only-vips", file.path]).wait()
             guard baseline.status == 0 else { throw CLIError("the 48-MP libvips render failed (status \(baseline.status))") }
             memory = (file.lastPathComponent, outcome.maxRSSKilobytes, baseline.maxRSSKilobytes)
         }
@@ -183,7 +184,7 @@ struct BenchCoreImage: ParsableCommand {
                 object["peakResidentKilobytes48MP"] = memory.kilobytes
                 object["libvipsPeakResidentKilobytes48MP"] = memory.vipsKilobytes
             }
-            Output.printJSON(object)
+            printBenchJSON(object)
             return
         }
         print("OpenCoreImage against libvips (medians of \(repetitions), one run, same files)")

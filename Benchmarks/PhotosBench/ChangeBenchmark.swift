@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotosTesting
@@ -14,7 +15,7 @@ struct BenchChanges: ParsableCommand {
             details for the transaction (the observer's call), the same for a result one transaction old (details
             then span two transactions), the time to just run the fetch again (what reloading would cost), and the
             heap the observed result holds. Build with -c release:
-            swift run -c release photos bench changes --sizes 100000,1000000,2000000
+            swift run -c release photos-bench changes --sizes 100000,1000000,2000000
             """)
     @Option(help: "Library sizes (synthetic assets), comma-separated.") var sizes = "100000,1000000,2000000"
     @Option(help: "Transactions measured per size.") var repetitions = 5

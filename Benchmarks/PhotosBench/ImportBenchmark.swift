@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import PhotosTesting
 
@@ -14,7 +15,7 @@ struct BenchImport: ParsableCommand {
             Runs `photos import --recursive --json` as a child process on the shared media corpus and on generated
             12-MP JPEGs with EXIF, then `exiftool -j -n -r` on the same folders (metadata only, its fastest), and reports
             the time ratio, the import's peak resident memory and how many bytes it read per byte of media.
-            Build with -c release: swift run -c release photos bench import --files 1000
+            Build with -c release: swift run -c release photos-bench import --files 1000
             """)
     @Option(help: "Generated 12-MP JPEGs.") var files = 1000
     @Option(help: "Folder for the generated JPEGs (reused when it holds them).") var directory = "/tmp/openphotokit-bench-import"
@@ -32,8 +33,7 @@ struct BenchImport: ParsableCommand {
         for (label, folder) in folders {
             let library = URL(fileURLWithPath: directory).appendingPathComponent("Bench.photoslibrary")
             defer { try? FileManager.default.removeItem(at: library) }
-            let executable = URL(
-                fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            let executable = try PhotosBench.photosExecutable()
             var importRuns: [(seconds: Double, maxRSSKilobytes: Int, output: Data, status: Int32)] = []
             var exiftoolSeconds: [Double] = []
             for _ in 0..<max(1, repetitions) {
@@ -80,8 +80,7 @@ struct BenchImport: ParsableCommand {
             try? FileManager.default.removeItem(at: library)
             try? FileManager.default.removeItem(at: thumbs)
         }
-        let executable = URL(
-            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let executable = try PhotosBench.photosExecutable()
         let jpegs = ((try? FileManager.default.contentsOfDirectory(atPath: generated.path)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
             .map { generated.appendingPathComponent($0).path }
         var ours: [(seconds: Double, maxRSSKilobytes: Int, output: Data, status: Int32)] = []

@@ -21,8 +21,7 @@ struct BenchReliability: ParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let executable = URL(
-            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let executable = try PhotosBench.photosExecutable()
         let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("openphotokit-reliability-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: workspace) }
         var campaign = try KillCampaign(photos: executable, workspace: workspace.appendingPathComponent("kills"), seed: seed)
@@ -32,7 +31,7 @@ struct BenchReliability: ParsableCommand {
         let concurrent = try ConcurrencyCampaign(photos: executable, workspace: workspace.appendingPathComponent("concurrent"))
             .run(processes: processes, commands: commands)
         if json {
-            Output.printJSON([
+            printBenchJSON([
                 "kills": killed.kills, "killsWithConcurrentProcess": killed.killsWithConcurrentProcess,
                 "finishedBeforeKill": killed.finishedBeforeKill, "inconsistencies": killed.inconsistencies,
                 "lostCommits": killed.lostCommits, "orphans": killed.orphans, "orphanDetails": killed.orphanDetails,

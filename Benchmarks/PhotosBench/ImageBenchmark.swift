@@ -1,5 +1,6 @@
 import ArgumentParser
 import CVips
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotoMedia
@@ -14,7 +15,7 @@ struct BenchImages: ParsableCommand {
             against vips_thumbnail in-process on the same file (centre crop, the pixels made in memory; PHImageManager
             also converts files that carry an ICC profile to sRGB) and against the vipsthumbnail command
             (needs libvips-tools). Then cached requests: memory hits and disk hits. Medians. Build with -c release:
-            swift run -c release photos bench images
+            swift run -c release photos-bench images
             """)
     @Option(help: "Timed repetitions per measurement.") var repetitions = 15
     @Option(help: "An iPhone HEIC (default: ../shared/media/livephoto/IMG_4394.HEIC when present).") var heic: String?

@@ -10,14 +10,14 @@ import Synchronization
 /// done and exit 130; a second Ctrl-C ends the process at once. Any other command ends at once, exit 130 — which
 /// leaves the library consistent too: every write is one transaction, and the next open sweeps what a killed
 /// writer staged.
-enum Interruption {
+package enum Interruption {
     private static let state = Mutex((cooperative: false, requested: false))
     nonisolated(unsafe) private static var source: (any DispatchSourceSignal)?
 
     /// The exit status of an interrupted command (128 + SIGINT), as shells expect.
-    static let exitStatus: Int32 = 130
+    package static let exitStatus: Int32 = 130
 
-    static func install() {
+    package static func install() {
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler {
@@ -34,25 +34,25 @@ enum Interruption {
     }
 
     /// Gives SIGINT back to the command (a server with its own graceful shutdown).
-    static func uninstall() {
+    package static func uninstall() {
         source?.cancel()
         source = nil
         signal(SIGINT, SIG_DFL)
     }
 
     /// This command stops cleanly between steps when interrupted.
-    static func cooperate() { state.withLock { $0.cooperative = true } }
+    package static func cooperate() { state.withLock { $0.cooperative = true } }
 
     /// Forgets an interruption the command chose not to act on (the user declined to cancel).
-    static func clear() { state.withLock { $0.requested = false } }
+    package static func clear() { state.withLock { $0.requested = false } }
 
     /// Whether Ctrl-C asked the command to stop.
-    static var requested: Bool { state.withLock { $0.requested } }
+    package static var requested: Bool { state.withLock { $0.requested } }
 }
 
 /// Progress of long work on standard error: a bar with counts, rate and time left on a terminal; plain lines (at most
 /// one every two seconds) when standard error is not a terminal; nothing with `--json`.
-final class ProgressReporter: Sendable {
+package final class ProgressReporter: Sendable {
     private let label: String
     private let unit: String
     private let total: Int
@@ -61,7 +61,7 @@ final class ProgressReporter: Sendable {
     private let enabled: Bool
     private let last = Mutex((drawn: Date.distantPast, done: 0))
 
-    init(_ label: String, total: Int, unit: String, json: Bool) {
+    package init(_ label: String, total: Int, unit: String, json: Bool) {
         self.label = label
         self.unit = unit
         self.total = total
@@ -70,7 +70,7 @@ final class ProgressReporter: Sendable {
     }
 
     /// Reports `done` of the total (`bytes` read so far, when known).
-    func update(_ done: Int, bytes: Int64? = nil) {
+    package func update(_ done: Int, bytes: Int64? = nil) {
         guard enabled else { return }
         let now = Date()
         let interval: TimeInterval = isTerminal ? 0.1 : 2
@@ -100,12 +100,12 @@ final class ProgressReporter: Sendable {
     }
 
     /// Clears the bar (on a terminal) before the command prints its result.
-    func finish() {
+    package func finish() {
         guard enabled, isTerminal else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let s = Int(seconds.rounded())
         return s >= 3600 ? "\(s / 3600) h \(s % 3600 / 60) min" : s >= 60 ? "\(s / 60) min \(s % 60) s" : "\(s) s"
     }
@@ -113,19 +113,19 @@ final class ProgressReporter: Sendable {
 
 /// A progress bar made when the work first says how much there is (the library's progress callbacks give the total
 /// with each call), safe to call from any thread.
-final class LazyProgress: Sendable {
+package final class LazyProgress: Sendable {
     private let label: String
     private let unit: String
     private let json: Bool
     private let reporter = Mutex<ProgressReporter?>(nil)
 
-    init(_ label: String, unit: String, json: Bool) {
+    package init(_ label: String, unit: String, json: Bool) {
         self.label = label
         self.unit = unit
         self.json = json
     }
 
-    func update(_ done: Int, of total: Int, bytes: Int64? = nil) {
+    package func update(_ done: Int, of total: Int, bytes: Int64? = nil) {
         let bar = reporter.withLock { bar in
             if bar == nil { bar = ProgressReporter(label, total: total, unit: unit, json: json) }
             return bar!
@@ -133,5 +133,5 @@ final class LazyProgress: Sendable {
         bar.update(done, bytes: bytes)
     }
 
-    func finish() { reporter.withLock { $0 }?.finish() }
+    package func finish() { reporter.withLock { $0 }?.finish() }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotosTesting
@@ -14,7 +15,7 @@ struct BenchVideoEditing: ParsableCommand {
             plus the still; then the same filter over a 30-second 1080p H.264 video through AVVideoComposition and
             AVAssetExportSession against `ffmpeg` with libx264 veryfast CRF 20, with the peak resident memory of a
             process doing the export. Build with -c release:
-            swift run -c release photos bench video-editing
+            swift run -c release photos-bench video-editing
             """)
     @Option(help: "Timed repetitions per measurement.") var repetitions = 3
     @Option(help: "Seconds of the long video.") var seconds = 30
@@ -126,11 +127,11 @@ struct BenchVideoEditing: ParsableCommand {
         }
         let long = (median(ours), median(theirs))
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let child = try ChildProcess(executable, ["bench", "video-editing", "--export-only", longVideo.path]).wait()
+        let child = try ChildProcess(executable, ["video-editing", "--export-only", longVideo.path]).wait()
         guard child.status == 0 else { throw CLIError("the export child failed (status \(child.status))") }
 
         if json {
-            Output.printJSON([
+            printBenchJSON([
                 "repetitions": repetitions,
                 "livePhoto": ["openPhotoKitMilliseconds": live.0, "ffmpegMilliseconds": live.1, "ratio": live.0 / live.1, "goal": "≤ 1.3×"],
                 "video": [

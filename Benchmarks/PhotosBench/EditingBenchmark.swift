@@ -1,5 +1,6 @@
 import ArgumentParser
 import CVips
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotosTesting
@@ -19,7 +20,7 @@ struct BenchEditing: ParsableCommand {
             then --edits edits (built-in and a foreign editor's, so edits reopen and stack) and --reverts reverts over
             --assets photos, after which `verify` must be clean, with no orphan, and the library's files must be exactly
             the originals, current renderings, previous versions and recipes its rows name. Build with -c release:
-            swift run -c release photos bench editing
+            swift run -c release photos-bench editing
             """)
     @Option(help: "Timed repetitions per measurement.") var repetitions = 9
     @Option(help: "Edits of the churn.") var edits = 1000
@@ -148,7 +149,7 @@ struct BenchEditing: ParsableCommand {
         let churn = try self.churn(in: scratch)
 
         if json {
-            Output.printJSON([
+            printBenchJSON([
                 "repetitions": repetitions,
                 "rows": rows.map {
                     ["measurement": $0.0, "openPhotoKitMilliseconds": $0.1, "baselineMilliseconds": $0.2, "ratio": $0.1 / $0.2, "goal": $0.3]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 import CHeapStats
@@ -8,22 +9,36 @@ import PhotosTesting
     import Glibc
 #endif
 
-struct Bench: ParsableCommand {
+/// The benchmarks: a program of their own, beside `photos` in the build folder (users' binaries carry no benchmark and
+/// no test helper). Each measures against its named baseline in the same run; see the README for the commands.
+@main
+struct PhotosBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks (build with -c release).",
+        commandName: "photos-bench",
+        abstract: "OpenPhotoKit's benchmarks (build with -c release; the import and serve parts run the photos program beside this one).",
         subcommands: [
             BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self, BenchEditing.self,
             BenchVideoEditing.self, BenchServe.self,
         ],
         defaultSubcommand: BenchCore.self
     )
+
+    /// The `photos` program built beside this one (the import and serve benchmarks run it as users do).
+    static func photosExecutable() throws -> URL {
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let photos = own.deletingLastPathComponent().appendingPathComponent("photos")
+        guard FileManager.default.isExecutableFile(atPath: photos.path) else {
+            throw CLIError("no photos program beside \(own.path): build it too (swift build -c release --product photos)")
+        }
+        return photos
+    }
 }
 
 struct BenchCore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "core",
         abstract: "Measure the core library: insert rate, open time, a 1M-asset fetch against raw SQLite, bytes per asset.",
-        discussion: "Build with -c release: swift run -c release photos bench --assets 1000000")
+        discussion: "Build with -c release: swift run -c release photos-bench core --assets 1000000")
     @Option(help: "Synthetic assets in the benchmark library.") var assets = 1_000_000
     @Option(help: "Where to build the benchmark library (reused when it already has the assets).") var library =
         "/tmp/openphotokit-bench.photoslibrary"

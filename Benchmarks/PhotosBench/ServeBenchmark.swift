@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Logging
 import OpenPhotos
@@ -10,7 +11,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// `photos bench serve`: the server's figures, each against its baseline in the same run — thumbnails against nginx
+/// `photos-bench serve`: the server's figures, each against its baseline in the same run — thumbnails against nginx
 /// serving the same bytes, a timeline page of a 1,000,000-asset library, the feed's delay at 100 clients, uploads
 /// against `photos import` of the same files, and the gallery's first painted grid in Chromium.
 struct BenchServe: ParsableCommand {
@@ -65,7 +66,7 @@ struct BenchServe: ParsableCommand {
         if chosen.contains("feed") { results["feed"] = try await feedDelay(root) }
         if chosen.contains("upload"), photos > 0 { results["upload"] = try await uploadAgainstImport(root) }
         if chosen.contains("paint"), galleryAssets > 0, WebDriver.isAvailable { results["firstPaint"] = try await firstPaint(root) }
-        if json { Output.printJSON(results) }
+        if json { printBenchJSON(results) }
     }
 
     private func log(_ line: String) {
@@ -80,9 +81,8 @@ struct BenchServe: ParsableCommand {
         let owner = try PHPhotoLibrary(url: url, clientIdentifier: nil)
         try owner.setAuthorization(.authorized, for: "bench")
         let token = try owner.createAccessToken(for: "bench").secret
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let server = try ChildProcess(
-            executable,
+            try PhotosBench.photosExecutable(),
             ["serve", "--library", url.path, "--port", "0", "--json", "--log-level", "warning"]
                 + (serverThreads.map { ["--threads", String($0)] } ?? []) + (gallery ? [] : ["--no-gallery"]))
         let deadline = ContinuousClock.now + .seconds(30)
@@ -386,7 +386,7 @@ struct BenchServe: ParsableCommand {
             files.append(file)
         }
         let megabytes = Double(bytes.count * photos) / 1e6
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let executable = try PhotosBench.photosExecutable()
         func importOnce(_ round: Int) throws -> (seconds: Double, cpu: Double) {
             // Libraries are removed after the last round: files deleted during the run would slow the creation of
             // the next round's (ext4 skips recently freed inodes), whichever side came next.
