@@ -92,4 +92,43 @@ struct UploadTests {
             #expect(try library.library.verify().problems.isEmpty)
         }
     }
+
+    /// curl sends `Expect: 100-continue` before a body over 1 MB and waits a second for the answer: the server says
+    /// `100 Continue` at once, then gives its final answer once the body has come.
+    @Test func aClientThatExpectsContinueIsToldToGoOnAtOnce() async throws {
+        let fixture = try ServerFixture(name: "Continue")
+        defer { fixture.library.remove() }
+        let token = try fixture.token("phone", .authorized)
+        let body = [UInt8](repeating: 0x5A, count: 1_500_000)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            // On a thread of its own (a blocking socket must not hold the pool the server runs on); checked after.
+            let (interim, sent, final) = try await blockingOffThePool { () throws -> (String, Bool, String) in
+                guard let fd = connectToLoopback(port: port, receiveTimeout: 30) else { throw POSIXError(.ECONNREFUSED) }
+                defer { close(fd) }
+                func receive(until done: (String) -> Bool) -> String {
+                    var received: [UInt8] = []
+                    var chunk = [UInt8](repeating: 0, count: 4096)
+                    while !done(String(decoding: received, as: UTF8.self)) {
+                        let count = recv(fd, &chunk, chunk.count, 0)
+                        if count <= 0 { break }
+                        received += chunk[0..<count]
+                    }
+                    return String(decoding: received, as: UTF8.self)
+                }
+                let head = Array(
+                    ("POST /v1/uploads?filename=big.bin HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                        + "Content-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n").utf8)
+                guard send(fd, head, head.count, 0) == head.count else { throw POSIXError(.EIO) }
+                // Only the interim answer can come before the body is sent.
+                let interim = receive { $0.hasSuffix("\r\n\r\n") }
+                let sent = body.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == body.count
+                return (interim, sent, receive { $0.contains("}") })
+            }
+            #expect(interim == "HTTP/1.1 100 Continue\r\n\r\n", "\(interim.debugDescription)")
+            #expect(sent)
+            #expect(final.hasPrefix("HTTP/1.1 201 Created\r\n"), "\(final)")
+            #expect(final.contains("\(body.count)"), "\(final)")
+        }
+    }
 }

@@ -19,6 +19,10 @@ import Synchronization
 ///
 /// HTTP/1.1 answers in request order: a request is answered here only while none of the connection's earlier requests
 /// waits for its answer from the router (a client that pipelines gets every answer in order).
+///
+/// It also answers `Expect: 100-continue` (RFC 9110 §10.1.1), which curl and other clients send before a large body
+/// and then wait up to a second for: `100 Continue` goes out as the request is passed to the router — at once, or,
+/// when earlier requests of the connection still wait for their answers, right after the last of them.
 final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -31,6 +35,8 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var inFlight = 0
     /// The answer to the request being read, made at its head and sent at its end.
     private var answer: (head: HTTPResponse, body: ByteBuffer?)?
+    /// A `100 Continue` owed to the last request once the answers before it are written.
+    private var continueOwed = false
 
     init(services: ServerServices, serverName: String?) {
         self.services = services
@@ -43,6 +49,9 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if inFlight == 0, let known = cachedAnswer(request) {
                 answer = known
                 return
+            }
+            if request.headerFields[.expect]?.lowercased() == "100-continue" {
+                if inFlight == 0 { writeContinue(context: context) } else { continueOwed = true }
             }
             inFlight += 1
             context.fireChannelRead(data)
@@ -59,8 +68,17 @@ final class CachedImageHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { inFlight = max(0, inFlight - 1) }
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        inFlight = max(0, inFlight - 1)
         context.write(data, promise: promise)
+        if continueOwed && inFlight == 1 {
+            continueOwed = false
+            writeContinue(context: context)
+        }
+    }
+
+    private func writeContinue(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
     }
 
     /// The answer when it is known without the router, else nil.
