@@ -86,6 +86,21 @@ public final class WebDriver: @unchecked Sendable {
         _ = try await call("POST", "/session/\(session)/actions", ["actions": [["type": "key", "id": "keyboard", "actions": actions]]])
     }
 
+    /// Drags the first element matching a selector with the mouse: pressed at its centre, moved by `dx`, `dy` CSS
+    /// pixels, released (real pointer events, as a hand makes them).
+    public func drag(_ selector: String, by dx: Int, _ dy: Int) async throws {
+        let origin = ["element-6066-11e4-a52e-4f735466cecf": try await element(selector)]
+        let actions: [[String: Any]] = [
+            ["type": "pointerMove", "duration": 0, "origin": origin, "x": 0, "y": 0],
+            ["type": "pointerDown", "button": 0],
+            ["type": "pointerMove", "duration": 50, "origin": "pointer", "x": dx / 2, "y": dy / 2],
+            ["type": "pointerMove", "duration": 50, "origin": "pointer", "x": dx - dx / 2, "y": dy - dy / 2],
+            ["type": "pointerUp", "button": 0],
+        ]
+        let source: [String: Any] = ["type": "pointer", "id": "mouse", "parameters": ["pointerType": "mouse"], "actions": actions]
+        _ = try await call("POST", "/session/\(session)/actions", ["actions": [source]])
+    }
+
     /// Waits until the script returns true (at most `seconds`).
     public func wait(_ seconds: Double = 10, _ what: String, until script: String) async throws {
         let deadline = Date().addingTimeInterval(seconds)
@@ -190,4 +205,5 @@ public final class WebDriver: @unchecked Sendable {
 public struct WebDriverError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+    public init(message: String) { self.message = message }
 }

@@ -142,6 +142,15 @@ struct GalleryTests {
         PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject
     }
 
+    /// The built-in editor's recipe of an asset, read back as an editor reads it.
+    func recipe(_ id: String, _ library: TestLibrary) async -> PhotoEditRecipe? {
+        guard let asset = asset(id, library) else { return nil }
+        let options = PHContentEditingInputRequestOptions()
+        options.canHandleAdjustmentData = { PhotoEditRecipe.canHandle($0) }
+        guard let data = try? await asset.requestContentEditingInput(with: options).adjustmentData else { return nil }
+        return PhotoEditRecipe(adjustmentData: data)
+    }
+
     /// Polls the library (what the gallery did must be in it, not only on screen).
     func eventually(_ what: String, _ condition: () -> Bool) async throws {
         for _ in 0..<200 {
@@ -212,6 +221,48 @@ struct GalleryTests {
             10, "the editor with the saved look", until: "return document.querySelector('#editor select[name=look]').value === 'mono'")
         try await browser.click("[data-edit=revert]")
         try await eventually("the revert in the library") { asset(ids[0], library)?.hasAdjustments == false }
+
+        // Crop with the handles: the bottom edge dragged up a quarter with the mouse, the left edge moved half-way with
+        // Shift and the right arrow; the saved photo is that part of the original, and the crop survives reopening.
+        let (width, height) = try #require(asset(ids[0], library).map { ($0.pixelWidth, $0.pixelHeight) })
+        try await browser.wait(10, "the photo after the revert", until: "return !document.querySelector('#stage img')?.src.startsWith('blob:')")
+        try await browser.click("[data-viewer=edit]")
+        try await browser.wait(10, "the editor", until: "return !document.querySelector('#editor').hidden")
+        try await browser.click("[data-edit=crop]")
+        try await browser.wait(
+            10, "the crop box over the uncropped preview",
+            until:
+                "const i = document.querySelector('#stage img'); return !!document.querySelector('#crop-box') && i.src.startsWith('blob:') && i.complete"
+        )
+        let shown = try #require(try await browser.run("return document.querySelector('#stage img').getBoundingClientRect().height") as? Double)
+        try await browser.drag("[data-handle=s]", by: 0, -Int((shown / 4).rounded()))
+        try await browser.run("document.querySelector('[data-handle=w]').focus()")
+        for _ in 0..<5 { try await browser.press("\u{E008}\u{E014}") }  // Shift + right arrow: a tenth each
+        try await browser.screenshot(shots.appendingPathComponent("4b-cropping.png"))
+        try await browser.click("[data-edit=crop]")
+        #expect(try await browser.run("return !!document.querySelector('#crop-box')") as? Bool == false)
+        try await browser.click("#editor button[type=submit]")
+        try await eventually("the crop in the library") { asset(ids[0], library)?.hasAdjustments == true }
+        let cropped = try #require(asset(ids[0], library))
+        #expect(cropped.pixelWidth == width / 2, "\(cropped.pixelWidth) of \(width)")
+        #expect(abs(cropped.pixelHeight - height * 3 / 4) <= 1, "\(cropped.pixelHeight) of \(height)")
+        let crop = try #require(await recipe(ids[0], library)?.steps.first)
+        guard case .crop(let x, let y, let w, let h) = crop else { throw WebDriverError(message: "no crop in the recipe: \(crop)") }
+        #expect((x, y, w) == (0.5, 0, 0.5) && abs(h - 0.75) <= 1 / shown, "\(crop)")
+        // Reopened, the crop is part of the recipe: a change of exposure keeps it.
+        try await browser.wait(10, "the cropped asset in the page", until: "return document.querySelector('#stage img').src.includes('&v=')")
+        try await browser.click("[data-viewer=edit]")
+        try await browser.wait(10, "the editor", until: "return !document.querySelector('#editor').hidden")
+        try await browser.run(
+            "const e = document.querySelector('#editor input[name=exposure]'); e.value = '0.5'; e.dispatchEvent(new Event('input', {bubbles: true}))")
+        try await browser.click("#editor button[type=submit]")
+        var reopened: PhotoEditRecipe?
+        for _ in 0..<200 where reopened?.steps.count != 2 {
+            try await Task.sleep(for: .milliseconds(50))
+            reopened = await recipe(ids[0], library)
+        }
+        #expect(reopened?.steps == [crop, .exposure(ev: 0.5)], "\(String(describing: reopened))")
+        #expect(asset(ids[0], library).map { ($0.pixelWidth, $0.pixelHeight) } ?? (0, 0) == (cropped.pixelWidth, cropped.pixelHeight))
         try await browser.press("\u{E00C}")  // Escape closes the viewer
 
         // Upload through the file input (as a drop does): per-file progress, then the summary.

@@ -350,6 +350,9 @@ function openViewer(position) {
 }
 
 function closeViewer() {
+  cancelPreviews();
+  if (state.cropping) setCropping(false);
+  $("#editor").hidden = true;
   $("#viewer").hidden = true;
   $("#stage").replaceChildren();
   const asset = state.assets[state.viewer];
@@ -465,13 +468,15 @@ function move(step) {
   const next = state.viewer + step;
   if (next < 0 || next >= state.assets.length) return;
   state.viewer = next;
+  cancelPreviews();
+  if (state.cropping) setCropping(false);
   $("#editor").hidden = true;
   showAsset();
   if (next > state.assets.length - 20) loadMore();
 }
 
 document.addEventListener("keydown", (event) => {
-  if ($("#viewer").hidden || event.target.closest?.("#editor")) return;
+  if ($("#viewer").hidden || event.defaultPrevented || event.target.closest?.("#editor, #crop-box")) return;
   if (event.key === "Escape") closeViewer();
   if (event.key === "ArrowLeft") move(-1);
   if (event.key === "ArrowRight") move(1);
@@ -487,32 +492,43 @@ async function openEditor(asset) {
   const form = $("#editor");
   form.reset();
   state.rotation = 0;
+  state.flip = false;
+  state.crop = null;
+  const sliders = { exposure: "ev", contrast: "_0", saturation: "_0", vibrance: "_0", warmth: "_0", tint: "_0", highlights: "_0", shadows: "_0", vignette: "intensity", straighten: "degrees" };
   for (const step of edit.recipe?.steps ?? []) {
     const [kind, value] = Object.entries(step)[0];
-    if (kind === "exposure") form.exposure.value = value.ev;
-    if (kind === "contrast") form.contrast.value = value._0;
-    if (kind === "saturation") form.saturation.value = value._0;
-    if (kind === "warmth") form.warmth.value = value._0;
-    if (kind === "vignette") form.vignette.value = value.intensity;
-    if (kind === "straighten") form.straighten.value = value.degrees;
+    if (kind in sliders) form[kind].value = value[sliders[kind]];
     if (kind === "look") form.look.value = value._0;
     if (kind === "rotate") state.rotation = value.quarterTurns;
+    if (kind === "flip") state.flip = true;
+    if (kind === "crop") state.crop = { x: value.x, y: value.y, width: value.width, height: value.height };
   }
+  $("[data-edit=flip]").setAttribute("aria-pressed", String(state.flip));
+  setCropping(false);
   form.hidden = false;
   $("#info").hidden = true;
   form.exposure.focus();
 }
 
-function recipeFromForm() {
+// The recipe the form describes: every step the built-in editor knows (what it reopened is kept, not dropped). While
+// cropping, the preview leaves out the geometry: a crop is chosen on the upright original, where its unit square is.
+function recipeFromForm({ geometry = true } = {}) {
   const form = $("#editor");
   const steps = [];
   const number = (name) => Number(form[name].value);
-  if (state.rotation) steps.push({ rotate: { quarterTurns: state.rotation } });
-  if (number("straighten")) steps.push({ straighten: { degrees: number("straighten") } });
+  if (geometry) {
+    const crop = state.crop;
+    if (crop && !(crop.x <= 0 && crop.y <= 0 && crop.width >= 1 && crop.height >= 1)) steps.push({ crop });
+    if (state.rotation) steps.push({ rotate: { quarterTurns: state.rotation } });
+    if (state.flip) steps.push({ flip: {} });
+    if (number("straighten")) steps.push({ straighten: { degrees: number("straighten") } });
+  }
   if (number("exposure")) steps.push({ exposure: { ev: number("exposure") } });
   if (number("contrast") !== 1) steps.push({ contrast: { _0: number("contrast") } });
   if (number("saturation") !== 1) steps.push({ saturation: { _0: number("saturation") } });
-  if (number("warmth")) steps.push({ warmth: { _0: number("warmth") } });
+  for (const name of ["vibrance", "warmth", "tint", "highlights", "shadows"]) {
+    if (number(name)) steps.push({ [name]: { _0: number(name) } });
+  }
   if (form.look.value) steps.push({ look: { _0: form.look.value } });
   if (number("vignette")) steps.push({ vignette: { intensity: number("vignette") } });
   return { steps };
@@ -520,41 +536,195 @@ function recipeFromForm() {
 
 let previewTimer = 0;
 let previewURL = null;
+let previewGeneration = 0;
+// A preview that arrives after the editor closed (saved, cancelled, another photo) is dropped.
+function cancelPreviews() {
+  clearTimeout(previewTimer);
+  previewGeneration += 1;
+}
 function schedulePreview() {
   clearTimeout(previewTimer);
+  const generation = previewGeneration;
   previewTimer = setTimeout(async () => {
     const asset = state.assets[state.viewer];
+    if (!asset || generation !== previewGeneration) return;
     const stage = $("#stage");
     const size = Math.min(1600, Math.ceil(Math.max(stage.clientWidth, stage.clientHeight) * (window.devicePixelRatio || 1)));
-    const response = await api(`/v1/assets/${asset.id}/edit/preview?size=${size}x${size}`, { method: "POST", body: recipeFromForm(), raw: true });
+    const recipe = recipeFromForm({ geometry: !state.cropping });
+    const response = await api(`/v1/assets/${asset.id}/edit/preview?size=${size}x${size}`, { method: "POST", body: recipe, raw: true });
     const blob = await response.blob();
+    if (generation !== previewGeneration) return;
     if (previewURL) URL.revokeObjectURL(previewURL);
     previewURL = URL.createObjectURL(blob);
     const image = $("#stage img");
-    if (image) image.src = previewURL;
+    if (image) {
+      image.onload = placeCropBox;
+      image.src = previewURL;
+    }
   }, 150);
 }
+
+// MARK: Crop: a box with eight handles over the upright original, dragged with a pointer or moved with the arrow
+// keys (a handle moves its edges, the box moves whole; Shift moves ten times as far). Kept in the unit square.
+
+const minimumCrop = 0.05;
+const cropLabels = { nw: "top left corner", n: "top edge", ne: "top right corner", e: "right edge", se: "bottom right corner", s: "bottom edge", sw: "bottom left corner", w: "left edge" };
+
+function setCropping(on) {
+  state.cropping = on;
+  const button = $("[data-edit=crop]");
+  button.setAttribute("aria-pressed", String(on));
+  button.textContent = on ? "Done cropping" : "Crop";
+  const stage = $("#stage");
+  stage.classList.toggle("cropping", on);
+  $("#crop-box")?.remove();
+  fitImageForCropping();
+  if (!on) return;
+  if (!state.crop) state.crop = { x: 0, y: 0, width: 1, height: 1 };
+  const box = document.createElement("div");
+  box.id = "crop-box";
+  box.className = "crop-box";
+  box.tabIndex = 0;
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Crop area (arrow keys move it)");
+  for (const [handle, label] of Object.entries(cropLabels)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "handle";
+    button.dataset.handle = handle;
+    button.setAttribute("aria-label", `Crop ${label} (arrow keys move it)`);
+    box.append(button);
+  }
+  box.addEventListener("pointerdown", startCropDrag);
+  box.addEventListener("keydown", cropKey);
+  stage.append(box);
+  placeCropBox();
+}
+
+// The image's displayed rectangle, in the stage's coordinates.
+function imageFrame() {
+  const stage = $("#stage");
+  const image = $("#stage img");
+  if (!image) return null;
+  const s = stage.getBoundingClientRect();
+  const r = image.getBoundingClientRect();
+  return { left: r.left - s.left + stage.scrollLeft, top: r.top - s.top + stage.scrollTop, width: r.width, height: r.height };
+}
+
+// While cropping, the picture fills the stage whatever its size (with room for the handles around it).
+function fitImageForCropping() {
+  const image = $("#stage img");
+  const stage = $("#stage");
+  if (!image) return;
+  if (!state.cropping || !image.naturalWidth) { image.style.width = image.style.height = ""; return; }
+  const scale = Math.min((stage.clientWidth - 48) / image.naturalWidth, (stage.clientHeight - 48) / image.naturalHeight);
+  image.style.width = `${Math.max(1, image.naturalWidth * scale)}px`;
+  image.style.height = `${Math.max(1, image.naturalHeight * scale)}px`;
+}
+
+function placeCropBox() {
+  fitImageForCropping();
+  const box = $("#crop-box");
+  const frame = imageFrame();
+  if (!box || !frame || !state.crop) return;
+  const c = state.crop;
+  Object.assign(box.style, {
+    left: `${frame.left + c.x * frame.width}px`, top: `${frame.top + c.y * frame.height}px`,
+    width: `${c.width * frame.width}px`, height: `${c.height * frame.height}px`,
+  });
+}
+
+// Moves the edges a handle names (or the whole box) by dx, dy in the unit square, from the crop `from`.
+function movedCrop(from, handle, dx, dy) {
+  let left = from.x, top = from.y, right = from.x + from.width, bottom = from.y + from.height;
+  if (!handle) {
+    dx = Math.min(Math.max(dx, -left), 1 - right);
+    dy = Math.min(Math.max(dy, -top), 1 - bottom);
+    return { x: left + dx, y: top + dy, width: from.width, height: from.height };
+  }
+  if (handle.includes("w")) left = Math.min(Math.max(0, left + dx), right - minimumCrop);
+  if (handle.includes("e")) right = Math.max(Math.min(1, right + dx), left + minimumCrop);
+  if (handle.includes("n")) top = Math.min(Math.max(0, top + dy), bottom - minimumCrop);
+  if (handle.includes("s")) bottom = Math.max(Math.min(1, bottom + dy), top + minimumCrop);
+  const round = (v) => Math.round(v * 10000) / 10000;
+  return { x: round(left), y: round(top), width: round(right - left), height: round(bottom - top) };
+}
+
+function startCropDrag(event) {
+  const frame = imageFrame();
+  if (!frame) return;
+  event.preventDefault();
+  const handle = event.target.dataset?.handle ?? null;
+  const from = { ...state.crop };
+  const start = { x: event.clientX, y: event.clientY };
+  const target = event.currentTarget;
+  target.setPointerCapture?.(event.pointerId);
+  const move = (e) => {
+    state.crop = movedCrop(from, handle, (e.clientX - start.x) / frame.width, (e.clientY - start.y) / frame.height);
+    placeCropBox();
+  };
+  const end = () => {
+    target.removeEventListener("pointermove", move);
+    target.removeEventListener("pointerup", end);
+    target.removeEventListener("pointercancel", end);
+  };
+  target.addEventListener("pointermove", move);
+  target.addEventListener("pointerup", end);
+  target.addEventListener("pointercancel", end);
+}
+
+function cropKey(event) {
+  const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[event.key];
+  if (!steps) return;
+  event.preventDefault();
+  const amount = event.shiftKey ? 0.1 : 0.01;
+  state.crop = movedCrop(state.crop, event.target.dataset?.handle ?? null, steps[0] * amount, steps[1] * amount);
+  placeCropBox();
+}
+
+window.addEventListener("resize", placeCropBox);
 
 $("#editor").addEventListener("input", schedulePreview);
 $("#editor").addEventListener("click", async (event) => {
   const action = event.target.dataset.edit;
   const asset = state.assets[state.viewer];
   if (!action) return;
+  if (action === "crop") { setCropping(!state.cropping); schedulePreview(); }
+  if (action === "uncrop") { state.crop = null; setCropping(false); schedulePreview(); }
   if (action === "rotate") { state.rotation = (state.rotation + 1) % 4; schedulePreview(); }
-  if (action === "cancel") { $("#editor").hidden = true; showAsset(); }
+  if (action === "flip") {
+    state.flip = !state.flip;
+    event.target.setAttribute("aria-pressed", String(state.flip));
+    schedulePreview();
+  }
+  if (action === "cancel") { cancelPreviews(); setCropping(false); $("#editor").hidden = true; showAsset(); }
   if (action === "revert") {
     try {
       await api(`/v1/assets/${asset.id}/edit`, { method: "DELETE", headers: { "If-Match": `"${state.recipe.version}"` } });
-      $("#editor").hidden = true;
+      await closeEditorShowingSaved(asset);
     } catch (error) { $("#edit-error").textContent = error.message; }
   }
 });
+// After a save or a revert the viewer shows the asset as it now is (the feed's event may have come while the editor
+// was still open, when it leaves the stage alone).
+async function closeEditorShowingSaved(asset) {
+  cancelPreviews();
+  setCropping(false);
+  $("#editor").hidden = true;
+  const position = state.index.get(asset.id);
+  try {
+    const saved = await api(`/v1/assets/${asset.id}`);
+    if (position !== undefined && state.assets[position]?.id === asset.id) state.assets[position] = saved;
+  } catch { /* the feed will say what became of it */ }
+  if (state.viewer !== null && state.assets[state.viewer]?.id === asset.id) showAsset();
+}
+
 $("#editor").addEventListener("submit", async (event) => {
   event.preventDefault();
   const asset = state.assets[state.viewer];
   try {
     await api(`/v1/assets/${asset.id}/edit`, { method: "PUT", body: recipeFromForm(), headers: { "If-Match": `"${state.recipe.version}"` } });
-    $("#editor").hidden = true;
+    await closeEditorShowingSaved(asset);
     $("#edit-error").textContent = "";
   } catch (error) { $("#edit-error").textContent = error.message; }
 });
