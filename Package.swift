@@ -199,6 +199,7 @@ let package = Package(
             name: "PhotosServerTests",
             dependencies: [
                 "PhotosServer", "OpenPhotos", "PhotosTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -44,6 +45,11 @@ struct UploadTests {
                     $0.mediaSubtypes.contains(.photoLive)
                 })
             #expect(PHAssetResource.assetResources(for: live).map(\.originalFilename).sorted() == ["IMG_0100.JPG", "IMG_0100.MOV"])
+            // The digests the server computed while receiving (the import trusts them) are the files' own.
+            let expected = Dictionary(uniqueKeysWithValues: files.map { ($0.0, SHA256.hash(data: $0.1).map { String(format: "%02x", $0) }.joined()) })
+            for resource in PHAssetResource.assetResources(for: live) {
+                #expect(resource.sha256 == expected[resource.originalFilename], "\(resource.originalFilename)")
+            }
 
             // The same bytes again: the existing asset. A file that is not media: refused with its reason.
             let again = try await upload("copy.jpg", files[2].1, token: writer)
@@ -94,12 +100,13 @@ struct UploadTests {
     }
 
     /// curl sends `Expect: 100-continue` before a body over 1 MB and waits a second for the answer: the server says
-    /// `100 Continue` at once, then gives its final answer once the body has come.
+    /// `100 Continue` at once, then gives its final answer once the body has come. The body (a photo with 3 MB of
+    /// trailing bytes, written in several pieces while the rest arrives) is imported with the digest of its bytes.
     @Test func aClientThatExpectsContinueIsToldToGoOnAtOnce() async throws {
         let fixture = try ServerFixture(name: "Continue")
         defer { fixture.library.remove() }
         let token = try fixture.token("phone", .authorized)
-        let body = [UInt8](repeating: 0x5A, count: 1_500_000)
+        let body = try [UInt8](Data(contentsOf: try fixture.library.makeImage("big.jpg"))) + (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
         try await fixture.test { client in
             let port = try #require(client.port)
             // On a thread of its own (a blocking socket must not hold the pool the server runs on); checked after.
@@ -117,7 +124,7 @@ struct UploadTests {
                     return String(decoding: received, as: UTF8.self)
                 }
                 let head = Array(
-                    ("POST /v1/uploads?filename=big.bin HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                    ("POST /v1/uploads?filename=big.jpg HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
                         + "Content-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n").utf8)
                 guard send(fd, head, head.count, 0) == head.count else { throw POSIXError(.EIO) }
                 // Only the interim answer can come before the body is sent.
@@ -129,6 +136,16 @@ struct UploadTests {
             #expect(sent)
             #expect(final.hasPrefix("HTTP/1.1 201 Created\r\n"), "\(final)")
             #expect(final.contains("\(body.count)"), "\(final)")
+            let answer = try #require(final.range(of: "\r\n\r\n").map { Data(final[$0.upperBound...].utf8) })
+            let upload = try #require((try JSONSerialization.jsonObject(with: answer) as? [String: Any])?["upload"] as? String)
+            let created = try await client.call("/v1/assets", .post, token: token, json: ["uploads": [upload]])
+            let id = try #require((created.json["created"] as? [String])?.first, "\(created.json)")
+            let asset = try #require(
+                PHAsset.fetchAssets(withLocalIdentifiers: [id.replacingOccurrences(of: "_", with: "/")], options: fixture.library.options())
+                    .firstObject)
+            let resource = try #require(PHAssetResource.assetResources(for: asset).first)
+            #expect(resource.sha256 == SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined())
+            #expect(try fixture.library.library.verify().problems.isEmpty)
         }
     }
 }

@@ -92,9 +92,11 @@ extension PHPhotoLibrary {
     /// The import, optionally moving the files into the library (hard links where the file system allows, as
     /// `shouldMoveFile` does; the sources go once the assets are committed): what `photos serve` does with uploads,
     /// which are its own files, so that each byte is written once.
+    /// - parameter knownSHA256: moved files' SHA-256 digests (by standardized path) that their owner computed while
+    ///   writing them, so that they are not read again to be hashed.
     package func importItems(
         at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil,
-        isCancelled: (@Sendable () -> Bool)? = nil, movingFiles: Bool
+        isCancelled: (@Sendable () -> Bool)? = nil, movingFiles: Bool, knownSHA256: [String: String] = [:]
     ) throws -> ImportReport {
         let engine: LibraryEngine
         do { engine = try self.engine() } catch { throw PHPhotosError(error) }
@@ -123,7 +125,8 @@ extension PHPhotoLibrary {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 for index in stride(from: worker, to: paths.count, by: workers) {
                     if isCancelled?() == true { break }
-                    let outcome = Self.stageAndProbe(paths[index], engine: engine, move: movingFiles)
+                    let known = movingFiles ? knownSHA256[paths[index].standardizedFileURL.path] : nil
+                    let outcome = Self.stageAndProbe(paths[index], engine: engine, move: movingFiles, knownSHA256: known)
                     slots[index] = outcome
                     let now = counter.withLock { state in
                         state.done += 1
@@ -224,9 +227,9 @@ extension PHPhotoLibrary {
     }
 
     /// Copies and hashes one file into the staging folder (not yet durable) and reads its header.
-    static func stageAndProbe(_ file: URL, engine: LibraryEngine, move: Bool = false) -> ImportOutcome {
+    static func stageAndProbe(_ file: URL, engine: LibraryEngine, move: Bool = false, knownSHA256: String? = nil) -> ImportOutcome {
         let staged: StagedFile
-        do { staged = try engine.stager.stage(file: file, move: move, durable: false) } catch {
+        do { staged = try engine.stager.stage(file: file, move: move, durable: false, knownSHA256: knownSHA256) } catch {
             return .failure(ImportFailure(file: file, reason: error.message))
         }
         do {

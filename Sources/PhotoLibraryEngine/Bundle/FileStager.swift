@@ -48,7 +48,9 @@ package struct FileStager: Sendable {
     /// Stages a file: copied (or hard-linked, for `move`) into the staging folder and hashed in one read.
     /// - parameter durable: fsync the copy now. An import that stages many files passes false and makes them
     ///   durable together with ``syncStagedFiles()`` before it commits.
-    package func stage(file source: URL, move: Bool, durable: Bool = true) throws(LibraryError) -> StagedFile {
+    /// - parameter knownSHA256: the file's SHA-256 as its owner computed it while writing it — trusted only for a
+    ///   moved file (the caller's own, linked rather than read), which then is not read again.
+    package func stage(file source: URL, move: Bool, durable: Bool = true, knownSHA256: String? = nil) throws(LibraryError) -> StagedFile {
         var info = stat()
         guard stat(source.path, &info) == 0 else {
             throw .missingResource("no file at \(source.path)")
@@ -62,7 +64,8 @@ package struct FileStager: Sendable {
                 throw .invalidResource("\(source.path) has other hard links; shouldMoveFile cannot move it")
             }
             if link(source.path, staged.path) == 0 {
-                let (size, hash) = try hashFile(staged)
+                var (size, hash) = (Int64(info.st_size), knownSHA256 ?? "")
+                if knownSHA256 == nil { (size, hash) = try hashFile(staged) }
                 return StagedFile(
                     url: staged, size: size, sha256: hash, sourceToRemove: source, sourceModificationDate: Self.modificationDate(info))
             }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -28,11 +29,21 @@ struct UploadRoutes {
         }
         let (id, _, handle) = try services.uploads.reserve(name: name, client: session.identifier)
         var written = 0
+        // Hashed as it is written (the import then trusts the digest of the server's own file instead of reading it
+        // again); the writes run one after another, so the hasher is never used by two threads at once.
+        let hasher = Mutex(SHA256())
+        // Written about 1 MiB at a time (the body arrives in small buffers, a system call each otherwise) without
+        // copying them together, on a dispatch queue: a disk that stalls must not stall the event loop reading other
+        // requests. Each write goes on while the next MiB is received (one write in flight, one MiB waiting: memory
+        // stays bounded when the disk is slower than the network), in order.
+        let write = { @Sendable (pieces: [ByteBuffer]) throws in
+            for piece in pieces {
+                try handle.write(contentsOf: piece.readableBytesView)
+                piece.withUnsafeReadableBytes { bytes in hasher.withLock { $0.update(bufferPointer: bytes) } }
+            }
+        }
+        var inFlight: Task<Void, any Error>?
         do {
-            defer { try? handle.close() }
-            // Written about 1 MiB at a time (the body arrives in small buffers, a system call each otherwise) without
-            // copying them together, on a dispatch queue: a disk that stalls must not stall the event loop reading
-            // other requests.
             var pending: [ByteBuffer] = []
             var pendingBytes = 0
             for try await buffer in request.body {
@@ -41,17 +52,24 @@ struct UploadRoutes {
                 pending.append(buffer)
                 pendingBytes += buffer.readableBytes
                 if pendingBytes >= 1 << 20 {
-                    let pieces = pending
-                    try await offload { for piece in pieces { try handle.write(contentsOf: piece.readableBytesView) } }
+                    let (pieces, before) = (pending, inFlight)
+                    inFlight = Task {
+                        try await before?.value; try await offload { try write(pieces) }
+                    }
                     pending.removeAll(keepingCapacity: true)
                     pendingBytes = 0
+                    try await before?.value
                 }
             }
-            if !pending.isEmpty {
-                let pieces = pending
-                try await offload { for piece in pieces { try handle.write(contentsOf: piece.readableBytesView) } }
-            }
+            let (pieces, before) = (pending, inFlight)
+            inFlight = nil
+            try await before?.value
+            if !pieces.isEmpty { try await offload { try write(pieces) } }
+            try handle.close()
         } catch {
+            // No write may land after the file is removed.
+            _ = try? await inFlight?.value
+            try? handle.close()
             services.uploads.discard(id)
             throw error
         }
@@ -59,6 +77,7 @@ struct UploadRoutes {
             services.uploads.discard(id)
             throw APIError.badRequest("the upload is empty")
         }
+        services.uploads.finished(id, size: written, sha256: hasher.withLock { $0.finalize() }.map { String(format: "%02x", $0) }.joined())
         return try ChangeRoutes.json(["upload": id, "size": written, "filename": name], status: .created)
     }
 
@@ -78,7 +97,11 @@ struct UploadRoutes {
             for id in ids { services.uploads.discard(id) }
         }
         // Moved, not copied: the uploads sit in the library's folder, so each byte is written once (hard links).
-        let report = try await offload { try session.library.importItems(at: batch.files.map(\.file), movingFiles: true) }
+        let digests = Dictionary(
+            batch.files.compactMap { entry in entry.sha256.map { (entry.file.standardizedFileURL.path, $0) } }, uniquingKeysWith: { a, _ in a })
+        let report = try await offload {
+            try session.library.importItems(at: batch.files.map(\.file), movingFiles: true, knownSHA256: digests)
+        }
         let uploadsByPath = Dictionary(batch.files.map { ($0.file.standardizedFileURL.path, $0.id) }, uniquingKeysWith: { first, _ in first })
         func upload(_ url: URL) -> String { uploadsByPath[url.standardizedFileURL.path] ?? url.lastPathComponent }
         let json: [String: Any] = [
@@ -105,7 +128,7 @@ struct UploadRoutes {
 /// A folder left by a server that died is removed by the next server to start — never one whose process lives.
 final class Uploads: Sendable {
     private let folder: URL
-    private let pending = Mutex<[String: (client: String, name: String, file: URL, date: Date)]>([:])
+    private let pending = Mutex<[String: (client: String, name: String, file: URL, date: Date, digest: (size: Int, sha256: String)?)]>([:])
 
     init(libraryURL: URL) throws {
         let parent = libraryURL.appendingPathComponent("private/uploads")
@@ -141,25 +164,28 @@ final class Uploads: Sendable {
         guard descriptor >= 0 else {
             throw APIError(status: .internalServerError, domain: PHPhotosErrorDomain, code: -1, message: "cannot store the upload")
         }
-        pending.withLock { $0[id] = (client, name, file, Date()) }
+        pending.withLock { $0[id] = (client, name, file, Date(), nil) }
         return (id, file, FileHandle(fileDescriptor: descriptor, closeOnDealloc: true))
     }
 
     /// The uploads moved into one new folder under the names they were sent with (a name given twice goes into a
     /// numbered subfolder, so no file replaces another); the pending entries follow them, so discarding an upload
     /// removes it wherever it is. Nil for an id this client did not upload.
-    func batch(_ ids: [String], client: String) throws -> (folder: URL, files: [(id: String, file: URL)]) {
+    func batch(_ ids: [String], client: String) throws -> (folder: URL, files: [(id: String, file: URL, sha256: String?)]) {
         let entries = try pending.withLock { pending in
             try ids.map { id in
-                guard let entry = pending[id], entry.client == client else { throw APIError.notFound("no upload \(id)") }
-                return (id, entry.name, entry.file)
+                guard let entry = pending[id], entry.client == client, let digest = entry.digest else { throw APIError.notFound("no upload \(id)") }
+                return (id, entry.name, entry.file, digest)
             }
         }
         let batch = folder.appendingPathComponent("batch-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: false)
         var taken: [String: Int] = [:]
-        var moved: [(id: String, file: URL)] = []
-        for (id, name, file) in entries {
+        var moved: [(id: String, file: URL, sha256: String?)] = []
+        for (id, name, file, digest) in entries {
+            // The digest stands for the file only while it has the size it was written with.
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? -1
+            let sha256 = size == digest.size ? digest.sha256 : nil
             let uses = taken[name.lowercased(), default: 0]
             taken[name.lowercased()] = uses + 1
             var parent = batch
@@ -169,13 +195,19 @@ final class Uploads: Sendable {
             }
             let target = parent.appendingPathComponent(name)
             guard rename(file.path, target.path) == 0 else {
-                moved.append((id, file))
+                moved.append((id, file, sha256))
                 continue
             }
             pending.withLock { $0[id]?.file = target }
-            moved.append((id, target))
+            moved.append((id, target, sha256))
         }
         return (batch, moved)
+    }
+
+    /// Records what the upload's file holds once all of it is written: its SHA-256, which the import trusts as long
+    /// as the file still has that size (the file is this server's, written once).
+    func finished(_ id: String, size: Int, sha256: String) {
+        pending.withLock { $0[id]?.digest = (size, sha256) }
     }
 
     func discard(_ id: String) {
