@@ -940,7 +940,7 @@ enum EmbeddedFiles {
                 <label>Vignette <input type="range" name="vignette" min="0" max="1" step="0.05" value="0"></label>
                 <label>Straighten <input type="range" name="straighten" min="-10" max="10" step="0.5" value="0"></label>
                 <label>Look <select name="look"><option value="">None</option><option>mono</option><option>noir</option><option>chrome</option><option>fade</option><option>instant</option><option>process</option><option>tonal</option><option>transfer</option></select></label>
-                <div class="row"><button type="button" data-edit="crop" aria-pressed="false">Crop</button><button type="button" data-edit="uncrop">Uncrop</button></div>
+                <div class="row"><button type="button" data-edit="crop" aria-pressed="false">Crop</button><button type="button" data-edit="uncrop">Reset crop</button></div>
                 <div class="row"><button type="button" data-edit="rotate">Rotate</button><button type="button" data-edit="flip" aria-pressed="false">Flip</button><button type="button" data-edit="revert">Revert to original</button></div>
                 <div class="row"><button type="button" data-edit="cancel">Cancel</button><button type="submit">Save</button></div>
                 <p class="error" role="alert" id="edit-error"></p>
