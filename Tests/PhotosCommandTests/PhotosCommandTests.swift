@@ -69,6 +69,28 @@ struct PhotosCommandTests {
         #expect(verify.stdout.contains("1 files checked, 0 problems"))
     }
 
+    /// The README's main job: `photos demo` builds a library from the shared media when it is beside the repository,
+    /// otherwise from generated images and a movie, and lists what it added.
+    @Test func theDemoBuildsAndListsALibrary() async throws {
+        let dir = try TestMedia.temporaryDirectory("photos-demo")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("Demo.photoslibrary")
+        let run = try await blockingOffThePool { try PhotosCommandLine.run(["demo", "--library", library.path, "--json"]) }
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(try run.json() as? [String: Any])
+        let assets = try #require(report["assets"] as? [[String: Any]])
+        #expect(report["added"] as? Int == assets.count)
+        let listed = try PhotosCommandLine.run(["ls", "--library", library.path, "--json"])
+        #expect((try listed.json() as? [Any])?.count == assets.count)
+        if TestMedia.sharedMediaFolder == nil {
+            // Generated: four JPEGs and a two-second movie, none refused.
+            #expect(assets.map { $0["mediaType"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == ["image", "image", "image", "image", "video"])
+            #expect((report["failures"] as? [Any])?.isEmpty == true)
+        } else {
+            #expect(assets.count >= 30, "the shared media's readable files")
+        }
+    }
+
     @Test func albumsFoldersAndMoments() throws {
         let dir = try TestMedia.temporaryDirectory("photos-cli")
         defer { try? FileManager.default.removeItem(at: dir) }
