@@ -944,7 +944,7 @@ static inline void *cvips_builtin_profile(const char *name, size_t *length) {
     return copy;
 }
 
-/* ---- Benchmark baseline (photos bench coreimage): a photo edit written directly against libvips, the same maths
+/* ---- Benchmark baseline (photos-bench coreimage): a photo edit written directly against libvips, the same maths
    as the Core Image chain it is compared with — decode, linear light (scRGB), optional downscale, straighten
    (rotate about the centre, scaled to fill), crop to the central `keep` fraction, exposure, saturation / brightness /
    contrast, a radial vignette, back to 8-bit sRGB, JPEG. Returns 0, or -1 with the vips error. ---- */
@@ -1086,7 +1086,7 @@ done:
 }
 
 
-/* Baselines of `photos bench editing`. A screen-sized image as libvips' own thumbnailer makes it: decoded with
+/* Baselines of `photos-bench editing`. A screen-sized image as libvips' own thumbnailer makes it: decoded with
  * shrink-on-load, in memory, 8-bit (what an editing input's displaySizeImage costs at least). */
 static inline int cbench_thumbnail_to_memory(const char *path, int size) {
     VipsImage *out = NULL;

@@ -10,7 +10,7 @@ import PhotoLibraryEngine
 /// asset has one rendering and one recipe and takes the rendering's size, an unedited one has neither and the
 /// original's size — the old version or the new one, never a mix.
 ///
-/// Used by the `ReliabilityTests` (a few dozen kills in CI) and by `photos bench reliability` (hundreds).
+/// Used by the `ReliabilityTests` (a few dozen kills in CI) and by `photos-bench reliability` (hundreds).
 public struct KillCampaign {
     /// What the campaign counted.
     public struct Result: Sendable, CustomStringConvertible {
