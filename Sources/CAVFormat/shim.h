@@ -1,6 +1,7 @@
 #ifndef CAVFORMAT_SHIM_H
 #define CAVFORMAT_SHIM_H
 #include <libavformat/avformat.h>
+#include <libavutil/cpu.h>
 #include <libavutil/display.h>
 #include <libavutil/log.h>
 #include <libavutil/imgutils.h>
@@ -109,7 +110,7 @@ static inline int cav_poster_frame(const char *path, double seconds, long max_pi
     AVFormatContext *ctx = NULL;
     AVCodecContext *codec = NULL;
     AVPacket *packet = NULL;
-    AVFrame *frame = NULL;
+    AVFrame *frame = NULL, *rgb = NULL;
     struct SwsContext *sws = NULL;
     *pixels = NULL;
     int err = avformat_open_input(&ctx, path, NULL, NULL);
@@ -148,14 +149,24 @@ static inline int cav_poster_frame(const char *path, double seconds, long max_pi
     sws = sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width, frame->height,
                          AV_PIX_FMT_RGB24, SWS_BILINEAR, NULL, NULL, NULL);
     if (!sws) { err = AVERROR(EINVAL); goto done; }
-    int stride = frame->width * 3;
-    *pixels = av_malloc((size_t)stride * frame->height);
+    /* swscale's SIMD converters write whole vectors: past the end of a row whose bytes are not a multiple of the
+       vector (568 px of RGB24 from an iPhone video overran a tight buffer and corrupted the heap). Scale into a frame
+       that libavutil allocates with its own alignment and padding, then copy the rows out tightly. */
+    rgb = av_frame_alloc();
+    if (!rgb) { err = AVERROR(ENOMEM); goto done; }
+    rgb->format = AV_PIX_FMT_RGB24;
+    rgb->width = frame->width;
+    rgb->height = frame->height;
+    if ((err = av_frame_get_buffer(rgb, 0)) < 0) goto done;
+    if ((err = sws_scale(sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, rgb->data,
+                         rgb->linesize)) != frame->height) { err = err < 0 ? err : AVERROR_INVALIDDATA; goto done; }
+    size_t stride = (size_t)frame->width * 3;
+    *pixels = av_malloc(stride * (size_t)frame->height);
     if (!*pixels) { err = AVERROR(ENOMEM); goto done; }
-    uint8_t *planes[4] = { *pixels, NULL, NULL, NULL };
-    int strides[4] = { stride, 0, 0, 0 };
-    sws_scale(sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, planes, strides);
+    for (int y = 0; y < frame->height; y++) memcpy(*pixels + stride * (size_t)y, rgb->data[0] + (size_t)rgb->linesize[0] * (size_t)y, stride);
     err = 0;
 done:
+    if (rgb) av_frame_free(&rgb);
     if (sws) sws_freeContext(sws);
     if (frame) av_frame_free(&frame);
     if (packet) av_packet_free(&packet);
