@@ -29,6 +29,9 @@ let package = Package(
         // The HTTP API and web gallery of `photos serve`, usable inside another server.
         .library(name: "PhotosServer", targets: ["PhotosServer"]),
         .executable(name: "photos", targets: ["photos"]),
+        // Reads HEIF files' structure in a process of its own before libheif reads them in the library's process
+        // (libheif asserts on some damaged files): installed beside `photos` (see PhotoMedia's HEIFCheck).
+        .executable(name: "openphotokit-heif-check", targets: ["openphotokit-heif-check"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -47,6 +50,8 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        // The HEIF check helper: C, linked against the system's libheif.
+        .executableTarget(name: "openphotokit-heif-check", linkerSettings: [.linkedLibrary("heif")]),
         // Heap statistics for the benchmarks (glibc mallinfo2 returns a struct, which Swift cannot declare).
         .target(name: "CHeapStats"),
 
@@ -164,12 +169,12 @@ let package = Package(
 
         .testTarget(
             name: "OpenPhotosTests",
-            dependencies: ["OpenPhotos", "PhotosTesting"],
+            dependencies: ["OpenPhotos", "PhotosTesting", "openphotokit-heif-check"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PhotoLibraryEngineTests",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],
             swiftSettings: strict
         ),
         // Client code written as an iOS app writes it (`import Photos`, `import CoreImage`, `import
@@ -212,7 +217,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosCommandTests",
-            dependencies: ["PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "photos", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "photos", "openphotokit-heif-check",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
     ],

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fuzzes the parsers of untrusted input with libFuzzer: the NSPredicate parser and compiler, and each metadata
-# reader (EXIF, Apple MakerNote, XMP dates, PNG chunks, QuickTime boxes, format sniffing).
+# Fuzzes the parsers of untrusted input with libFuzzer: the NSPredicate parser and compiler, each metadata
+# reader (EXIF, Apple MakerNote, XMP dates, PNG chunks, QuickTime boxes, format sniffing), and HEIF files through the
+# HEIF check helper and the probe (a libheif abort must end the helper, never photos-fuzz).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    default: 20 s for each target (the short run the test command does)
 #   scripts/fuzz.sh 3600 predicate           the long run, one hour of the predicate parser
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff)
+[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff heif)
 
 echo "fuzz: building photos-fuzz with libFuzzer and AddressSanitizer (.build-fuzz)" >&2
 # The toolchain's lld links it: gold stops with an internal error on the sanitizer runtime.
@@ -26,6 +27,10 @@ swift build -c release --build-path .build-fuzz --product photos-fuzz --toolset 
   | grep -E "error|Build of product" >&2 || true
 binary=.build-fuzz/release/photos-fuzz
 [ -x "$binary" ] || { echo "fuzz: the build failed" >&2; exit 1; }
+# The heif target reads files through the HEIF check helper, which is found beside the program (plain C, no sanitizer:
+# its crashes are what it is for).
+# shellcheck disable=SC2046
+cc -O2 -Wall -Werror Sources/openphotokit-heif-check/main.c -o .build-fuzz/release/openphotokit-heif-check $(pkg-config --cflags --libs libheif)
 
 mkdir -p .build-fuzz/crashes
 status=0
@@ -36,6 +41,10 @@ for target in "${targets[@]}"; do
   # Predicates longer than a few KB only repeat what shorter ones cover, and cost time per run.
   max_len=65536
   [ "$target" = predicate ] && max_len=4096
+  # HEIF: mutations of iPhone photos' first kilobytes, where the box structure is.
+  if [ "$target" = heif ] && [ -d ../shared/media/heic ] && [ -z "$(ls -A "$corpus")" ]; then
+    for f in ../shared/media/heic/*; do head -c 65536 "$f" >"$corpus/seed-$(basename "$f")"; done
+  fi
   # Swift's backtracer would wait instead of letting libFuzzer write the crash and exit.
   if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 PHOTOS_FUZZ_TARGET=$target \
     "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" -print_final_stats=1 \

@@ -24,6 +24,20 @@ package enum ImageCodec {
         guard let format = MediaFormat.sniff(data.prefix(32)), format.isImage else {
             throw data.isEmpty ? .empty(path: "image data") : .unrecognizedFormat(path: "image data")
         }
+        if format == .heic || format == .heif || format == .avif {
+            // The helper reads files: HEIF bytes are checked through a private temporary copy.
+            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("opk-heif-\(UUID().uuidString)")
+            guard FileManager.default.createFile(atPath: copy.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw .unreadable(path: "image data", reason: "cannot write a temporary copy to check it")
+            }
+            defer { unlink(copy.path) }
+            do {
+                try HEIFCheck.check(copy.path, format: format)
+            } catch {
+                if case .corrupt(_, let reason) = error { throw .corrupt(path: "image data", reason: reason) }
+                throw error
+            }
+        }
         let result: Result<Header, MediaError> = data.withUnsafeBytes { raw in
             guard let image = cvips_header_from_buffer(raw.baseAddress, raw.count) else {
                 return .failure(.corrupt(path: "image data", reason: MediaProbe.takeVipsError()))

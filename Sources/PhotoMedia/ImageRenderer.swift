@@ -125,6 +125,7 @@ package enum ImageRenderer {
     /// `target` and renamed into place. Returns the size written.
     package static func writeFullSize(_ path: String, to target: URL, quality: Int = 85) throws(MediaError) -> (width: Int, height: Int) {
         MediaProbe.initializeLibraries()
+        try MediaProbe.checkBeforeDecoding(path)
         let ext = target.pathExtension.lowercased()
         let suffix = ["jpg", "jpeg", "webp", "heic", "heif"].contains(ext) ? "[Q=\(quality)]" : ""
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".opk-\(UUID().uuidString).\(ext.isEmpty ? "jpg" : ext)")
@@ -149,6 +150,7 @@ package enum ImageRenderer {
         -> PixelBuffer
     {
         MediaProbe.initializeLibraries()
+        try MediaProbe.checkBeforeDecoding(path)
         return try MediaLog.reading(path) { () throws(MediaError) -> PixelBuffer in
             try renderLogged(path, displayWidth: width, displayHeight: height, request: request)
         }

@@ -134,6 +134,13 @@ package struct MediaProbe: Sendable {
         return format
     }
 
+    /// Refuses a file that must not reach this process's decoders: a HEIF whose structure libheif's parser cannot read
+    /// in a separate process (see ``HEIFCheck``). Every path that decodes a library file passes here first.
+    package static func checkBeforeDecoding(_ path: String) throws(MediaError) {
+        guard let format = try? MediaProbe().sniff(URL(fileURLWithPath: path)) else { return }
+        try HEIFCheck.check(path, format: format)
+    }
+
     /// "a FIFO", "a folder", … for messages.
     static func fileKind(_ mode: mode_t) -> String {
         switch mode & S_IFMT {
@@ -157,6 +164,7 @@ package struct MediaProbe: Sendable {
 
     private func probeImage(_ url: URL, format: MediaFormat) throws(MediaError) -> MediaInfo {
         let path = url.path
+        try HEIFCheck.check(path, format: format)
         guard let image = cvips_header_from_file(path) else {
             throw Self.decodingError(path: path, format: format)
         }

@@ -20,6 +20,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case quicktime
     /// Content sniffing of the first bytes.
     case sniff
+    /// A HEIF file through the media pipeline as an import meets it: checked by the HEIF helper process first (where
+    /// libheif's assertions end the helper, not this process), then probed and, when sound, rendered small here.
+    case heif
 
     private static let arguments: [PredicateValue] = [
         .string("x"), .int(1), .double(2.5), .date(Date(timeIntervalSince1970: 0)), .array([.int(1), .int(2)]), .string("creationDate"),
@@ -50,6 +53,13 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             withScratchFile(input) { _ = QuickTimeUserDataDate.read($0) }
         case .sniff:
             _ = MediaFormat.sniff(input)
+        case .heif:
+            withScratchFile(input) { path in
+                guard let info = try? MediaProbe().probe(URL(fileURLWithPath: path)), info.isImage else { return }
+                _ = try? ImageRenderer.render(
+                    path, displayWidth: info.pixelWidth, displayHeight: info.pixelHeight,
+                    request: RenderRequest(target: (64, 64), fit: .fit, resize: .fast))
+            }
         }
     }
 

@@ -261,3 +261,34 @@ extension PhotosCommandTests {
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 }
+
+extension PhotosCommandTests {
+    /// One HEIC on which libheif aborts, among good files: before the HEIF helper, `photos import` died with nothing
+    /// committed (0 of 12 good files). Now the good files are imported and the damaged one is reported with its reason.
+    @Test func aHEICThatAbortsLibheifFailsAloneInItsImport() throws {
+        let dir = try TestMedia.temporaryDirectory("cli-heif-abort")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("Import.photoslibrary")
+        let folder = dir.appendingPathComponent("card")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for index in 0..<6 {
+            try TestMedia.writeHEICGrid(to: folder.appendingPathComponent("IMG_\(index).HEIC"), width: 32, height: 16 * (index + 1), tile: 16) {
+                x, y in [UInt8(x), UInt8(y), UInt8(index * 40)]
+            }
+            try TestMedia.writeImage(to: folder.appendingPathComponent("IMG_\(index + 6).JPG"), width: 40 + index, height: 30)
+        }
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("FuzzCorpus/heif/abort-bitstreamrange-1.heic")
+        try FileManager.default.copyItem(at: corpus, to: folder.appendingPathComponent("IMG_9999.HEIC"))
+
+        let run = try photos(["import", folder.path, "--json"], library: library)
+        #expect(run.status == 2, "\(run.stderr)")
+        let report = try #require(try run.json() as? [String: Any])
+        #expect((report["imported"] as? [String])?.count == 12)
+        let failures = (report["failures"] as? [[String: String]]) ?? []
+        #expect(failures.count == 1, "\(failures)")
+        #expect(failures.first?["file"]?.hasSuffix("IMG_9999.HEIC") == true)
+        #expect(failures.first?["reason"]?.contains("damaged") == true, "\(failures)")
+        #expect(try photos(["verify"], library: library).status == 0)
+    }
+}
