@@ -73,3 +73,78 @@ struct KeysetPageTests {
         }
     }
 }
+
+/// Pages through cursors as `photos serve` hands them out, over every sort key the server accepts, both directions,
+/// several page sizes, with ties (every import shares one modification date; creation dates repeat; some are missing)
+/// and with assets added between pages. The cursor once carried a rounded double of a date: `modificationDate`
+/// stopped after one page and `-modificationDate` returned the same page forever.
+extension KeysetPageTests {
+    static let sortKeys = ["creationDate", "modificationDate", "mediaType", "duration", "pixelWidth", "pixelHeight", "favorite", "hidden"]
+
+    func walk(_ library: PHPhotoLibrary, sort: NSSortDescriptor, size: Int, between: (Int) throws -> Void = { _ in }) throws -> [String] {
+        let options = PHFetchOptions()
+        options.sortDescriptors = [sort]
+        var seen: [String] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let page = try library.fetchAssetPage(options: options, cursor: cursor, limit: size)
+            #expect(page.assets.count <= size)
+            page.assets.enumerateObjects { asset, _, _ in seen.append(asset.localIdentifier) }
+            cursor = page.nextCursor
+            pages += 1
+            try between(pages)
+            // A cursor that repeats a page would loop forever: the walk is bounded by what can exist.
+            if pages > 400 { Issue.record("\(sort.photosSortKey ?? "") \(sort.ascending) by \(size): more than 400 pages"); break }
+        } while cursor != nil
+        return seen
+    }
+
+    @Test func cursorsWalkEverySortKeyExactlyOverTies() throws {
+        let library = try TestLibrary(name: "KeysetTies")
+        defer { library.remove() }
+        // 40 assets in one import (one modification date), creation dates in groups of three sharing one, every
+        // seventh without a date, some favourites.
+        try library.addImages(40) { index, request in
+            request.creationDate = index % 7 == 3 ? nil : Date(timeIntervalSince1970: 1_700_000_000.123_456 + Double(index / 3) * 0.000_1)
+            request.isFavorite = index % 4 == 0
+        }
+        for key in Self.sortKeys {
+            for ascending in [true, false] {
+                let sort = NSSortDescriptor(key: key, ascending: ascending)
+                let options = library.options { $0.sortDescriptors = [sort] }
+                var whole: [String] = []
+                PHAsset.fetchAssets(with: options).enumerateObjects { asset, _, _ in whole.append(asset.localIdentifier) }
+                #expect(whole.count == 40)
+                for size in [1, 3, 7, 40, 41] {
+                    let paged = try walk(library.library, sort: sort, size: size)
+                    let exact = paged == whole
+                    #expect(
+                        exact,
+                        "\(ascending ? "" : "-")\(key) in pages of \(size): \(paged.count) listed, \(Set(paged).count) distinct, of \(whole.count)")
+                }
+            }
+        }
+    }
+
+    @Test func cursorsStayExactWhileAssetsAreAdded() throws {
+        let library = try TestLibrary(name: "KeysetInserts")
+        defer { library.remove() }
+        let first = Set(try library.addImages(20, step: 0))
+        for key in ["creationDate", "modificationDate"] {
+            for ascending in [true, false] {
+                var added = 0
+                let paged = try walk(library.library, sort: NSSortDescriptor(key: key, ascending: ascending), size: 6) { page in
+                    // New assets after each of the first pages: some tie with the assets already listed.
+                    if page <= 2 {
+                        try library.addImages(2, step: 0)
+                        added += 2
+                    }
+                }
+                let distinct = Set(paged).count, missing = first.subtracting(paged).count
+                #expect(distinct == paged.count, "\(key) \(ascending): \(paged.count - distinct) assets listed twice")
+                #expect(missing == 0, "\(key) \(ascending): \(missing) assets never listed")
+            }
+        }
+    }
+}

@@ -44,7 +44,8 @@ extension PHPhotoLibrary {
             switch $0 {
             case .null: NSNull()
             case .integer(let value): ["i": String(value)]
-            case .real(let value): ["r": value]
+            // The exact double (its bits): a decimal rounding of a date made pages skip or repeat assets that share it.
+            case .real(let value): ["d": String(value.bitPattern, radix: 16)]
             case .text(let value): ["t": value]
             }
         }
@@ -62,8 +63,7 @@ extension PHPhotoLibrary {
             if value is NSNull { return .null }
             guard let tagged = value as? [String: Any], tagged.count == 1 else { throw invalid }
             if let text = tagged["i"] as? String, let integer = Int64(text) { return .integer(integer) }
-            if let real = tagged["r"] as? Double { return .real(real) }
-            if let real = tagged["r"] as? NSNumber { return .real(real.doubleValue) }
+            if let bits = tagged["d"] as? String, let pattern = UInt64(bits, radix: 16) { return .real(Double(bitPattern: pattern)) }
             if let text = tagged["t"] as? String { return .text(text) }
             throw invalid
         }
