@@ -54,11 +54,13 @@ let package = Package(
         .executableTarget(name: "openphotokit-heif-check", linkerSettings: [.linkedLibrary("heif")]),
         // Heap statistics for the benchmarks (glibc mallinfo2 returns a struct, which Swift cannot declare).
         .target(name: "CHeapStats"),
+        // prctl (variadic in C) and posix_spawn's closefrom: the process controls of the extension host and helpers.
+        .target(name: "CProcessControl"),
 
         // Adapters: decoding and metadata.
         .target(
             name: "PhotoMedia",
-            dependencies: ["CVips", "CAVFormat", "CExif", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CVips", "CAVFormat", "CExif", "CProcessControl", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The library itself: bundle, store, queries, transactions, access policy.
@@ -81,7 +83,7 @@ let package = Package(
         .target(
             name: "OpenPhotos",
             dependencies: [
-                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage",
+                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage", "CProcessControl",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -101,7 +103,8 @@ let package = Package(
         .target(
             name: "PhotosTesting",
             dependencies: [
-                "OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "SampleMedia", "CVips", .product(name: "GRDB", package: "GRDB.swift"),
+                "OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "SampleMedia", "CVips", "CProcessControl",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 import Synchronization
 
@@ -152,6 +153,9 @@ package enum HEIFCheck {
             posix_spawn_file_actions_adddup2(&actions, pair[1], 0)
             posix_spawn_file_actions_adddup2(&actions, pair[1], 1)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            // Nothing else of this process's (a descriptor left open without O_CLOEXEC by other code, a program being
+            // written: a child holding it would make it "Text file busy").
+            opk_spawn_close_from(&actions, 3)
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }

@@ -228,6 +228,78 @@ struct EditingExtensionTests {
         #expect(plist["adjustmentEditorBundleID"] == nil, "the host's client, not the extension, made the edit")
     }
 
+    /// A hostile extension looks for the library everywhere a process of the same user could: the host's /proc entries
+    /// (command line, working folder, descriptors — the way one set every asset hidden and favourite), its own inherited
+    /// descriptors, temporary folders and homes directly, through /proc/1/root and through symbolic links, and the
+    /// user's real home. In its sandbox it reaches none of them.
+    @Test func aHostileExtensionReachesNothingOutsideItsSession() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let broken = try Self.install("broken-extension", into: fixture.extensions)
+        // The library is open in this process (its database's descriptors are in /proc/<pid>/fd) and named in a
+        // child's command line, as `photos edit --library PATH` would name it.
+        let named = Process()
+        named.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        named.arguments = ["30", fixture.library.url.path]
+        try named.run()
+        defer { named.terminate() }
+        let edited = try PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "escape-library"]).run()
+        let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
+        let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
+        let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
+        #expect(report.hasSuffix("reached=[]"), "\(report)")
+        let options = fixture.library.options { $0.includeHiddenAssets = true }
+        #expect(PHAsset.fetchAssets(with: options).count == 1)
+        #expect(
+            PHAsset.fetchAssets(with: fixture.library.options { $0.predicate = NSPredicate(format: "hidden == YES OR favorite == YES") }).count == 0)
+    }
+
+    /// An extension that ignores SIGTERM and leaves a detached child that ignores it too: both are gone once the
+    /// session has ended (the sandbox's PID namespace ends with its first process, which the host kills).
+    @Test func nothingAnExtensionStartedOutlivesItsSession() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let broken = try Self.install("broken-extension", into: fixture.extensions)
+        let edited = try PHEditingSession(
+            extension: broken, asset: fixture.asset, settings: ["fault": "daemon"], timeouts: .init(cancel: 1)
+        ).run()
+        let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
+        let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
+        let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
+        #expect(report.hasSuffix("seen=true"), "the daemon ran: \(report)")
+        let marker = try #require(report.split(separator: " ").first { $0.hasPrefix("daemon=") }?.dropFirst("daemon=".count))
+        func running() -> Bool {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { pid in
+                guard Int32(pid) != nil, let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+                return String(decoding: line, as: UTF8.self).contains(marker)
+            }
+        }
+        // The session's process is stopped off the caller's path (1 s of grace, then killed): wait for it, bounded.
+        let deadline = Date().addingTimeInterval(60)
+        while running(), Date() < deadline { usleep(50_000) }
+        #expect(!running(), "the extension's daemon \(marker) outlived its session")
+    }
+
+    /// An extension's session folder (the input's copies, what it wrote, its log) is gone once the session ends, and
+    /// its log keeps at most 1 MiB of what it printed.
+    @Test func aSessionLeavesNoFolderBehind() throws {
+        let fixture = try Fixture()
+        defer { fixture.library.remove() }
+        let look = try Self.install("look-extension", into: fixture.extensions)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
+        func sessions() -> Int {
+            // This process's folder holds its sessions (other suites' sessions run beside: count the ones of this one).
+            (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.filter { $0.hasPrefix("\(getpid())-") }.reduce(0) { count, name in
+                count + ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(name).path))?.count ?? 0)
+            } ?? 0
+        }
+        _ = try PHEditingSession(extension: look, asset: fixture.asset, settings: ["look": "mono"]).run()
+        // The process is reaped off the caller's path: wait for its folder to go (bounded).
+        let deadline = Date().addingTimeInterval(60)
+        while sessions() > 1, Date() < deadline { usleep(20_000) }
+        #expect(sessions() <= 1, "only the lock file of this process's folder, or one spare's folder")
+    }
+
     @Test func anAssetInRecentlyDeletedIsNotEdited() throws {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
@@ -290,12 +362,22 @@ struct EditingExtensionTests {
             ],
         ]
         try bundle("default", badDefault)
+        // Identifiers name the install folder: a path, "..", or what is not reverse-DNS is refused.
+        for (label, identifier) in [
+            ("dotdot", "../../x"), ("slash", "a/b"), ("empty-part", "a..b"), ("space", "a b"), ("long", String(repeating: "a", count: 256)),
+        ] {
+            var bad = good
+            bad["CFBundleIdentifier"] = identifier
+            try bundle("id-\(label)", bad)
+        }
         let found = PHEditingExtension.installed(in: [folder])
         #expect(found.extensions.map(\.bundleIdentifier) == ["a.good"])
         #expect(found.extensions.first?.supportedMediaTypes == [.image, .video])
         #expect(
             found.problems.map(\.bundleURL.lastPathComponent).sorted() == [
-                "default.photoextension", "escape.photoextension", "missing.photoextension", "share.photoextension",
+                "default.photoextension", "escape.photoextension", "id-dotdot.photoextension", "id-empty-part.photoextension",
+                "id-long.photoextension", "id-slash.photoextension", "id-space.photoextension", "missing.photoextension",
+                "share.photoextension",
             ])
     }
 }

@@ -146,7 +146,8 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
 
     /// Makes the input of an asset (the work of a request, off the caller's thread).
     static func make(
-        _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false
+        _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false,
+        workspaceParent: URL? = nil
     ) throws -> PHContentEditingInput {
         let engine = try library.engine()
         let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
@@ -162,7 +163,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         else {
             throw LibraryError.missingResource("the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier) is missing")
         }
-        let workspace = try EditingWorkspace()
+        let workspace = try EditingWorkspace(in: workspaceParent)
         let input = PHContentEditingInput(
             asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
             library: library, workspace: workspace)
@@ -242,11 +243,11 @@ final class EditingWorkspace: @unchecked Sendable {
         ownsFolder = false
     }
 
-    init() throws {
+    /// A new folder inside `parent`, or inside this process's folder of editing workspaces.
+    init(in parent: URL? = nil) throws {
         ownsFolder = true
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
+        let root = try parent ?? Self.processFolder.get()
         do {
-            try LibraryBundle.createDirectory(root)
             url = root.appendingPathComponent(UUID().uuidString)
             try LibraryBundle.createDirectory(url)
         } catch {
@@ -254,7 +255,57 @@ final class EditingWorkspace: @unchecked Sendable {
         }
     }
 
-    deinit { if ownsFolder { try? FileManager.default.removeItem(at: url) } }
+    /// Removes the folder now (a session that ended), rather than when the last reference goes — which a process that
+    /// exits never reaches.
+    func remove() { if ownsFolder { try? FileManager.default.removeItem(at: url) } }
+
+    deinit { remove() }
+
+    /// `$TMPDIR/OpenPhotoKit-Editing-<uid>/<pid>-<random>`: this process's workspaces, under an flock held for as long
+    /// as the process lives. Making it sweeps the folders of processes that are gone (killed, or exited without removing
+    /// theirs) — only those: a folder whose lock is held belongs to a live process.
+    static let processFolder: Result<URL, LibraryError> = {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
+        do {
+            try LibraryBundle.createDirectory(root)
+            sweepAbandoned(in: root)
+            let folder = root.appendingPathComponent("\(getpid())-\(UUID().uuidString.prefix(8))")
+            try LibraryBundle.createDirectory(folder)
+            let lock = open(folder.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+                throw LibraryError.internalError("cannot lock \(folder.path): \(String(cString: strerror(errno)))")
+            }
+            // The descriptor stays open (and the lock held) until the process ends.
+            return .success(folder)
+        } catch let error as LibraryError {
+            return .failure(error)
+        } catch {
+            return .failure(.internalError("cannot create an editing folder in \(root.path): \(error)"))
+        }
+    }()
+
+    /// Removes the workspaces of processes that are gone: folders whose lock nobody holds, and folders of the layout
+    /// before locks (a workspace directly in the root) untouched for an hour.
+    static func sweepAbandoned(in root: URL) {
+        let fileManager = FileManager.default
+        guard let entries = try? fileManager.contentsOfDirectory(atPath: root.path) else { return }
+        for name in entries {
+            let folder = root.appendingPathComponent(name)
+            let lockPath = folder.appendingPathComponent(".lock").path
+            let lock = open(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+            if lock >= 0 {
+                defer { close(lock) }
+                if flock(lock, LOCK_EX | LOCK_NB) == 0 { try? fileManager.removeItem(at: folder) }
+                continue
+            }
+            var info = stat()
+            if lstat(folder.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, UUID(uuidString: name) != nil,
+                Double(info.st_mtim.tv_sec) < Date().timeIntervalSince1970 - 3600
+            {
+                try? fileManager.removeItem(at: folder)
+            }
+        }
+    }
 }
 
 /// The requests for editing inputs in flight: each handler is called exactly once — with the input, an error, or

@@ -145,8 +145,11 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
         guard let data = try? Data(contentsOf: plistURL), data.count <= 1 << 20,
             let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
         else { throw fail("no readable Info.plist") }
-        guard let identifier = plist["CFBundleIdentifier"] as? String, !identifier.isEmpty, identifier.count <= 255 else {
-            throw fail("no CFBundleIdentifier")
+        guard let identifier = plist["CFBundleIdentifier"] as? String, !identifier.isEmpty else { throw fail("no CFBundleIdentifier") }
+        // Apple's rule for bundle identifiers (letters, digits, hyphens and periods), and the install folder is named by
+        // it: "../../x" named a folder outside the one installed into.
+        guard Self.isValidBundleIdentifier(identifier) else {
+            throw fail("CFBundleIdentifier \(identifier.prefix(80).debugDescription) is not a reverse-DNS identifier (letters, digits, - and .)")
         }
         guard let executable = plist["CFBundleExecutable"] as? String, !executable.isEmpty, !executable.contains("/"), executable != "..",
             executable != "."
@@ -190,6 +193,16 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
         self.settings = settings
     }
 
+    /// Whether `identifier` is a bundle identifier as Apple defines one: ASCII letters, digits, hyphens and periods, at
+    /// most 255 characters, made of non-empty components (so never `.`, `..` or a path).
+    static func isValidBundleIdentifier(_ identifier: String) -> Bool {
+        guard identifier.utf8.count <= 255 else { return false }
+        let components = identifier.split(separator: ".", omittingEmptySubsequences: false)
+        return components.allSatisfy { component in
+            !component.isEmpty && component.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D }
+        }
+    }
+
     // MARK: - Installing
 
     /// Installs an extension program: runs `PROGRAM --print-info-plist` (for at most 10 seconds), checks the manifest,
@@ -205,17 +218,33 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
         let program = staging.appendingPathComponent(name ?? executable.lastPathComponent)
         do {
             try fm.createDirectory(at: staging, withIntermediateDirectories: true)
-            try fm.copyItem(at: executable, to: program)
+            try ExtensionSandbox.copyProgram(executable, to: program)
         } catch {
             throw fail("cannot copy it into \(folder.path): \(error.localizedDescription)")
         }
+        // Even asked for its manifest, the program is someone else's: it runs in the sandbox, in an empty folder.
+        let scratch: EditingWorkspace
+        do { scratch = try EditingWorkspace() } catch { throw fail("cannot make a folder to run it in: \(error)") }
         let process = Process()
-        process.executableURL = program
-        process.arguments = ["--print-info-plist"]
+        do {
+            let (launcher, arguments) = try ExtensionSandbox.command(executable: program, arguments: ["--print-info-plist"], workspace: scratch.url)
+            process.executableURL = launcher
+            process.arguments = arguments
+        } catch {
+            throw fail(error.description)
+        }
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": scratch.url.path, "TMPDIR": scratch.url.path]
         let pipe = Pipe()
         process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do { try process.runRetryingBusyExecutable() } catch { throw fail("it cannot be run: \(error.localizedDescription)") }
+        let errors = Pipe()
+        process.standardError = errors
+        do { try ExtensionSandbox.run(process) } catch { throw fail("it cannot be run: \(error.localizedDescription)") }
+        try? errors.fileHandleForWriting.close()
+        let errorText = Mutex<Data>(Data())
+        Thread.detachNewThread {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            errorText.withLock { $0 = data.prefix(2000) }
+        }
         let reader = Mutex<Data>(Data())
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -229,7 +258,10 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
         }
         process.waitUntilExit()
         let plist = reader.withLock { $0 }
-        guard process.terminationStatus == 0, !plist.isEmpty else { throw fail("it did not print an Info.plist (--print-info-plist)") }
+        guard process.terminationStatus == 0, !plist.isEmpty else {
+            let printed = String(decoding: errorText.withLock { $0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw fail("it did not print an Info.plist (--print-info-plist)\(printed.isEmpty ? "" : ": \(printed)")")
+        }
         do { try plist.write(to: staging.appendingPathComponent("Info.plist")) } catch { throw fail("cannot write its Info.plist") }
         let checked: PHEditingExtension
         do { checked = try PHEditingExtension(bundleURL: staging) } catch { throw fail(error.reason) }

@@ -109,7 +109,9 @@ public final class PHEditingSession: @unchecked Sendable {
         do {
             // No display-size image here: the extension side makes it from its copy when the extension asks for it
             // (an extension on Linux has no screen to show it on, and decoding it would cost every session).
-            input = try PHContentEditingInput.make(asset, library: library, canHandle: { _ in handles }, skipsDisplaySizeImage: true)
+            // Inside the process's own folder: the only one its sandbox can see.
+            input = try PHContentEditingInput.make(
+                asset, library: library, canHandle: { _ in handles }, skipsDisplaySizeImage: true, workspaceParent: process.workspace.url)
         } catch {
             throw .inputUnavailable(
                 extension: name,
@@ -263,8 +265,10 @@ private final class ExtensionProcess: @unchecked Sendable {
         } catch {
             throw .launchFailed(extension: name, reason: "cannot create its session folder: \(error)")
         }
-        process.executableURL = editingExtension.executableURL
-        process.arguments = []
+        let (launcher, arguments) = try ExtensionSandbox.command(
+            executable: editingExtension.executableURL, arguments: [], workspace: workspace.url)
+        process.executableURL = launcher
+        process.arguments = arguments
         process.currentDirectoryURL = workspace.url
         let environment = ProcessInfo.processInfo.environment
         // Nothing that names the library: a private home and temporary folder, the locale and the search path.
@@ -274,11 +278,13 @@ private final class ExtensionProcess: @unchecked Sendable {
         process.environment = clean
         process.standardInput = input
         process.standardOutput = output
-        // What the extension prints goes to a log in its session folder (its standard output is the protocol's).
-        let log = workspace.url.appendingPathComponent("extension.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: log.path) ?? FileHandle.nullDevice
-        do { try process.runRetryingBusyExecutable() } catch { throw .launchFailed(extension: name, reason: "\(error)") }
+        // What the extension prints goes to a log in its session folder (its standard output is the protocol's),
+        // at most ExtensionSandbox.logLimit bytes of it.
+        let errors = Pipe()
+        process.standardError = errors
+        do { try ExtensionSandbox.run(process) } catch { throw .launchFailed(extension: name, reason: "\(error)") }
+        try? errors.fileHandleForWriting.close()
+        ExtensionSandbox.capture(errors, into: workspace.url.appendingPathComponent("extension.log"))
         let fd = output.fileHandleForReading.fileDescriptor
         Thread.detachNewThread { [self] in
             while true {
@@ -335,9 +341,11 @@ private final class ExtensionProcess: @unchecked Sendable {
                 stop(grace: 0)
                 return .protocolViolation(extension: name, detail: "it closed its output during \(phase)")
             }
+            // The sandbox's monitor reports a signal that ended the extension as 128 + the signal, as shells do.
+            let code = process.terminationStatus
             let status =
                 process.terminationReason == .uncaughtSignal
-                ? "killed by signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
+                ? "killed by signal \(code)" : (129...159).contains(code) ? "killed by signal \(code - 128)" : "exit status \(code)"
             return .crashed(extension: name, phase: phase, status: status)
         case .tooLarge(let size):
             stop(grace: 0)
@@ -363,5 +371,7 @@ private final class ExtensionProcess: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        // The session's folder (the input's copies, what the extension wrote, its log) goes with it.
+        workspace.remove()
     }
 }

@@ -49,6 +49,27 @@ final class BrokenController: NSObject, PHContentEditingController {
             let display = input.displaySizeImage?.size ?? .zero
             report += " display=\(Int(display.width))x\(Int(display.height))"
         }
+        if fault == "escape-library" { report += " reached=\(escapeAttempts())" }
+        if fault == "daemon" {
+            // A detached child that ignores SIGTERM and SIGHUP, and this process ignores SIGTERM too: neither may
+            // outlive the session.
+            signal(SIGTERM, SIG_IGN)
+            let marker = "opk-daemon-\(UUID().uuidString)"
+            let daemon = Process()
+            daemon.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            daemon.arguments = ["/bin/sh", "-c", "trap '' TERM HUP; while :; do sleep 1; done", marker]
+            try? daemon.run()
+            // Seen running before the session ends (so the host's test is about a daemon that really ran).
+            var seen = false
+            for _ in 0..<200 where !seen {
+                seen = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { pid in
+                    guard Int32(pid) != nil, let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+                    return String(decoding: line, as: UTF8.self).contains(marker)
+                }
+                if !seen { usleep(10_000) }
+            }
+            report += " daemon=\(marker) seen=\(seen)"
+        }
         guard let url = input.fullSizeImageURL, let image = CIImage(contentsOf: url)?.oriented(forExifOrientation: input.fullSizeImageOrientation)
         else { return completionHandler(nil) }
         let target: URL
@@ -87,6 +108,69 @@ final class BrokenController: NSObject, PHContentEditingController {
     var shouldShowCancelConfirmation: Bool { PhotoEditingExtension.settings.choice("fault") == "slow-finish" }
 
     func cancelContentEditing() { cancelled = true }
+}
+
+/// Everything a hostile extension tries to reach a photo library through, as "[what it reached]" (empty: nothing): the
+/// host's command line, working folder and descriptors in /proc, its own inherited descriptors, libraries found in
+/// temporary folders and homes (directly, through /proc/1/root and through a symbolic link it makes), and the user's
+/// real home.
+func escapeAttempts() -> [String] {
+    let fileManager = FileManager.default
+    var reached: [String] = []
+    // The session folder: its $HOME is a folder of it.
+    let here = ((ProcessInfo.processInfo.environment["HOME"] ?? fileManager.currentDirectoryPath) as NSString).deletingLastPathComponent
+    func writable(_ path: String) -> Bool {
+        let fd = open(path, O_RDWR)
+        if fd >= 0 { close(fd) }
+        return fd >= 0
+    }
+    // Other processes (the host among them): command line, working folder, open files.
+    for pid in (try? fileManager.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(pid) != nil && Int32(pid) != getpid() {
+        if let line = fileManager.contents(atPath: "/proc/\(pid)/cmdline"), String(decoding: line, as: UTF8.self).contains(".photoslibrary") {
+            reached.append("/proc/\(pid)/cmdline")
+        }
+        if let cwd = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/\(pid)/cwd"), !cwd.hasPrefix(here), cwd != "/" {
+            reached.append("/proc/\(pid)/cwd → \(cwd)")
+        }
+        for fd in (try? fileManager.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? [] {
+            let link = "/proc/\(pid)/fd/\(fd)"
+            guard let target = try? fileManager.destinationOfSymbolicLink(atPath: link) else { continue }
+            if target.contains(".photoslibrary") && writable(link) { reached.append("\(link) → \(target)") }
+        }
+    }
+    // Its own descriptors: nothing but its pipes, its log and /dev.
+    for fd in (try? fileManager.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+        guard let target = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"), target.hasPrefix("/") else { continue }
+        if !target.hasPrefix(here) && !target.hasPrefix("/dev/") && !target.hasPrefix("/proc/") { reached.append("inherited \(fd) → \(target)") }
+    }
+    // Libraries where libraries are kept, a few levels down.
+    var found: [String] = []
+    var budget = 20_000
+    func search(_ folder: String, depth: Int) {
+        guard depth >= 0, budget > 0, let names = try? fileManager.contentsOfDirectory(atPath: folder) else { return }
+        for name in names {
+            budget -= 1
+            let path = folder + "/" + name
+            if name.hasSuffix(".photoslibrary") { found.append(path) } else { search(path, depth: depth - 1) }
+        }
+    }
+    let realHome = getpwuid(getuid()).map { String(cString: $0.pointee.pw_dir) } ?? "/root"
+    for root in ["/tmp", "/var/tmp", "/root", "/home", realHome, "/proc/1/root/tmp", "/proc/1/root/root", "/proc/1/root/home"] {
+        search(root, depth: 3)
+    }
+    for (index, library) in found.enumerated() {
+        let database = library + "/database/Photos.sqlite"
+        if writable(database) { reached.append(database) }
+        let link = here + "/link-\(index)"
+        if (try? fileManager.createSymbolicLink(atPath: link, withDestinationPath: database)) != nil, writable(link) {
+            reached.append("\(link) → \(database)")
+        }
+    }
+    // The user's real home (its $HOME is the session's).
+    if realHome != here, let names = try? fileManager.contentsOfDirectory(atPath: realHome), !names.isEmpty {
+        reached.append("home \(realHome): \(names.count) entries")
+    }
+    return reached
 }
 
 /// Speaks the protocol by hand and names a rendering outside its folder.
@@ -134,7 +218,7 @@ struct BrokenExtension {
                         name: "fault",
                         kind: .choice([
                             "none", "crash-on-start", "crash-on-finish", "hang-on-finish", "no-output", "outside-folder", "symlink", "wrong-type",
-                            "slow-finish", "open-library", "double-finish", "copy", "video-for-still",
+                            "slow-finish", "open-library", "double-finish", "copy", "video-for-still", "escape-library", "daemon",
                         ]), defaultValue: "none")
                 ])
         ) { BrokenController() }
