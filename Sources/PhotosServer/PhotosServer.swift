@@ -29,17 +29,29 @@ public struct PhotosServer: Sendable {
         public var maximumUploadSize: Int
         /// Whether `/` serves the web gallery.
         public var servesGallery: Bool
+        /// The most connections open at once; one more is answered 503 with `Retry-After` and closed. Never more than
+        /// half the process's descriptor limit (raised to its hard limit at start) less 64.
+        public var maximumConnections: Int
+        /// How long a request's head may take to arrive whole, from the connection's start or the end of the answer
+        /// before it: a connection that says nothing, or trickles its head, is closed then.
+        public var requestHeadTimeout: Duration
+        /// How long a request body may stop arriving before its connection is closed.
+        public var idleTimeout: Duration
 
         /// A configuration; the defaults serve the gallery on loopback port 8080 without CORS.
         public init(
             host: String = "127.0.0.1", port: Int = 8080, allowedOrigins: [String] = [], maximumUploadSize: Int = 4 << 30,
-            servesGallery: Bool = true
+            servesGallery: Bool = true, maximumConnections: Int = 1024, requestHeadTimeout: Duration = .seconds(30),
+            idleTimeout: Duration = .seconds(60)
         ) {
             self.host = host
             self.port = port
             self.allowedOrigins = allowedOrigins
             self.maximumUploadSize = maximumUploadSize
             self.servesGallery = servesGallery
+            self.maximumConnections = maximumConnections
+            self.requestHeadTimeout = requestHeadTimeout
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -82,13 +94,27 @@ public struct PhotosServer: Sendable {
     /// The application: the router on the configured address, with graceful shutdown.
     public func makeApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let services = self.services
+        let logger = self.logger
+        let counter = ConnectionGuard.Counter(
+            maximum: max(1, min(configuration.maximumConnections, ConnectionGuard.connectionsTheDescriptorLimitAllows())))
+        let headTimeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.requestHeadTimeout))
         return Application(
             router: makeRouter(),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [CachedImageHandler(services: services, serverName: Self.serverName)])),
+                configuration: .init(
+                    additionalChannelHandlers: [
+                        ConnectionGuard(counter: counter, headTimeout: headTimeout, logger: logger),
+                        CachedImageHandler(services: services, serverName: Self.serverName),
+                    ],
+                    idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// Makes the server's event loops run this process's Swift concurrency too, so that a request's handler runs on

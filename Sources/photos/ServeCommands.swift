@@ -23,6 +23,12 @@ struct Serve: ParsableCommand {
     var allowedOrigins: [String] = []
     @Flag(name: .customLong("no-gallery"), help: "Serve the API only, not the web gallery.") var noGallery = false
     @Option(help: "How many threads serve requests (default: one per core).") var threads: Int?
+    @Option(name: .customLong("max-connections"), help: "The most connections open at once; more are answered 503.")
+    var maximumConnections = 1024
+    @Option(name: .customLong("header-timeout"), help: "Seconds a request's head may take to arrive (also the keep-alive idle time).")
+    var headerTimeout = 30
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a request body may stop arriving before its connection is closed.")
+    var idleTimeout = 60
     @Option(
         name: .customLong("log-level"),
         help: "The least severe log lines written: trace, debug, info (one line per request), notice, warning, error, critical.")
@@ -31,6 +37,10 @@ struct Serve: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
         if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads is from 1 to 1024") }
+        guard (1...1_000_000).contains(maximumConnections) else { throw ValidationError("--max-connections is from 1 to 1000000") }
+        guard (1...3600).contains(headerTimeout), (1...3600).contains(idleTimeout) else {
+            throw ValidationError("--header-timeout and --idle-timeout are from 1 to 3600 seconds")
+        }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -43,7 +53,9 @@ struct Serve: ParsableCommand {
         var logger = Logger(label: "photos.serve")
         logger.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (global.verbose ? .debug : .info)
         if !sharedThreads { logger.debug("Swift concurrency was in use before the server started: handlers run on its own threads") }
-        let configuration = PhotosServer.Configuration(host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery)
+        let configuration = PhotosServer.Configuration(
+            host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery, maximumConnections: maximumConnections,
+            requestHeadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout))
         let server: PhotosServer
         do { server = try PhotosServer(libraryURL: global.libraryURL, configuration: configuration, logger: logger) } catch {
             throw CLIError(describe(error))

@@ -280,24 +280,28 @@ struct EditingExtensionTests {
         #expect(!running(), "the extension's daemon \(marker) outlived its session")
     }
 
-    /// An extension's session folder (the input's copies, what it wrote, its log) is gone once the session ends, and
-    /// its log keeps at most 1 MiB of what it printed.
+    /// An extension's session folder (the input's copies, what it wrote, its log) is gone once the session ends; while
+    /// it lasts, the log keeps at most 1 MiB of what the extension printed (it printed 3 MiB).
     @Test func aSessionLeavesNoFolderBehind() throws {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
-        let look = try Self.install("look-extension", into: fixture.extensions)
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
-        func sessions() -> Int {
-            // This process's folder holds its sessions (other suites' sessions run beside: count the ones of this one).
-            (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.filter { $0.hasPrefix("\(getpid())-") }.reduce(0) { count, name in
-                count + ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(name).path))?.count ?? 0)
-            } ?? 0
-        }
-        _ = try PHEditingSession(extension: look, asset: fixture.asset, settings: ["look": "mono"]).run()
-        // The process is reaped off the caller's path: wait for its folder to go (bounded).
+        let broken = try Self.install("broken-extension", into: fixture.extensions)
+        let edited = try PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "report-session"]).run()
+        let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
+        let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
+        let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
+        let session = try #require(report.split(separator: " ").first { $0.hasPrefix("session=") }?.dropFirst("session=".count))
+        #expect(session.contains("OpenPhotoKit-Editing-"), "\(report)")
+        // The process is stopped and its folder removed off the caller's path: wait for it, bounded.
+        let log = "\(session)/extension.log"
+        var largestLog = 0
         let deadline = Date().addingTimeInterval(60)
-        while sessions() > 1, Date() < deadline { usleep(20_000) }
-        #expect(sessions() <= 1, "only the lock file of this process's folder, or one spare's folder")
+        while FileManager.default.fileExists(atPath: String(session)), Date() < deadline {
+            largestLog = max(largestLog, (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0)
+            usleep(10_000)
+        }
+        #expect(!FileManager.default.fileExists(atPath: String(session)), "\(session) is still there")
+        #expect(largestLog <= (1 << 20) + 100, "the log grew to \(largestLog) bytes")
     }
 
     @Test func anAssetInRecentlyDeletedIsNotEdited() throws {

@@ -14,11 +14,11 @@ struct ServerFixture {
     let library: TestLibrary
     let server: PhotosServer
 
-    init(name: String = "Server") throws {
+    init(name: String = "Server", configuration: PhotosServer.Configuration = .init(port: 0)) throws {
         library = try TestLibrary(name: name)
         var logger = Logger(label: "photos.serve.test")
         logger.logLevel = .critical  // request lines would drown the test output
-        server = try PhotosServer(libraryURL: library.url, configuration: .init(port: 0), logger: logger)
+        server = try PhotosServer(libraryURL: library.url, configuration: configuration, logger: logger)
     }
 
     /// A token for `client`, granted `status` (nil: nothing decided).

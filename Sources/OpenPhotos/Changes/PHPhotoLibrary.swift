@@ -175,6 +175,9 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
 
     private func runChangeBlock(_ changeBlock: () -> Void) throws {
         let context = ChangeBlockContext(library: self)
+        // Each request holds its context and the context its requests: the cycle is broken when the block is done
+        // (it kept every request of every block alive — and with them each edit's output and its input's copies).
+        defer { context.requests.removeAll() }
         ChangeBlockContext.current = context
         changeBlock()
         ChangeBlockContext.current = nil

@@ -39,6 +39,10 @@ final class BrokenController: NSObject, PHContentEditingController {
         default: break
         }
         var report = "fault=\(fault)"
+        if fault == "report-session" {
+            report += " session=\(((ProcessInfo.processInfo.environment["HOME"] ?? "") as NSString).deletingLastPathComponent)"
+            FileHandle.standardError.write(Data(repeating: UInt8(ascii: "x"), count: 3 << 20))
+        }
         if fault == "open-library" {
             // Whatever it can reach: the shared library (its home is the session's) and the environment.
             let options = PHFetchOptions()
@@ -218,7 +222,7 @@ struct BrokenExtension {
                         name: "fault",
                         kind: .choice([
                             "none", "crash-on-start", "crash-on-finish", "hang-on-finish", "no-output", "outside-folder", "symlink", "wrong-type",
-                            "slow-finish", "open-library", "double-finish", "copy", "video-for-still", "escape-library", "daemon",
+                            "slow-finish", "open-library", "double-finish", "copy", "video-for-still", "escape-library", "daemon", "report-session",
                         ]), defaultValue: "none")
                 ])
         ) { BrokenController() }
