@@ -256,7 +256,7 @@ struct EditingExtensionTests {
 
     /// An extension that ignores SIGTERM and leaves a detached child that ignores it too: both are gone once the
     /// session has ended (the sandbox's PID namespace ends with its first process, which the host kills).
-    @Test func nothingAnExtensionStartedOutlivesItsSession() throws {
+    @Test func nothingAnExtensionStartedOutlivesItsSession() async throws {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
         let broken = try Self.install("broken-extension", into: fixture.extensions)
@@ -267,22 +267,26 @@ struct EditingExtensionTests {
         let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
         let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
         #expect(report.hasSuffix("seen=true"), "the daemon ran: \(report)")
-        let marker = try #require(report.split(separator: " ").first { $0.hasPrefix("daemon=") }?.dropFirst("daemon=".count))
-        func running() -> Bool {
+        let marker = String(try #require(report.split(separator: " ").first { $0.hasPrefix("daemon=") }?.dropFirst("daemon=".count)))
+        @Sendable func running() -> Bool {
             ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).contains { pid in
                 guard Int32(pid) != nil, let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
                 return String(decoding: line, as: UTF8.self).contains(marker)
             }
         }
-        // The session's process is stopped off the caller's path (1 s of grace, then killed): wait for it, bounded.
-        let deadline = Date().addingTimeInterval(60)
-        while running(), Date() < deadline { usleep(50_000) }
-        #expect(!running(), "the extension's daemon \(marker) outlived its session")
+        // The session's process is stopped off the caller's path (1 s of grace, then killed): wait for it, bounded,
+        // on a thread of its own (the live-server tests beside this one need the pool's threads).
+        let gone = try await blockingOffThePool { () -> Bool in
+            let deadline = Date().addingTimeInterval(60)
+            while running(), Date() < deadline { usleep(50_000) }
+            return !running()
+        }
+        #expect(gone, "the extension's daemon \(marker) outlived its session")
     }
 
     /// An extension's session folder (the input's copies, what it wrote, its log) is gone once the session ends; while
     /// it lasts, the log keeps at most 1 MiB of what the extension printed (it printed 3 MiB).
-    @Test func aSessionLeavesNoFolderBehind() throws {
+    @Test func aSessionLeavesNoFolderBehind() async throws {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
         let broken = try Self.install("broken-extension", into: fixture.extensions)
@@ -294,11 +298,15 @@ struct EditingExtensionTests {
         #expect(session.contains("OpenPhotoKit-Editing-"), "\(report)")
         // The process is stopped and its folder removed off the caller's path: wait for it, bounded.
         let log = "\(session)/extension.log"
-        var largestLog = 0
-        let deadline = Date().addingTimeInterval(60)
-        while FileManager.default.fileExists(atPath: String(session)), Date() < deadline {
-            largestLog = max(largestLog, (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0)
-            usleep(10_000)
+        let folder = String(session)
+        let largestLog = try await blockingOffThePool { () -> Int in
+            var largest = 0
+            let deadline = Date().addingTimeInterval(60)
+            while FileManager.default.fileExists(atPath: folder), Date() < deadline {
+                largest = max(largest, (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0)
+                usleep(10_000)
+            }
+            return largest
         }
         #expect(!FileManager.default.fileExists(atPath: String(session)), "\(session) is still there")
         #expect(largestLog <= (1 << 20) + 100, "the log grew to \(largestLog) bytes")

@@ -730,3 +730,58 @@ extension ContentEditingTests {
         #expect(!FileManager.default.fileExists(atPath: path), "\(path) is left behind")
     }
 }
+
+extension ContentEditingTests {
+    /// Format identifiers and versions are bounded (2.5 MB of either was accepted): at most 255 and 64 bytes; the limits
+    /// themselves are accepted.
+    @Test func adjustmentFormatIdentifiersAndVersionsAreBounded() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, _) = try Self.sidewaysAsset(library)
+        for (identifier, version) in [(String(repeating: "a", count: 256), "1.0"), ("a.b", String(repeating: "1", count: 65))] {
+            let output = try Self.output(try await Self.requireInput(asset), recipe: "x")
+            output.adjustmentData = PHAdjustmentData(formatIdentifier: identifier, formatVersion: version, data: Data([1]))
+            #expect(throws: PHPhotosError(.invalidResource)) { try Self.commit(output, to: asset, in: library.library) }
+        }
+        let output = try Self.output(try await Self.requireInput(asset), recipe: "x")
+        output.adjustmentData = PHAdjustmentData(
+            formatIdentifier: String(repeating: "a", count: 255), formatVersion: String(repeating: "1", count: 64), data: Data([1]))
+        try Self.commit(output, to: asset, in: library.library)
+        #expect(try Self.refetch(asset, library).adjustmentFormatIdentifier == String(repeating: "a", count: 255))
+    }
+
+    /// A rendering larger than its pixels can need is refused before it is copied: a 1.5 GB sparse file with a
+    /// 48 × 32 JPEG's header and an end-of-image marker was committed.
+    @Test func aRenderingLargerThanItsPixelsCanNeedIsRefused() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, _) = try Self.sidewaysAsset(library)
+        let output = try Self.output(try await Self.requireInput(asset), recipe: "sparse")
+        let url = output.renderedContentURL
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 1_500_000_000 - 2)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0xFF, 0xD9]))
+        try handle.close()
+        #expect(throws: PHPhotosError(.invalidResource)) { try Self.commit(output, to: asset, in: library.library) }
+        #expect(!(try Self.refetch(asset, library).hasAdjustments))
+        #expect(try library.writerLeftovers().isEmpty)
+    }
+
+    /// A tampered `Adjustments.plist` is read only up to its limit, judged by the file and not by the size the database
+    /// recorded (a 2 GB file made `photos show` take 7.9 GB): the asset's adjustment data is then simply unreadable.
+    @Test func aTamperedAdjustmentsFileIsNeverReadWhole() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, _) = try Self.sidewaysAsset(library)
+        try Self.commit(try Self.output(try await Self.requireInput(asset), recipe: "kept"), to: asset, in: library.library)
+        let edited = try Self.refetch(asset, library)
+        let plist = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
+        #expect(try await Self.requireInput(edited, canHandle: { _ in true }).adjustmentData?.data == Data("kept".utf8))
+        let handle = try FileHandle(forWritingTo: plist)
+        try handle.truncate(atOffset: 2_000_000_000)
+        try handle.close()
+        let input = try await Self.requireInput(edited, canHandle: { _ in true })
+        #expect(input.adjustmentData == nil)
+    }
+}

@@ -292,3 +292,26 @@ extension PhotosCommandTests {
         #expect(try photos(["verify"], library: library).status == 0)
     }
 }
+
+extension PhotosCommandTests {
+    /// A file whose name cannot be a resource's name (a newline in it) failed its whole import batch, and every file
+    /// of the batch was reported with its reason. Now it fails alone, with its own reason.
+    @Test func anOddFileNameFailsOnlyItsOwnFile() throws {
+        let dir = try TestMedia.temporaryDirectory("cli-odd-name")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let library = dir.appendingPathComponent("Odd.photoslibrary")
+        let folder = dir.appendingPathComponent("card")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for index in 0..<3 { try TestMedia.writeImage(to: folder.appendingPathComponent("IMG_\(index).jpg"), width: 30 + index, height: 20) }
+        try TestMedia.writeImage(to: folder.appendingPathComponent("two\nlines.jpg"), width: 50, height: 20)
+
+        let run = try photos(["import", folder.path, "--json"], library: library)
+        #expect(run.status == 2, "\(run.stderr)")
+        let report = try #require(try run.json() as? [String: Any])
+        #expect((report["imported"] as? [String])?.count == 3)
+        let failures = (report["failures"] as? [[String: String]]) ?? []
+        #expect(failures.count == 1, "\(failures)")
+        #expect(failures.first?["file"]?.hasSuffix("lines.jpg") == true)
+        #expect(failures.first?["reason"]?.contains("not a file name") == true, "\(failures)")
+    }
+}

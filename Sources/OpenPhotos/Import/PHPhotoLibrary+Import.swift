@@ -178,9 +178,8 @@ extension PHPhotoLibrary {
         report.livePhotosPaired = units.filter { $0.count == 2 }.count
         var start = 0
         if isCancelled?() == true { report.wasCancelled = true }
-        while start < units.count, !report.wasCancelled {
-            let batch = Array(units[start..<min(start + max(1, batchSize), units.count)])
-            start += batch.count
+        /// Commits `batch` in one transaction; the identifiers created, or the error.
+        func commit(_ batch: [[ImportItem]]) -> Result<[String], any Error> {
             var identifiers: [String] = []
             do {
                 try performChangesAndWait {
@@ -193,16 +192,36 @@ extension PHPhotoLibrary {
                         identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
                     }
                 }
-                report.importedLocalIdentifiers += identifiers
-                if isCancelled?() == true { report.wasCancelled = true }
+                return .success(identifiers)
             } catch {
+                return .failure(error)
+            }
+        }
+        while start < units.count, !report.wasCancelled {
+            let batch = Array(units[start..<min(start + max(1, batchSize), units.count)])
+            start += batch.count
+            switch commit(batch) {
+            case .success(let identifiers): report.importedLocalIdentifiers += identifiers
+            case .failure(let error) where batch.count == 1:
+                for item in batch[0] {
+                    try? FileManager.default.removeItem(at: item.staged.url)
+                    report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
+                }
+            case .failure:
+                // One asset can fail a whole transaction: each is tried alone, so only what fails is reported, with
+                // its own reason, and the rest is imported.
                 for unit in batch {
-                    for item in unit {
-                        try? FileManager.default.removeItem(at: item.staged.url)
-                        report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
+                    switch commit([unit]) {
+                    case .success(let identifiers): report.importedLocalIdentifiers += identifiers
+                    case .failure(let error):
+                        for item in unit {
+                            try? FileManager.default.removeItem(at: item.staged.url)
+                            report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
+                        }
                     }
                 }
             }
+            if isCancelled?() == true { report.wasCancelled = true }
         }
         // Cancelled: what was staged and not committed goes now (a kill would leave it to the next open's sweep).
         for unit in units[start...] {
@@ -228,6 +247,10 @@ extension PHPhotoLibrary {
 
     /// Copies and hashes one file into the staging folder (not yet durable) and reads its header.
     static func stageAndProbe(_ file: URL, engine: LibraryEngine, move: Bool = false, knownSHA256: String? = nil) -> ImportOutcome {
+        // The name becomes the resource's original file name: one that cannot be a file name fails this file alone.
+        do { try ResourceName.validate(file.lastPathComponent) } catch {
+            return .failure(ImportFailure(file: file, reason: error.message))
+        }
         let staged: StagedFile
         do { staged = try engine.stager.stage(file: file, move: move, durable: false, knownSHA256: knownSHA256) } catch {
             return .failure(ImportFailure(file: file, reason: error.message))

@@ -170,8 +170,7 @@ extension LibraryEngine {
 
     /// The stored adjustment data of an asset's last edit; nil when unedited or unreadable.
     package func adjustment(of state: EditingState) -> StoredAdjustment? {
-        guard let record = state.adjustmentResource, record.fileSize <= StoredAdjustment.maximumFileSize,
-            let url = try? bundle.resolveExisting(record.path), let data = try? Data(contentsOf: url)
+        guard let record = state.adjustmentResource, let data = bundle.readSmallFile(record.path, limit: StoredAdjustment.maximumFileSize)
         else { return nil }
         return StoredAdjustment(propertyList: data)
     }
@@ -227,6 +226,13 @@ extension LibraryEngine {
             throw .invalidResource("the content editing output's adjustment data has no format identifier or version")
         }
         if edit.adjustmentData.isEmpty { throw .invalidResource("the content editing output's adjustment data is empty") }
+        // PhotoKit's format identifiers are reverse-DNS strings and versions short: 2.5 MB of either was accepted.
+        // (Their content is the editor's business and stored as bytes.)
+        if edit.formatIdentifier.utf8.count > Self.maximumFormatIdentifierLength || edit.formatVersion.utf8.count > Self.maximumFormatVersionLength {
+            throw .invalidResource(
+                "the adjustment format identifier and version are at most \(Self.maximumFormatIdentifierLength) and \(Self.maximumFormatVersionLength) bytes"
+            )
+        }
         if edit.adjustmentData.count > Self.maximumAdjustmentDataSize {
             throw .invalidResource(
                 "the adjustment data is \(edit.adjustmentData.count) bytes, more than the \(Self.maximumAdjustmentDataSize) the library keeps")
@@ -237,6 +243,11 @@ extension LibraryEngine {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .invalidResource("the rendered output is not a regular file") }
         guard info.st_size > 0 else { throw .invalidResource("the rendered output is empty") }
+        // An oversized rendering is refused from its header before it is copied (the bound is checked again on the
+        // copy, which is what is committed).
+        if isPhoto, let declared = try? configuration.probe.probe(edit.renderedFile) {
+            try Self.checkRenderingSize(Int64(info.st_size), declared)
+        }
         let rendering = try stager.stage(file: edit.renderedFile, move: false)
         staged.append(rendering)
         let probed: MediaInfo
@@ -250,6 +261,9 @@ extension LibraryEngine {
                 "the rendered output holds \(probed.format.rawValue) data; a \(isPhoto ? "photo" : "video") edit must be \(isPhoto ? "JPEG or HEIC" : "a QuickTime movie")"
             )
         }
+        // What the pixels can need: a JPEG or HEIC of W × H pixels is at most a few bytes a pixel, plus metadata. A
+        // 1.5 GB sparse file with a small image's header and a JPEG trailer was committed.
+        if isPhoto { try Self.checkRenderingSize(rendering.size, probed) }
         if isPhoto, probed.orientation != 1 {
             throw .invalidResource("the rendered output has EXIF orientation \(probed.orientation): bake the orientation in and write it \"up\" (1)")
         }
@@ -282,6 +296,20 @@ extension LibraryEngine {
 
     /// The largest adjustment data committed (`PHAdjustmentData.maximumDataSize`).
     package static let maximumAdjustmentDataSize = 1 << 20
+    /// Refuses a rendered photo larger than its pixels can need.
+    static func checkRenderingSize(_ size: Int64, _ info: MediaInfo) throws(LibraryError) {
+        let bound = Int64(info.storedPixelWidth) * Int64(info.storedPixelHeight) * 4 + Int64(renderingMetadataAllowance)
+        if size > bound {
+            throw .invalidResource(
+                "the rendered output is \(size) bytes, more than a \(info.storedPixelWidth)×\(info.storedPixelHeight) image can need (\(bound))")
+        }
+    }
+
+    /// The longest adjustment format identifier (a reverse-DNS string, as a bundle identifier) and version, in bytes.
+    package static let maximumFormatIdentifierLength = 255
+    package static let maximumFormatVersionLength = 64
+    /// What a rendered photo may hold beside its pixels' worst case (4 bytes a pixel): EXIF, XMP, ICC, thumbnails.
+    package static let renderingMetadataAllowance = 16 << 20
 
     /// Whether a JPEG file ends with its end-of-image marker (FF D9), allowing trailing padding bytes of zero.
     static func endsWithJPEGTrailer(_ url: URL) -> Bool {
