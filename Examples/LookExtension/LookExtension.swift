@@ -56,7 +56,7 @@ final class LookController: NSObject, PHContentEditingController {
         do {
             try CIContext().writeJPEGRepresentation(
                 of: Self.apply(recipe, to: image), to: output.renderedContentURL,
-                colorSpace: image.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!)
+                colorSpace: CGColorSpace.renderingDestination(for: image.colorSpace))
             output.adjustmentData = adjustment
             completionHandler(output)
         } catch {

@@ -47,7 +47,7 @@ final class RedactController: NSObject, PHContentEditingController {
         let output = PHContentEditingOutput(contentEditingInput: input)
         do {
             try CIContext().writeJPEGRepresentation(
-                of: redacted, to: output.renderedContentURL, colorSpace: image.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!)
+                of: redacted, to: output.renderedContentURL, colorSpace: CGColorSpace.renderingDestination(for: image.colorSpace))
             let recipe = Recipe(region: [unit.minX, unit.minY, unit.width, unit.height], style: style, scale: scale)
             output.adjustmentData = PHAdjustmentData(
                 formatIdentifier: Self.formatIdentifier, formatVersion: "1.0", data: try JSONEncoder().encode(recipe))

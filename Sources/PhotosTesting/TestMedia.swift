@@ -90,3 +90,53 @@ public enum TestMedia {
     }
 
 }
+
+extension TestMedia {
+    /// An ICC v2 display profile of Adobe RGB (1998) built byte by byte (D50-adapted colorants, gamma 2.2): a profile
+    /// that is neither sRGB nor Display P3, as DSLRs write.
+    public static func adobeRGBProfile() -> Data {
+        func be32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+        func s15(_ value: Double) -> [UInt8] { be32(UInt32(bitPattern: Int32((value * 65536).rounded()))) }
+        func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] { Array("XYZ ".utf8) + [0, 0, 0, 0] + s15(x) + s15(y) + s15(z) }
+        let curve: [UInt8] = Array("curv".utf8) + [0, 0, 0, 0] + be32(1) + [0x02, 0x33, 0, 0]  // gamma 563/256 ≈ 2.2, padded
+        let text = "Adobe RGB (1998) compatible"
+        let description: [UInt8] =
+            Array("desc".utf8) + [0, 0, 0, 0] + be32(UInt32(text.utf8.count + 1)) + Array(text.utf8) + [0]
+            + [UInt8](repeating: 0, count: 4 + 4 + 2 + 1 + 67)
+        let copyright: [UInt8] = Array("text".utf8) + [0, 0, 0, 0] + Array("No copyright".utf8) + [0]
+        let tags: [(String, [UInt8])] = [
+            ("desc", description), ("cprt", copyright), ("wtpt", xyz(0.9642, 1.0, 0.8249)),
+            ("rXYZ", xyz(0.6097, 0.3111, 0.0195)), ("gXYZ", xyz(0.2053, 0.6257, 0.0609)), ("bXYZ", xyz(0.1492, 0.0632, 0.7446)),
+            ("rTRC", curve), ("gTRC", curve), ("bTRC", curve),
+        ]
+        var offset = 128 + 4 + 12 * tags.count
+        var table: [UInt8] = be32(UInt32(tags.count))
+        var data: [UInt8] = []
+        for (signature, bytes) in tags {
+            var padded = bytes
+            while padded.count % 4 != 0 { padded.append(0) }
+            table += Array(signature.utf8) + be32(UInt32(offset)) + be32(UInt32(bytes.count))
+            data += padded
+            offset += padded.count
+        }
+        var header = [UInt8](repeating: 0, count: 128)
+        header.replaceSubrange(0..<4, with: be32(UInt32(offset)))
+        header.replaceSubrange(8..<12, with: [0x02, 0x10, 0, 0])
+        header.replaceSubrange(12..<16, with: Array("mntr".utf8))
+        header.replaceSubrange(16..<20, with: Array("RGB ".utf8))
+        header.replaceSubrange(20..<24, with: Array("XYZ ".utf8))
+        header.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        header.replaceSubrange(68..<80, with: s15(0.9642) + s15(1.0) + s15(0.8249))
+        return Data(header + table + data)
+    }
+
+    /// Writes a JPEG tagged with `profile` (an APP2 ICC_PROFILE segment after the start of image), from a generated one.
+    public static func writeJPEG(to url: URL, width: Int, height: Int, iccProfile profile: Data) throws {
+        try writeImage(to: url, width: width, height: height)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let payload = Array("ICC_PROFILE".utf8) + [0, 1, 1] + [UInt8](profile)
+        let length = payload.count + 2
+        bytes.insert(contentsOf: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload, at: 2)
+        try Data(bytes).write(to: url)
+    }
+}

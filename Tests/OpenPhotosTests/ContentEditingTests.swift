@@ -785,3 +785,26 @@ extension ContentEditingTests {
         #expect(input.adjustmentData == nil)
     }
 }
+
+extension ContentEditingTests {
+    /// A photo tagged with a profile that cannot be rendered into here (Adobe RGB (1998), as DSLRs write; Apple's input-
+    /// class and Lab-based profiles the same way) failed `photos edit` with "Cannot render into the colour space". The
+    /// edit is rendered into Display P3 and tagged so.
+    @Test func aPhotoInAdobeRGBIsEditedIntoDisplayP3() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let file = library.scratch.appendingPathComponent("adobe.jpg")
+        try TestMedia.writeJPEG(to: file, width: 64, height: 48, iccProfile: TestMedia.adobeRGBProfile())
+        let source = try #require(CIImage(contentsOf: file))
+        let sourceSpace = try #require(source.colorSpace)
+        #expect(!sourceSpace.supportsOutput, "the test's profile must be one that cannot be rendered into")
+        let id = try #require(try library.library.importItems(at: [file]).importedLocalIdentifiers.first)
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
+        _ = try await PhotoEditRecipe.edit(asset) { $0.setting(.exposure(ev: 0.3)) }
+        let edited = try Self.refetch(asset, library)
+        #expect(edited.hasAdjustments)
+        let rendering = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .fullSizePhoto }?.fileURL)
+        let space = try #require(CIImage(contentsOf: rendering)?.colorSpace)
+        #expect(space.name == CGColorSpace.displayP3, "\(space)")
+    }
+}

@@ -96,6 +96,17 @@ public final class CGColorSpace: @unchecked Sendable, Hashable, CustomStringConv
     /// Whether images can be rendered into this space here.
     public var supportsOutput: Bool { encoding != nil }
 
+    /// OpenPhotoKit: the space to render an edit of an image whose space is `space` into — `space` itself where images
+    /// can be rendered into it here (sRGB, Display P3 and their variants, from a name or recognised in a profile);
+    /// Display P3 for any other RGB profile (Adobe RGB (1998), ProPhoto, an input-class or Lab-based profile), whose
+    /// gamut keeps more of theirs than sRGB's, with its profile written into the file; sRGB without a space. Editors
+    /// pass it to `CIContext`'s write methods so that photos with any profile can be edited (thumbnails convert the
+    /// same way).
+    public static func renderingDestination(for space: CGColorSpace?) -> CGColorSpace {
+        if let space, space.supportsOutput { return space }
+        return CGColorSpace(name: space == nil ? sRGB : displayP3)!
+    }
+
     /// The ICC profile of the space: the one it was made from, or libvips' built-in sRGB or Display P3 profile.
     public func copyICCData() -> CFData? {
         if let iccProfile { return NSData(data: iccProfile) }

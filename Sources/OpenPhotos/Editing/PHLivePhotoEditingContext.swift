@@ -168,7 +168,7 @@ open class PHLivePhotoEditingContext: NSObject, @unchecked Sendable {
                 }
                 let upright = stillImage.oriented(orientation)
                 try CIContext().writeJPEGRepresentation(
-                    of: upright, to: still, colorSpace: fullSizeImage.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!)
+                    of: upright, to: still, colorSpace: CGColorSpace.renderingDestination(for: fullSizeImage.colorSpace))
                 // The video: every frame through the processor, re-encoded (HEVC for HEVC sources, else H.264).
                 let info = try? MediaProbe().probe(videoURL)
                 let longSide = Int((CGFloat(max(info?.storedPixelWidth ?? 0, info?.storedPixelHeight ?? 0)) * scale).rounded())

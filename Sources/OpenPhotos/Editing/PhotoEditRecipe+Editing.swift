@@ -48,7 +48,7 @@ extension PhotoEditRecipe {
         }
         let rendered = recipe.apply(to: source)
         let output = PHContentEditingOutput(contentEditingInput: input)
-        let colorSpace = source.colorSpace ?? CGColorSpace(name: CGColorSpace.sRGB)!
+        let colorSpace = CGColorSpace.renderingDestination(for: source.colorSpace)
         do {
             try CIContext().writeJPEGRepresentation(
                 of: rendered, to: output.renderedContentURL, colorSpace: colorSpace,
