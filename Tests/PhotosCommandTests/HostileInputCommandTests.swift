@@ -315,3 +315,22 @@ extension PhotosCommandTests {
         #expect(failures.first?["reason"]?.contains("not a file name") == true, "\(failures)")
     }
 }
+
+extension PhotosCommandTests {
+    /// A truncated JPEG imports and makes thumbnails (grey where its data ends); it is edited the same way instead
+    /// of failing with "Premature end of input file".
+    @Test func aTruncatedJPEGIsEditedAsItDecodes() throws {
+        let (library, _, dir) = try libraryWithOnePhoto("cli-truncated-edit")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let whole = dir.appendingPathComponent("whole.jpg")
+        try TestMedia.writeImage(to: whole, width: 400, height: 300)
+        let data = try Data(contentsOf: whole)
+        let cut = dir.appendingPathComponent("cut.jpg")
+        try data.prefix(data.count * 2 / 3).write(to: cut)
+        let imported = try photos(["import", cut.path, "--json"], library: library)
+        let id = try #require((try imported.json() as? [String: Any])?["imported"] as? [String]).first ?? ""
+        let edit = try photos(["edit", id, "--exposure", "0.3"], library: library)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        #expect(edit.stdout.contains("exposure"), "\(edit.stdout)")
+    }
+}

@@ -100,12 +100,14 @@ final class SourceNode: ImageNode, @unchecked Sendable {
             if let tiled = try Self.heifTiles(path, loader: loader) {
                 decoded = tiled
             } else {
-                var call = VipsCall(loader!).string("filename", path).enumeration("access", access).enumeration("fail_on", "error")
+                // What decodes is shown, as Core Image and thumbnails do: a truncated JPEG (a camera card pulled
+                // early) decodes with grey where its data ends instead of failing every render.
+                var call = VipsCall(loader!).string("filename", path).enumeration("access", access).enumeration("fail_on", "none")
                 if shrink > 1 { call = call.int("shrink", shrink) }
                 decoded = try call.output()
             }
         case .data(let data):
-            var call = VipsCall(loader!).blob("buffer", data).enumeration("access", access).enumeration("fail_on", "error")
+            var call = VipsCall(loader!).blob("buffer", data).enumeration("access", access).enumeration("fail_on", "none")
             if shrink > 1 { call = call.int("shrink", shrink) }
             decoded = try call.output()
         case .pixels(let cgImage):
