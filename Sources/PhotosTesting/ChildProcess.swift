@@ -120,6 +120,10 @@ public enum PhotosCommandLine {
         public var stdout: String
         public var stderr: String
 
+        public init(status: Int32, stdout: String, stderr: String) {
+            (self.status, self.stdout, self.stderr) = (status, stdout, stderr)
+        }
+
         /// The standard output as JSON.
         public func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8)) }
     }

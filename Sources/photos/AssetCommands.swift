@@ -9,6 +9,7 @@ struct Add: ParsableCommand {
     @Argument(help: "Image or video files.") var files: [String]
 
     func run() throws {
+        if let problem = files.lazy.compactMap(undecodableArgument).first { throw CLIError(problem) }
         let library = try global.open()
         var identifiers: [String] = []
         try perform(library) {

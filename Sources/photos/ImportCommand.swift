@@ -30,7 +30,8 @@ struct Import: ParsableCommand {
     func run() throws {
         let library = try global.open()
         let started = Date()
-        if !global.json {
+        // Which decoder reads which format: with --verbose (and always in `photos inspect`), not on every run.
+        if global.verbose, !global.json {
             for line in PhotoMediaReport.decoders { FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
         Interruption.cooperate()

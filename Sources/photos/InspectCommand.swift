@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import PhotoMedia
 
@@ -20,12 +21,21 @@ struct Inspect: ParsableCommand {
         var failed = false
         for path in files {
             do {
+                if let problem = undecodableArgument(path) {
+                    failed = true
+                    if global.json { objects.append(["path": path, "error": problem]) } else { print(Output.printable(problem)) }
+                    continue
+                }
                 let info = try probe.probe(URL(fileURLWithPath: path))
                 let object = Self.object(path: path, info: info)
                 if global.json { objects.append(object) } else { print(Self.line(object)) }
             } catch {
                 failed = true
-                if global.json { objects.append(["path": path, "error": error.description]) } else { print("\(path): \(error.description)") }
+                if global.json {
+                    objects.append(["path": path, "error": error.description])
+                } else {
+                    print(Output.printable("\(path): \(error.description)"))
+                }
             }
         }
         if global.json { Output.printJSON(objects) }
@@ -83,7 +93,7 @@ struct Inspect: ParsableCommand {
             guard let value = object[key], !(value is NSNull) else { return nil }
             return "\(key)=\(value)"
         }
-        var line = "\(object["path"] ?? "")  " + fields.joined(separator: "  ")
+        var line = Output.printable("\(object["path"] ?? "")") + "  " + fields.joined(separator: "  ")
         if let location = object["location"] as? [String: Any] {
             line += "  location=\(location["latitude"] ?? ""),\(location["longitude"] ?? "")"
         }

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import OpenPhotos
 
@@ -85,23 +86,8 @@ enum Output {
         return object
     }
 
-    /// Text from files and the database made safe for a terminal line: control characters (escape sequences,
-    /// newlines, carriage returns) are shown escaped, so a crafted file name can neither drive the terminal nor
-    /// forge output lines.
-    static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x0A: out += "\\n"
-            case 0x0D: out += "\\r"
-            case 0x09: out += "\\t"
-            case 0..<0x20, 0x7F, 0x80..<0xA0: out += String(format: "\\x%02X", scalar.value)
-            case 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: out += String(format: "\\u{%04X}", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
+    /// Text from files and the database made safe for a terminal line (see CommandLineSupport's `printable`).
+    static func printable(_ text: String) -> String { CommandLineSupport.printable(text) }
 
     static func printJSON(_ value: Any) {
         let data =

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PhotoLibraryEngine
 import PhotosTesting
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -332,5 +333,65 @@ extension PhotosCommandTests {
         let edit = try photos(["edit", id, "--exposure", "0.3"], library: library)
         #expect(edit.status == 0, "\(edit.stderr)")
         #expect(edit.stdout.contains("exposure"), "\(edit.stdout)")
+    }
+}
+
+extension PhotosCommandTests {
+    /// `photos SUBCOMMAND` through the shell, so that an argument can be bytes that are not UTF-8 (`printf`).
+    func photosThroughShell(_ script: String, library: URL) throws -> PhotosCommandLine.Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PHOTOS"] = Self.executable.path
+        environment["PHOTOS_LIBRARY"] = library.path
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let errors = Mutex(Data())
+        let reader = Thread { errors.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !reader.isFinished { usleep(1000) }
+        return .init(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: errors.withLock { $0 }, as: UTF8.self))
+    }
+
+    /// A name that is not UTF-8 given to `add` or `inspect` said "no file at …" (Swift had replaced its bad byte, and so
+    /// named another file); a right-to-left override in a name was printed raw; `import` printed the decoder list on
+    /// every run.
+    @Test func namesThatAreNotUTF8OrDisguisedAreSaidSo() throws {
+        let (library, _, dir) = try libraryWithOnePhoto("cli-names")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw: [CChar] = (Array(dir.path.utf8) + Array("/IMG_".utf8) + [0xFF] + Array(".jpg".utf8) + [0]).map { CChar(bitPattern: $0) }
+        let made = creat(raw, 0o644)
+        #expect(made >= 0)
+        close(made)
+        let quoted = "'\(dir.path)'/\"$(printf 'IMG_\\377.jpg')\""
+        let add = try photosThroughShell("exec \"$PHOTOS\" add \(quoted)", library: library)
+        #expect(add.status != 0)
+        #expect(add.stderr.contains("IMG_\\xFF.jpg: the file name is not valid UTF-8"), "\(add.stderr)")
+        #expect(!add.stderr.contains("no file at"), "\(add.stderr)")
+        let inspect = try photosThroughShell("exec \"$PHOTOS\" inspect \(quoted)", library: library)
+        #expect(inspect.status == 1)
+        #expect(inspect.stdout.contains("not valid UTF-8"), "\(inspect.stdout)")
+
+        // A right-to-left override: shown escaped wherever the name is printed.
+        let disguised = dir.appendingPathComponent("IMG_\u{202E}gpj.exe")
+        try TestMedia.writeImage(to: dir.appendingPathComponent("plain.jpg"), width: 20, height: 10)
+        try FileManager.default.moveItem(at: dir.appendingPathComponent("plain.jpg"), to: disguised)
+        let inspected = try photos(["inspect", disguised.path], library: nil)
+        #expect(inspected.stdout.contains("IMG_\\u{202E}gpj.exe") && !inspected.stdout.contains("\u{202E}"), "\(inspected.stdout)")
+        let imported = try photos(["import", disguised.path], library: library)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let listed = try photos(["ls"], library: library)
+        #expect(listed.stdout.contains("IMG_\\u{202E}gpj.exe") && !listed.stdout.contains("\u{202E}"), "\(listed.stdout)")
+        // The decoder list: with --verbose only.
+        #expect(!imported.stderr.contains("libvips"), "\(imported.stderr)")
     }
 }
