@@ -4,7 +4,7 @@ import GRDB
 /// One problem `photos verify` found.
 package struct VerificationProblem: Sendable, Equatable, CustomStringConvertible {
     package enum Kind: String, Sendable {
-        case missingFile, sizeMismatch, hashMismatch, orphanFile, unreadable
+        case missingFile, sizeMismatch, hashMismatch, orphanFile, unreadable, abandonedUpload
     }
 
     package var kind: Kind
@@ -98,6 +98,12 @@ extension LibraryEngine {
                     problems.append(.init(kind: .orphanFile, path: relative, detail: "no asset refers to it"))
                 }
             }
+        }
+        for folder in bundle.abandonedProcessFolders(in: bundle.uploadsURL) {
+            problems.append(
+                .init(
+                    kind: .abandonedUpload, path: String(folder.path.dropFirst(bundle.url.path.count + 1)),
+                    detail: "uploads of a server that is gone; the next process that opens the library for writing removes them"))
         }
         return (rows.count, problems, true)
     }

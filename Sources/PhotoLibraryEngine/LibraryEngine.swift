@@ -182,8 +182,9 @@ package final class LibraryEngine: Sendable {
     }
 
     /// Removes what the transactions of writers that died left behind — staged files, and placed files no row
-    /// references — touching only slots whose lock nobody holds (see ``WriterSlot``). Transactions of live
-    /// writers, in this process or any other, are left alone.
+    /// references — touching only slots whose lock nobody holds (see ``WriterSlot``), and the partial uploads of
+    /// servers that died (see ``ProcessFolder``). Transactions and uploads of live processes, in this process or any
+    /// other, are left alone.
     @discardableResult
     package func recoverInterruptedTransactions() throws(LibraryError) -> [String] {
         let isReferenced = { (path: String) throws -> Bool in
@@ -193,6 +194,7 @@ package final class LibraryEngine: Sendable {
         }
         do {
             return try bundle.sweepAbandonedSlots(isReferenced: isReferenced) + bundle.sweepLegacyStaging(isReferenced: isReferenced)
+                + bundle.sweepAbandonedProcessFolders(in: bundle.uploadsURL)
         } catch let error as LibraryError {
             throw error
         } catch {

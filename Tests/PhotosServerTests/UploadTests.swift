@@ -88,11 +88,12 @@ struct UploadTests {
             #expect(empty.status == .badRequest)
 
             // Imported uploads were moved into the library (written once); only the one never used is left, as a file
-            // named by its upload id.
+            // named by its upload id (beside it, the lock of the server's folder).
             let folder = library.url.appendingPathComponent("private/uploads")
             let left = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter {
                 var isFolder: ObjCBool = false
                 return FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isFolder) && !isFolder.boolValue
+                    && !$0.hasSuffix(".lock")
             }
             #expect(left.map { ($0 as NSString).lastPathComponent } == [unused], "\(left)")
             #expect(try library.library.verify().problems.isEmpty)

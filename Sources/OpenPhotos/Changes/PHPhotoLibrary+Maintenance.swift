@@ -5,7 +5,8 @@ import PhotoLibraryEngine
 public struct PHLibraryVerificationReport: Sendable, Equatable {
     /// One problem with the stored files.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
-        /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile` or `unreadable`.
+        /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile`, `unreadable` or `abandonedUpload` (partial uploads
+        /// of a `photos serve` that died, removed by the next process that opens the library for writing).
         public let kind: String
         /// The file, relative to the library folder.
         public let path: String

@@ -123,26 +123,18 @@ struct UploadRoutes {
     }
 }
 
-/// The server's pending uploads: files in a folder of this server process inside the library's `private/uploads`
-/// (the same file system as the library, so importing them is a hard link), each owned by the client that sent it.
-/// A folder left by a server that died is removed by the next server to start — never one whose process lives.
+/// The server's pending uploads: files in a folder of this server process that the library gives it
+/// (``OpenPhotos/PHPhotoLibrary/makeUploadsFolder()``: on the library's file system, so importing them is a hard
+/// link), each owned by the client that sent it. A folder left by a server that died is removed by the next process
+/// that opens the library for writing — never one whose process lives.
 final class Uploads: Sendable {
-    private let folder: URL
+    private let owned: LibraryUploadsFolder
+    private var folder: URL { owned.url }
     private let pending = Mutex<[String: (client: String, name: String, file: URL, date: Date, digest: (size: Int, sha256: String)?)]>([:])
 
-    init(libraryURL: URL) throws {
-        let parent = libraryURL.appendingPathComponent("private/uploads")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? [] {
-            let parts = name.split(separator: "-")
-            guard parts.count > 2, parts[0] == "serve", let pid = Int32(parts[1]), pid != getpid() else { continue }
-            if kill(pid, 0) != 0, errno == ESRCH { try? FileManager.default.removeItem(at: parent.appendingPathComponent(name)) }
-        }
-        folder = parent.appendingPathComponent("serve-\(getpid())-\(UUID().uuidString.lowercased())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    init(library: PHPhotoLibrary) throws {
+        owned = try library.makeUploadsFolder()
     }
-
-    deinit { try? FileManager.default.removeItem(at: folder) }
 
     /// A name for the upload's file: its last path component, without control characters, at most 200 bytes.
     static func safeName(_ name: String) throws -> String {

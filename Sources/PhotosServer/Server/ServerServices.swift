@@ -44,7 +44,7 @@ final class ServerServices: Sendable {
         probe = Mutex(DatabaseChangeProbe(libraryURL: libraryURL))
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
-        uploads = try Uploads(libraryURL: libraryURL)
+        uploads = try Uploads(library: owner)
     }
 
     /// Empties the per-commit caches (tokens, version resolutions) when the library changed since the last call:
