@@ -37,13 +37,17 @@ public struct PhotosServer: Sendable {
         public var requestHeadTimeout: Duration
         /// How long a request body may stop arriving before its connection is closed.
         public var idleTimeout: Duration
+        /// Whether a library that does not exist is created (false: the server refuses to start, so that a mistyped
+        /// path is not served as a new, empty library).
+        public var createsLibrary: Bool
 
         /// A configuration; the defaults serve the gallery on loopback port 8080 without CORS.
         public init(
             host: String = "127.0.0.1", port: Int = 8080, allowedOrigins: [String] = [], maximumUploadSize: Int = 4 << 30,
             servesGallery: Bool = true, maximumConnections: Int = 1024, requestHeadTimeout: Duration = .seconds(30),
-            idleTimeout: Duration = .seconds(60)
+            idleTimeout: Duration = .seconds(60), createsLibrary: Bool = false
         ) {
+            self.createsLibrary = createsLibrary
             self.host = host
             self.port = port
             self.allowedOrigins = allowedOrigins
@@ -66,6 +70,13 @@ public struct PhotosServer: Sendable {
     /// request acts as its token's client).
     /// - throws: ``OpenPhotos/PHPhotosError`` when the library cannot be opened.
     public init(libraryURL: URL, configuration: Configuration = Configuration(), logger: Logger = Logger(label: "photos.serve")) throws {
+        // Serving a library that is not there would make an empty one where a typo points: only on request.
+        var isFolder: ObjCBool = false
+        if !configuration.createsLibrary, !FileManager.default.fileExists(atPath: libraryURL.path, isDirectory: &isFolder) || !isFolder.boolValue {
+            throw PHPhotosError(
+                .libraryVolumeOffline,
+                userInfo: [NSLocalizedDescriptionKey: "no photo library at \(libraryURL.path) (to serve a new, empty one, ask for it to be created)"])
+        }
         self.configuration = configuration
         self.logger = logger
         self.services = try ServerServices(libraryURL: libraryURL, configuration: configuration, logger: logger)
@@ -73,12 +84,14 @@ public struct PhotosServer: Sendable {
 
     /// The routes, for tests (`app.test(.router)`) and for embedding in another Hummingbird application.
     public func makeRouter() -> Router<PhotosRequestContext> {
-        let router = Router(context: PhotosRequestContext.self)
+        // HEAD is answered for every GET route (the GET's headers, no body).
+        let router = Router(context: PhotosRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestLogMiddleware(services: services))
-        router.add(middleware: ErrorMiddleware())
+        // Outside the error middleware: error answers carry CORS headers too (a page must be able to read them).
         if !configuration.allowedOrigins.isEmpty {
-            router.add(middleware: CORSMiddleware(allowOrigin: .custom(configuration.allowedOrigins.joined(separator: ", "))))
+            router.add(middleware: CrossOriginMiddleware(allowedOrigins: Set(configuration.allowedOrigins)))
         }
+        router.add(middleware: ErrorMiddleware())
         router.add(middleware: AuthenticationMiddleware(services: services))
         SystemRoutes(services: services).register(on: router)
         AssetRoutes(services: services).register(on: router.group("v1"))

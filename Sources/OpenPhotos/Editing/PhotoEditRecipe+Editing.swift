@@ -94,8 +94,10 @@ extension PhotoEditRecipe {
                                 "CILanczosScaleTransform", parameters: [kCIInputScaleKey: scale, kCIInputAspectRatioKey: 1.0])
                             : source
                         guard
+                            // Without the original's metadata (place, camera, dates), as `/image` answers are: a
+                            // preview is shown, not kept.
                             let data = CIContext().jpegRepresentation(
-                                of: recipe.apply(to: reduced), colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
+                                of: recipe.apply(to: reduced).settingProperties([:]), colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
                         else {
                             throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the preview could not be encoded"])
                         }

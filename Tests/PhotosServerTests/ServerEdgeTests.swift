@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import OpenPhotos
+import PhotosServer
+import PhotosTesting
+import Testing
+
+/// What a self-hoster and a browser meet at the edges of the API: CORS with several origins and every method, HEAD,
+/// what an edit preview carries, and a library path with a typo.
+@Suite("Server edges")
+struct ServerEdgeTests {
+    @Test func corsAnswersEachAllowedOriginAloneAndAllowsEveryMethod() async throws {
+        let fixture = try ServerFixture(
+            name: "CORS", configuration: .init(port: 0, allowedOrigins: ["https://a.example", "https://b.example"]))
+        defer { fixture.library.remove() }
+        let id = urlID(try fixture.library.addImages(1)[0])
+        let token = try fixture.token("page", .authorized)
+        try await fixture.test { client in
+            for origin in ["https://a.example", "https://b.example"] {
+                let preflight = try await client.execute(
+                    uri: "/v1/assets/\(id)", method: .options,
+                    headers: [.origin: origin, .accessControlRequestMethod: "PATCH", .accessControlRequestHeaders: "authorization, if-match"])
+                #expect(preflight.status == .noContent)
+                #expect(preflight.headers[.accessControlAllowOrigin] == origin, "one origin, the caller's")
+                let methods = Set(
+                    (preflight.headers[.accessControlAllowMethods] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                #expect(methods.isSuperset(of: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]), "\(methods)")
+                let headers = (preflight.headers[.accessControlAllowHeaders] ?? "").lowercased()
+                #expect(headers.contains("authorization") && headers.contains("if-match"), "\(headers)")
+                let answer = try await client.call("/v1/assets/\(id)", token: token, headers: [.origin: origin])
+                #expect(answer.status == .ok && answer.headers[.accessControlAllowOrigin] == origin)
+                #expect(answer.headers[values: .vary].contains("Origin"))
+                // Errors are readable by the page too.
+                let missing = try await client.call("/v1/assets/nothing", token: token, headers: [.origin: origin])
+                #expect(missing.status == .notFound && missing.headers[.accessControlAllowOrigin] == origin)
+            }
+            let other = try await client.call("/v1/assets/\(id)", token: token, headers: [.origin: "https://evil.example"])
+            #expect(other.headers[.accessControlAllowOrigin] == nil)
+        }
+    }
+
+    @Test func headIsAnsweredWhereGetIs() async throws {
+        let fixture = try ServerFixture(name: "HEAD")
+        defer { fixture.library.remove() }
+        let id = urlID(try fixture.library.addImages(1)[0])
+        let token = try fixture.token("phone", .authorized)
+        try await fixture.test { client in
+            for uri in ["/healthz", "/v1/assets/\(id)", "/v1/assets/\(id)/image?size=32x32", "/v1/assets"] {
+                let get = try await client.call(uri, token: token)
+                let head = try await client.call(uri, .head, token: token)
+                #expect(head.status == get.status && get.status == .ok, "\(uri): HEAD \(head.status), GET \(get.status)")
+                #expect(head.body.readableBytes == 0, "\(uri)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(uri)")
+            }
+        }
+    }
+
+    /// `/image` answers carry no metadata; an edit preview carried the original's GPS position and camera.
+    @Test func anEditPreviewCarriesNoMetadata() async throws {
+        let fixture = try ServerFixture(name: "PreviewMetadata")
+        defer { fixture.library.remove() }
+        let file = fixture.library.scratch.appendingPathComponent("gps.jpg")
+        var exif = TestEXIF()
+        exif.make = "Apple"
+        exif.model = "iPhone 15 Pro"
+        exif.latitude = 48.8584
+        exif.longitude = 2.2945
+        try TestMedia.writeJPEG(to: file, width: 64, height: 48, exif: exif)
+        let imported = try fixture.library.library.importItems(at: [file]).importedLocalIdentifiers
+        let id = urlID(try #require(imported.first))
+        let token = try fixture.token("phone", .authorized)
+        try await fixture.test { client in
+            let preview = try await client.execute(
+                uri: "/v1/assets/\(id)/edit/preview?size=32x32", method: .post, headers: [.authorization: "Bearer \(token)"],
+                body: ByteBuffer(string: #"{"steps":[{"exposure":{"ev":0.5}}]}"#))
+            #expect(preview.status == .ok)
+            let bytes = Data(preview.bytes)
+            // The original has both (the test is about the preview, not a photo without them).
+            let original = try #require(CIImage(contentsOf: file)?.properties)
+            #expect(original["{GPS}"] != nil && (original["{TIFF}"] as? [String: Any])?["Model"] as? String == "iPhone 15 Pro")
+            let properties = try #require(CIImage(data: bytes)?.properties)
+            #expect(properties["{GPS}"] == nil, "the preview carries a place: \(properties)")
+            #expect((properties["{TIFF}"] as? [String: Any])?["Model"] == nil, "the preview names the camera")
+            #expect(bytes.range(of: Data("iPhone 15 Pro".utf8)) == nil)
+        }
+    }
+
+    @Test func aLibraryThatIsNotThereIsNotCreatedUnlessAsked() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("Typo-\(UUID().uuidString).photoslibrary")
+        #expect(throws: PHPhotosError.self) { _ = try PhotosServer(libraryURL: missing, configuration: .init(port: 0)) }
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+        let run = try PhotosCommandLine.run(["serve", "--library", missing.path, "--port", "0"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("no photo library at"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+    }
+}
