@@ -37,6 +37,14 @@ public struct PhotosServer: Sendable {
         public var requestHeadTimeout: Duration
         /// How long a request body may stop arriving before its connection is closed.
         public var idleTimeout: Duration
+        /// The most bytes of uploads one client may have waiting to be imported (`POST /v1/assets`); one more byte is
+        /// refused with 413. Uploads not imported within an hour are removed.
+        public var maximumPendingUploadBytes: Int
+        /// The most uploads one client may have waiting to be imported.
+        public var maximumPendingUploads: Int
+        /// Addresses of reverse proxies in front of the server (nginx, Caddy): for requests from them, the request log
+        /// names the client by the last address of `X-Forwarded-For`. Empty: the connection's peer is the client.
+        public var trustedProxies: [String]
         /// Whether a library that does not exist is created (false: the server refuses to start, so that a mistyped
         /// path is not served as a new, empty library).
         public var createsLibrary: Bool
@@ -45,9 +53,13 @@ public struct PhotosServer: Sendable {
         public init(
             host: String = "127.0.0.1", port: Int = 8080, allowedOrigins: [String] = [], maximumUploadSize: Int = 4 << 30,
             servesGallery: Bool = true, maximumConnections: Int = 1024, requestHeadTimeout: Duration = .seconds(30),
-            idleTimeout: Duration = .seconds(60), createsLibrary: Bool = false
+            idleTimeout: Duration = .seconds(60), createsLibrary: Bool = false, trustedProxies: [String] = [],
+            maximumPendingUploadBytes: Int = 16 << 30, maximumPendingUploads: Int = 1000
         ) {
+            self.maximumPendingUploadBytes = maximumPendingUploadBytes
+            self.maximumPendingUploads = maximumPendingUploads
             self.createsLibrary = createsLibrary
+            self.trustedProxies = trustedProxies
             self.host = host
             self.port = port
             self.allowedOrigins = allowedOrigins
@@ -86,7 +98,7 @@ public struct PhotosServer: Sendable {
     public func makeRouter() -> Router<PhotosRequestContext> {
         // HEAD is answered for every GET route (the GET's headers, no body).
         let router = Router(context: PhotosRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RequestLogMiddleware(services: services))
+        router.add(middleware: RequestLogMiddleware(services: services, trustedProxies: Set(configuration.trustedProxies)))
         // Outside the error middleware: error answers carry CORS headers too (a page must be able to read them).
         if !configuration.allowedOrigins.isEmpty {
             router.add(middleware: CrossOriginMiddleware(allowedOrigins: Set(configuration.allowedOrigins)))

@@ -23,6 +23,10 @@ struct Serve: ParsableCommand {
     var allowedOrigins: [String] = []
     @Flag(name: .customLong("no-gallery"), help: "Serve the API only, not the web gallery.") var noGallery = false
     @Flag(help: "Create the library when there is none at the path (otherwise a missing library is an error).") var create = false
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: "A reverse proxy's address whose X-Forwarded-For names the client in the request log (repeatable).")
+    var trustedProxies: [String] = []
     @Option(help: "How many threads serve requests (default: one per core).") var threads: Int?
     @Option(name: .customLong("max-connections"), help: "The most connections open at once; more are answered 503.")
     var maximumConnections = 1024
@@ -56,7 +60,8 @@ struct Serve: ParsableCommand {
         if !sharedThreads { logger.debug("Swift concurrency was in use before the server started: handlers run on its own threads") }
         let configuration = PhotosServer.Configuration(
             host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery, maximumConnections: maximumConnections,
-            requestHeadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout), createsLibrary: create)
+            requestHeadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout), createsLibrary: create,
+            trustedProxies: trustedProxies)
         let server: PhotosServer
         do { server = try PhotosServer(libraryURL: global.libraryURL, configuration: configuration, logger: logger) } catch {
             throw CLIError(describe(error))

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import OpenPhotos
-import PhotosServer
+@testable import PhotosServer
 import PhotosTesting
 import Testing
 
@@ -96,5 +96,57 @@ struct ServerEdgeTests {
         #expect(run.status != 0)
         #expect(run.stderr.contains("no photo library at"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: missing.path))
+    }
+}
+
+/// The request log names the client's address: the peer's, or behind a trusted reverse proxy the last address of
+/// `X-Forwarded-For` (the one that proxy saw; what a client wrote before it is not believed).
+@Suite("Client addresses in the request log")
+struct ClientAddressTests {
+    @Test func theAddressIsThePeersUnlessATrustedProxyForwards() {
+        let proxies: Set<String> = ["127.0.0.1"]
+        #expect(RequestLogMiddleware.clientAddress(forwardedFor: nil, peer: "203.0.113.9", trustedProxies: proxies) == "203.0.113.9")
+        #expect(
+            RequestLogMiddleware.clientAddress(forwardedFor: "198.51.100.7", peer: "203.0.113.9", trustedProxies: proxies) == "203.0.113.9",
+            "an untrusted peer cannot name another client")
+        #expect(
+            RequestLogMiddleware.clientAddress(forwardedFor: "10.9.9.9, 198.51.100.7", peer: "127.0.0.1", trustedProxies: proxies)
+                == "198.51.100.7")
+        #expect(RequestLogMiddleware.clientAddress(forwardedFor: nil, peer: nil, trustedProxies: proxies) == "-")
+    }
+}
+
+/// An add-only client could park uploads without end, never importing them: what one client may have waiting is
+/// bounded in bytes and in count, and importing frees it.
+@Suite("Upload quota")
+struct UploadQuotaTests {
+    @Test func uploadsWaitingToBeImportedAreBoundedPerClient() async throws {
+        let fixture = try ServerFixture(
+            name: "Quota", configuration: .init(port: 0, maximumPendingUploadBytes: 100_000, maximumPendingUploads: 2))
+        defer { fixture.library.remove() }
+        let phone = try fixture.token("phone", .authorized, accessLevel: .addOnly)
+        let other = try fixture.token("other", .authorized, accessLevel: .addOnly)
+        let photo = try Data(contentsOf: try fixture.library.makeImage("a.jpg", width: 64, height: 48))
+        let big = photo + Data(repeating: 7, count: 60_000 - photo.count)
+        try await fixture.test { client in
+            func upload(_ bytes: Data, _ token: String) async throws -> TestResponse {
+                try await client.execute(
+                    uri: "/v1/uploads?filename=a.jpg", method: .post, headers: [.authorization: "Bearer \(token)"],
+                    body: ByteBuffer(bytes: [UInt8](bytes)))
+            }
+            let first = try await upload(big, phone)
+            #expect(first.status == .created)
+            let over = try await upload(big, phone)
+            #expect(over.status == .contentTooLarge, "60 kB more than 100 kB allows")
+            #expect(try await upload(big, other).status == .created, "the quota is each client's")
+            // The count: one small upload fits the bytes, a second one is one too many.
+            #expect(try await upload(photo, phone).status == .created)
+            #expect(try await upload(photo, phone).status == .contentTooLarge)
+            // Importing frees the place.
+            let id = try #require(first.json["upload"] as? String)
+            let created = try await client.call("/v1/assets", .post, token: phone, json: ["uploads": [id]])
+            #expect(created.status == .ok, "\(created.json)")
+            #expect(try await upload(photo, phone).status == .created)
+        }
     }
 }

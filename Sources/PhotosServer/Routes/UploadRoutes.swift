@@ -27,7 +27,10 @@ struct UploadRoutes {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.tooLarge("the upload is larger than \(limit) bytes")
         }
-        let (id, _, handle) = try services.uploads.reserve(name: name, client: session.identifier)
+        let quota = services.configuration.maximumPendingUploadBytes
+        let waiting = services.uploads.pendingBytes(of: session.identifier)
+        let (id, _, handle) = try services.uploads.reserve(
+            name: name, client: session.identifier, maximumCount: services.configuration.maximumPendingUploads)
         var written = 0
         // Hashed as it is written (the import then trusts the digest of the server's own file instead of reading it
         // again); the writes run one after another, so the hasher is never used by two threads at once.
@@ -49,6 +52,10 @@ struct UploadRoutes {
             for try await buffer in request.body {
                 written += buffer.readableBytes
                 guard written <= limit else { throw APIError.tooLarge("the upload is larger than \(limit) bytes") }
+                guard waiting + written <= quota else {
+                    throw APIError.tooLarge(
+                        "this client's uploads waiting to be imported would exceed \(quota) bytes: import them (POST /v1/assets) first")
+                }
                 pending.append(buffer)
                 pendingBytes += buffer.readableBytes
                 if pendingBytes >= 1 << 20 {
@@ -148,8 +155,12 @@ final class Uploads: Sendable {
 
     /// A new empty file for an upload, open for writing: named by the upload's id (one file, no folder of its own:
     /// creating inodes is what a small upload costs most); the name it was sent with is kept beside it.
-    func reserve(name: String, client: String) throws -> (id: String, file: URL, handle: FileHandle) {
+    func reserve(name: String, client: String, maximumCount: Int = .max) throws -> (id: String, file: URL, handle: FileHandle) {
         expire()
+        let waiting = pending.withLock { $0.values.filter { $0.client == client }.count }
+        guard waiting < maximumCount else {
+            throw APIError.tooLarge("this client has \(waiting) uploads waiting to be imported (at most \(maximumCount)): import them first")
+        }
         let id = UUID().uuidString.lowercased()
         let file = folder.appendingPathComponent(id)
         let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -200,6 +211,12 @@ final class Uploads: Sendable {
     /// as the file still has that size (the file is this server's, written once).
     func finished(_ id: String, size: Int, sha256: String) {
         pending.withLock { $0[id]?.digest = (size, sha256) }
+    }
+
+    /// The bytes of `client`'s finished uploads not imported yet.
+    func pendingBytes(of client: String) -> Int {
+        expire()
+        return pending.withLock { $0.values.filter { $0.client == client }.reduce(0) { $0 + ($1.digest?.size ?? 0) } }
     }
 
     func discard(_ id: String) {

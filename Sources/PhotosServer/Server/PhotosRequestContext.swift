@@ -10,10 +10,13 @@ public struct PhotosRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The authenticated client, set by the authentication middleware.
     var session: ClientSession?
+    /// The address of the peer of the connection (a reverse proxy's, when one is in front).
+    let peerAddress: String?
 
     /// The context of a request arriving on a connection of the application.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Responses: ISO 8601 dates, keys in a stable order, slashes unescaped (local identifiers contain them).
