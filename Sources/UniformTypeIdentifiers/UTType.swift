@@ -345,3 +345,20 @@ extension UTType {
     public static let wav = UTType(identifier: "com.microsoft.waveform-audio")
     public static let aiff = UTType(identifier: "public.aiff-audio")
 }
+
+extension URL {
+    /// The URL with the path extension `contentType` prefers — unchanged when its extension already names a type that
+    /// conforms to `contentType` (`photo.JPG` stays, `photo` becomes `photo.jpeg`), as Apple's UniformTypeIdentifiers
+    /// adds it.
+    public func appendingPathExtension(for contentType: UTType) -> URL {
+        let current = pathExtension
+        if !current.isEmpty, let type = UTType(filenameExtension: current), type.conforms(to: contentType) { return self }
+        guard let ext = contentType.preferredFilenameExtension else { return self }
+        return appendingPathExtension(ext)
+    }
+
+    /// Appends the path extension `contentType` prefers (see ``appendingPathExtension(for:)``).
+    public mutating func appendPathExtension(for contentType: UTType) {
+        self = appendingPathExtension(for: contentType)
+    }
+}

@@ -92,3 +92,77 @@ struct PortingShapesTests {
         }
     }
 #endif
+
+#if !PHOTOKIT_COMPATIBILITY_TEST
+    import PhotosTesting
+    import UniformTypeIdentifiers
+
+    /// What ported editing code calls that Linux lacked: CoreMedia's arithmetic and ranges, iOS 15's `load(_:)`,
+    /// `CGVector`, `CIImage(image:)`, `URL.appendingPathExtension(for:)`.
+    @Suite("Porting shapes: editing code")
+    struct PortingEditingShapesTests {
+        @Test func coreMediaArithmeticAndRanges() {
+            let a = CMTime(value: 1, timescale: 2)
+            let b = CMTime(value: 3, timescale: 4)
+            #expect((a + b).seconds == 1.25 && (b - a).seconds == 0.25 && (a * Int32(3)).seconds == 1.5)
+            #expect((CMTime(value: 600, timescale: 600) * Float64(0.25)) == CMTime(value: 150, timescale: 600))
+            #expect(a == CMTime(value: 300, timescale: 600) && Set([a, CMTime(value: 2, timescale: 4)]).count == 1)
+            #expect(CMTimeConvertScale(CMTime(value: 1, timescale: 3), timescale: 600, method: .default).value == 200)
+            let first = CMTimeRange(start: CMTime(value: 1, timescale: 1), end: CMTime(value: 5, timescale: 1))
+            #expect(first.duration.seconds == 4 && first.end.seconds == 5)
+            let second = CMTimeRange(start: CMTime(value: 3, timescale: 1), duration: CMTime(value: 10, timescale: 1))
+            let both = first.intersection(second)
+            #expect(both.start.seconds == 3 && both.end.seconds == 5 && !both.isEmpty)
+            let apart = first.intersection(CMTimeRange(start: CMTime(value: 9, timescale: 1), duration: CMTime(value: 1, timescale: 1)))
+            #expect(apart.isEmpty && apart.start.seconds == 9)
+            #expect(first.union(second).end.seconds == 13)
+            #expect(first.containsTime(CMTime(value: 1, timescale: 1)) && !first.containsTime(CMTime(value: 5, timescale: 1)))
+            #expect(CMTimeRange.invalid.intersection(first) == .invalid && !CMTimeRange.invalid.isValid)
+        }
+
+        @Test func assetsAndTracksLoadAsynchronously() async throws {
+            let dir = try TestMedia.temporaryDirectory("load")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let movie = dir.appendingPathComponent("m.mov")
+            try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 2, rotation: 90)
+            let asset = AVURLAsset(url: movie)
+            let (duration, tracks, playable) = try await asset.load(.duration, .tracks, .isPlayable)
+            #expect(abs(duration.seconds - 2) < 0.1 && tracks.count == 1 && playable)
+            let (size, transform) = try await tracks[0].load(.naturalSize, .preferredTransform)
+            #expect(size == CGSize(width: 64, height: 48) && abs(transform.b) == 1 && transform.a == 0, "a quarter turn: \(transform)")
+            let (range, upright) = try await ClipTrimmerProbe.middle(of: asset, seconds: 1)
+            #expect(abs(range.start.seconds - 0.5) < 0.05 && abs(range.duration.seconds - 1) < 0.05)
+            #expect(upright == CGSize(width: 48, height: 64))
+        }
+
+        @Test func vectorsImagesAndFileNames() throws {
+            #expect(CGVector(dx: 3, dy: 4) == CGVector(dx: 3.0, dy: 4.0) && CGVector.zero.dx == 0)
+            let url = URL(fileURLWithPath: "/tmp/photo")
+            #expect(url.appendingPathExtension(for: .jpeg).lastPathComponent == "photo.jpeg")
+            #expect(URL(fileURLWithPath: "/tmp/photo.JPG").appendingPathExtension(for: .jpeg).lastPathComponent == "photo.JPG")
+            #expect(URL(fileURLWithPath: "/tmp/photo.png").appendingPathExtension(for: .jpeg).lastPathComponent == "photo.png.jpeg")
+            let dir = try TestMedia.temporaryDirectory("ciimage-image")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let file = dir.appendingPathComponent("p.jpg")
+            try TestMedia.writeImage(to: file, width: 40, height: 30, orientation: 6)
+            let picked = try #require(UIImage(contentsOfFile: file.path))
+            // Apple's CIImage(image:options:) gives the stored pixels, not turned by imageOrientation.
+            let image = try #require(CIImage(image: picked, options: [.colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!]))
+            #expect(image.extent.size == CGSize(width: 40, height: 30) && picked.size == CGSize(width: 30, height: 40))
+        }
+    }
+
+    /// The ported app's code (Compatibility/PortedApp's ClipTrimmer), run here through the same calls.
+    enum ClipTrimmerProbe {
+        static func middle(of asset: AVAsset, seconds: Double) async throws -> (CMTimeRange, CGSize) {
+            let duration = try await asset.load(.duration)
+            guard let track = try await asset.loadTracks(withMediaType: .video).first else { return (.zero, .zero) }
+            let (natural, transform) = try await track.load(.naturalSize, .preferredTransform)
+            let wanted = CMTime(seconds: seconds, preferredTimescale: 600)
+            let start = CMTimeMaximum(.zero, CMTimeMultiplyByFloat64(duration - wanted, multiplier: 0.5))
+            let range = CMTimeRange(start: start, end: start + wanted).intersection(try await track.load(.timeRange))
+            let upright = natural.applying(transform)
+            return (range, CGSize(width: abs(upright.width), height: abs(upright.height)))
+        }
+    }
+#endif

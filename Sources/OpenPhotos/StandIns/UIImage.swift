@@ -218,11 +218,15 @@ public func UIImagePNGRepresentation(_ image: UIImage) -> Data? {
 extension CIImage {
     /// The image's pixels as Core Image sees them (stored, not turned by the image's orientation, as Apple's);
     /// nil for an image with no pixels.
-    public convenience init?(image: UIImage) {
+    public convenience init?(image: UIImage) { self.init(image: image, options: nil) }
+
+    /// The image's pixels as Core Image sees them, with options (`.colorSpace` and the rest, as for a `CGImage`); not
+    /// turned by the image's orientation, as Apple's (apply `imageOrientation` with ``oriented(_:)``).
+    public convenience init?(image: UIImage, options: [CIImageOption: Any]?) {
         if let ciImage = image.ciImage {
             self.init(ciImage: ciImage)
         } else if let cgImage = image.cgImage {
-            self.init(cgImage: cgImage)
+            self.init(cgImage: cgImage, options: options)
         } else {
             return nil
         }
