@@ -67,7 +67,9 @@ struct Serve: ParsableCommand {
             throw CLIError(describe(error))
         }
         let json = global.json
+        // An IPv6 address in a URL goes in brackets (http://[::1]:8080/).
         let host = self.host
+        let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         let path = global.libraryURL.path
         let outcome = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -76,8 +78,8 @@ struct Serve: ParsableCommand {
                 try await server.run { port in
                     let line =
                         json
-                        ? "{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(host):\(port)/\"}\n"
-                        : "serving \(path) at http://\(host):\(port)/\n"
+                        ? "{\"host\":\"\(host)\",\"port\":\(port),\"url\":\"http://\(urlHost):\(port)/\"}\n"
+                        : "serving \(path) at http://\(urlHost):\(port)/\n"
                     FileHandle.standardOutput.write(Data(line.utf8))
                 }
             } catch {

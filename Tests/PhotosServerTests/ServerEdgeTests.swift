@@ -150,3 +150,48 @@ struct UploadQuotaTests {
         }
     }
 }
+
+/// The small things a client meets: a range in an unknown unit, a file name that is not ASCII, a JSON body over the
+/// limit, an empty `If-Match`, what an add-only client is told.
+@Suite("Server answers at the edges")
+struct ServerAnswerTests {
+    @Test func rangesNamesBodiesPreconditionsAndAccessMessages() async throws {
+        let fixture = try ServerFixture(name: "Answers")
+        defer { fixture.library.remove() }
+        let file = fixture.library.scratch.appendingPathComponent("Été ✈ 2024.jpg")
+        try TestMedia.writeImage(to: file, width: 40, height: 30)
+        let id = urlID(try #require(try fixture.library.library.importItems(at: [file]).importedLocalIdentifiers.first))
+        let token = try fixture.token("phone", .authorized)
+        let adder = try fixture.token("adder", .authorized, accessLevel: .addOnly)
+        let size = try Data(contentsOf: file).count
+        try await fixture.test { client in
+            // RFC 9110 §14.2: a Range in a unit the server does not know is ignored — the whole file, 200.
+            let items = try await client.call("/v1/assets/\(id)/resources/photo", token: token, headers: [.range: "items=0-5"])
+            #expect(items.status == .ok && items.body.readableBytes == size)
+            let bytes = try await client.call("/v1/assets/\(id)/resources/photo", token: token, headers: [.range: "bytes=0-9"])
+            #expect(bytes.status == .partialContent && bytes.body.readableBytes == 10)
+            // The name: an ASCII fallback and the exact UTF-8 name (RFC 6266), never raw UTF-8 in the header.
+            let disposition = items.headers[.contentDisposition] ?? ""
+            #expect(disposition.contains("filename*=UTF-8''%C3%89t%C3%A9%20%E2%9C%88%202024.jpg"), "\(disposition)")
+            let ascii = disposition.unicodeScalars.allSatisfy { $0.isASCII }
+            #expect(ascii, "\(disposition)")
+            // A JSON body over the limit: 413 with a JSON error that says the limit.
+            let huge = "{\"changes\": [\"" + String(repeating: "x", count: 2 << 20) + "\"]}"
+            let tooLarge = try await client.execute(
+                uri: "/v1/changes", method: .post, headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+                body: ByteBuffer(string: huge))
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect((tooLarge.json["error"] as? [String: Any])?["message"] as? String != nil, "an empty 413")
+            // An empty If-Match is malformed, not a version that does not match.
+            let empty = try await client.execute(
+                uri: "/v1/assets/\(id)/edit", method: .put, headers: [.authorization: "Bearer \(token)", .ifMatch: ""],
+                body: ByteBuffer(string: #"{"steps":[{"exposure":{"ev":0.5}}]}"#))
+            #expect(empty.status == .badRequest, "\(empty.status)")
+            // An add-only client is told it has add-only access and who can change that.
+            let denied = try await client.call("/v1/assets/\(id)", token: adder)
+            let message = (denied.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(denied.status == .forbidden && message.contains("add-only access") && message.contains("photos grant"), "\(message)")
+            #expect(!message.contains("requestAuthorization"))
+        }
+    }
+}

@@ -15,8 +15,7 @@ struct ChangeRoutes {
     func register(on group: RouterGroup<PhotosRequestContext>) {
         group.post("changes") { request, context in
             let session = try context.client()
-            var request = request
-            let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+            let buffer = try await JSONBody.collect(request, context: context)
             guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
                 throw APIError.badRequest("the body must be a JSON object {\"changes\": [...]}")
             }

@@ -69,6 +69,9 @@ struct EditRoutes {
     /// `If-Match: "<version>"`: the edit applies only to the version the client saw (412 otherwise).
     static func requireVersion(_ request: Request, _ asset: PHAsset) throws {
         guard let match = request.headers[.ifMatch] else { return }
+        guard !match.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError.badRequest("If-Match is empty: send the version the edit was made on, in quotes, or leave the header out")
+        }
         let current = VersionHash.current(of: PHAssetResource.assetResources(for: asset)) ?? ""
         guard match.trimmingCharacters(in: .whitespaces) == "*" || match.replacingOccurrences(of: "\"", with: "") == current else {
             throw APIError(

@@ -150,13 +150,16 @@ struct ImageRoutes {
         var headers: HTTPFields = [
             .eTag: "\"\(resource.sha256.prefix(32))\"", .acceptRanges: "bytes", .cacheControl: "private, max-age=31536000, immutable",
             .contentType: resource.contentType.preferredMIMEType ?? "application/octet-stream",
-            .contentDisposition: "inline; filename=\"\(resource.originalFilename.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline })\"",
+            .contentDisposition: Self.contentDisposition(resource.originalFilename),
         ]
         if let match = request.headers[.ifNoneMatch], Self.matches(match, headers[.eTag] ?? "") {
             return Response(status: .notModified, headers: headers)
         }
         let fileIO = FileIO()
-        if let rangeHeader = request.headers[.range], request.headers[.ifRange].map({ $0 == headers[.eTag] }) ?? true {
+        // A range in a unit other than bytes is ignored (RFC 9110 §14.2): the whole file is answered.
+        if let rangeHeader = request.headers[.range], rangeHeader.lowercased().hasPrefix("bytes="),
+            request.headers[.ifRange].map({ $0 == headers[.eTag] }) ?? true
+        {
             guard let range = Self.byteRange(rangeHeader, size: size) else {
                 headers[.contentRange] = "bytes */\(size)"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
@@ -192,6 +195,21 @@ struct ImageRoutes {
         return (fields, cached.bytes)
     }
 
+    /// `inline` with the file's name: an ASCII `filename` (other characters as `_`, quotes and backslashes dropped) and,
+    /// when the name is not plain ASCII, the exact name as RFC 6266's `filename*=UTF-8''…` (percent-encoded).
+    static func contentDisposition(_ name: String) -> String {
+        let plain = String(
+            name.unicodeScalars.compactMap { scalar -> Character? in
+                if scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F { return nil }
+                return scalar.isASCII ? Character(scalar) : "_"
+            })
+        guard name.unicodeScalars.contains(where: { !$0.isASCII || $0.value < 0x20 }) else { return "inline; filename=\"\(plain)\"" }
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(0x80)))
+        allowed.insert(charactersIn: "!#$&+-.^_`|~")
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? plain
+        return "inline; filename=\"\(plain)\"; filename*=UTF-8''\(encoded)"
+    }
+
     static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
         ifNoneMatch.trimmingOptionalWhitespace() == "*"
             || ifNoneMatch.split(separator: ",").contains { $0.trimmingOptionalWhitespace() == etag }
@@ -200,7 +218,7 @@ struct ImageRoutes {
     /// One range of `bytes=a-b`, `bytes=a-` or `bytes=-n` clamped to the file; nil when unsatisfiable. Several
     /// ranges are answered with the first (RFC 9110 lets a server ignore the others).
     static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
-        guard header.hasPrefix("bytes="), size > 0 else { return nil }
+        guard header.lowercased().hasPrefix("bytes="), size > 0 else { return nil }
         let first = header.dropFirst(6).split(separator: ",").first?.trimmingOptionalWhitespace() ?? ""
         let bounds = first.split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count == 2 else { return nil }

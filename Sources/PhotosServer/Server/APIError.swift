@@ -39,8 +39,13 @@ struct APIError: Error, HTTPResponseError, Sendable {
             case .limited: "limited access"
             case .authorized: "add-only access"
             }
+        // Said as a server's client meets it: what its token may do and who changes that (the owner, with photos
+        // grant), not PhotoKit's advice to call requestAuthorization, which an HTTP client cannot.
+        let remedy =
+            status == .restricted ? "" : "; the library's owner can change it with photos grant CLIENT readWrite|limited|addOnly"
         return .init(
-            status: .forbidden, domain: PHPhotosErrorDomain, code: code.rawValue, message: "\(operation) is not allowed: this client has \(level)")
+            status: .forbidden, domain: PHPhotosErrorDomain, code: code.rawValue,
+            message: "\(operation) is not allowed: this client's token has \(level)\(remedy)")
     }
 
     /// A library error, with the status its code means over HTTP.

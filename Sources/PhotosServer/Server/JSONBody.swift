@@ -2,14 +2,14 @@ import Dispatch
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// A JSON object body, read whole (bounded by the context's upload limit) with its fields checked by name.
 struct JSONBody {
     var fields: [String: Any]
 
     init(_ request: Request, context: PhotosRequestContext, allowed: Set<String>) async throws {
-        var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await Self.collect(request, context: context)
         guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)), let fields = object as? [String: Any] else {
             throw APIError.badRequest("the body must be a JSON object")
         }
@@ -21,6 +21,17 @@ struct JSONBody {
             throw APIError.badRequest("unknown field '\(unknown)' in \(path); allowed: \(allowed.sorted().joined(separator: ", "))")
         }
         self.fields = fields
+    }
+
+    /// A JSON body's bytes, at most the context's limit: more is a 413 that says the limit (not an empty answer).
+    static func collect(_ request: Request, context: PhotosRequestContext) async throws -> ByteBuffer {
+        var request = request
+        do {
+            return try await request.collectBody(upTo: context.maxUploadSize)
+        } catch {
+            guard error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge else { throw error }
+            throw APIError.tooLarge("a JSON body is at most \(context.maxUploadSize) bytes (files go to POST /v1/uploads)")
+        }
     }
 
     func has(_ name: String) -> Bool { fields[name] != nil }

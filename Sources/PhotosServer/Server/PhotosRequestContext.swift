@@ -57,7 +57,11 @@ struct ClientSession: Sendable {
     /// Reads need read-write or limited access.
     func requireRead() throws {
         let status = library.authorizationStatus(for: .readWrite)
-        guard status == .authorized || status == .limited else { throw APIError.denied(status, "reading the library") }
+        guard status == .authorized || status == .limited else {
+            // An add-only client's read-write status is `denied`: said as what it is, add-only access.
+            let addOnly = library.authorizationStatus(for: .addOnly) == .authorized
+            throw APIError.denied(addOnly ? .authorized : status, "reading the library")
+        }
     }
 
     /// Adding needs add-only access or more.
