@@ -23,7 +23,7 @@ struct GalleryTests {
         let liveID = "6E8C9C22-5F0B-4C43-9A0E-333333333333"
         try TestMedia.writeJPEG(
             to: card.appendingPathComponent("IMG_0001.JPG"), width: 64, height: 48,
-            exif: TestEXIF(dateTimeOriginal: "2020:01:01 10:00:00", appleContentIdentifier: liveID))
+            exif: TestEXIF(dateTimeOriginal: "2030:01:01 10:00:00", appleContentIdentifier: liveID))
         try TestMedia.writeMovie(to: card.appendingPathComponent("IMG_0001.MOV"), keys: ["com.apple.quicktime.content.identifier": liveID])
         let live = try #require(try library.library.importItems(at: [card]).importedLocalIdentifiers.first)
         let ids = try library.addImages(300, startingAt: Date(timeIntervalSince1970: 1_700_000_000), step: 6 * 3600)
@@ -42,6 +42,48 @@ struct GalleryTests {
             try? await browser.screenshot(Self.screenshots.appendingPathComponent("failure.png"))
             await browser.quit()
             throw error
+        }
+    }
+
+    /// An add-only token signed in to a blank page. It now gets a page that says what it can do (add, not see) with
+    /// the upload control, and no library views; an empty library says what belongs there; no tile claims a grid
+    /// role without rows (axe-core's critical finding).
+    @Test func anAddOnlyTokenAndAnEmptyLibrarySayWhatTheyCanDo() async throws {
+        let fixture = try ServerFixture(name: "AddOnlyGallery")
+        defer { fixture.library.remove() }
+        let adder = try fixture.token("camera", .authorized, accessLevel: .addOnly)
+        let owner = try fixture.token("owner", .authorized)
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        for (token, access) in [(adder, "addOnly"), (owner, "")] {
+            let browser = try await WebDriver(width: 1000, height: 700)
+            do {
+                try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
+                try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+                try await browser.type(token, into: "#token")
+                try await browser.click("#sign-in button[type=submit]")
+                try await browser.wait(20, "the page", until: "return document.body.dataset.ready === 'true'")
+                let text =
+                    try await browser.run("return document.querySelector('#empty').hidden ? '' : document.querySelector('#empty').textContent")
+                    as? String ?? ""
+                if access == "addOnly" {
+                    #expect(try await browser.run("return document.body.dataset.access") as? String == "addOnly")
+                    #expect(text.contains("can add photos and videos"), "\(text)")
+                    #expect(try await browser.run("return document.querySelector('nav').hidden") as? Bool == true)
+                    #expect(try await browser.run("return document.querySelector('.upload').hidden") as? Bool == false)
+                    try await browser.screenshot(Self.screenshots.appendingPathComponent("9-add-only.png"))
+                } else {
+                    #expect(text.contains("No photos yet") && text.contains("Upload"), "\(text)")
+                    #expect(try await browser.run("return document.querySelectorAll('[role=grid], [role=gridcell]').length") as? Int == 0)
+                    try await browser.screenshot(Self.screenshots.appendingPathComponent("9-empty-library.png"))
+                }
+                await browser.quit()
+            } catch {
+                await browser.quit()
+                throw error
+            }
         }
     }
 
@@ -162,6 +204,8 @@ struct GalleryTests {
 
     func run(_ browser: WebDriver, url: String, token: String, library: TestLibrary, live: String, ids: [String]) async throws {
         let shots = Self.screenshots
+        // Newest first: the Live Photo (2030) on top, then the generated photos from the newest; the oldest last.
+        let next = ids.last!
         // Sign in.
         try await browser.open(url)
         try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
@@ -177,8 +221,8 @@ struct GalleryTests {
         #expect(tiles > 0 && tiles < 301, "\(tiles) tiles in the page for 301 assets")
         #expect(try await browser.run("return document.querySelectorAll('.header').length") as? Int ?? 0 > 1, "date headers")
         try await browser.run("window.scrollTo(0, document.body.scrollHeight)")
-        let last = ids.last!.replacingOccurrences(of: "/", with: "_")
-        try await browser.wait(10, "the last photo after scrolling", until: "return !!document.querySelector('.tile[data-key=\"\(last)\"]')")
+        let last = ids.first!.replacingOccurrences(of: "/", with: "_")
+        try await browser.wait(10, "the oldest photo after scrolling", until: "return !!document.querySelector('.tile[data-key=\"\(last)\"]')")
         let first = live.replacingOccurrences(of: "/", with: "_")
         #expect(try await browser.run("return !!document.querySelector('.tile[data-key=\"\(first)\"]')") as? Bool == false)
         try await browser.screenshot(shots.appendingPathComponent("2-scrolled.png"))
@@ -199,9 +243,9 @@ struct GalleryTests {
         try await browser.press("\u{E014}")  // right arrow: the next photo
         try await browser.wait(
             10, "the next photo",
-            until: "return document.querySelector('#stage img')?.src.includes('\(ids[0].replacingOccurrences(of: "/", with: "_"))')")
+            until: "return document.querySelector('#stage img')?.src.includes('\(next.replacingOccurrences(of: "/", with: "_"))')")
         try await browser.press("f")
-        try await eventually("the favourite in the library") { asset(ids[0], library)?.isFavorite == true }
+        try await eventually("the favourite in the library") { asset(next, library)?.isFavorite == true }
         try await browser.wait(
             10, "the favourite button", until: "return document.querySelector('[data-viewer=favorite]').getAttribute('aria-pressed') === 'true'")
 
@@ -213,18 +257,18 @@ struct GalleryTests {
         try await browser.wait(10, "the preview", until: "return document.querySelector('#stage img').src.startsWith('blob:')")
         try await browser.screenshot(shots.appendingPathComponent("4-editing.png"))
         try await browser.click("#editor button[type=submit]")
-        try await eventually("the edit in the library") { asset(ids[0], library)?.hasAdjustments == true }
+        try await eventually("the edit in the library") { asset(next, library)?.hasAdjustments == true }
         try await browser.wait(10, "the editor to close", until: "return document.querySelector('#editor').hidden")
         try await browser.wait(10, "the edited asset in the page", until: "return document.querySelector('#stage img').src.includes('&v=')")
         try await browser.click("[data-viewer=edit]")
         try await browser.wait(
             10, "the editor with the saved look", until: "return document.querySelector('#editor select[name=look]').value === 'mono'")
         try await browser.click("[data-edit=revert]")
-        try await eventually("the revert in the library") { asset(ids[0], library)?.hasAdjustments == false }
+        try await eventually("the revert in the library") { asset(next, library)?.hasAdjustments == false }
 
         // Crop with the handles: the bottom edge dragged up a quarter with the mouse, the left edge moved half-way with
         // Shift and the right arrow; the saved photo is that part of the original, and the crop survives reopening.
-        let (width, height) = try #require(asset(ids[0], library).map { ($0.pixelWidth, $0.pixelHeight) })
+        let (width, height) = try #require(asset(next, library).map { ($0.pixelWidth, $0.pixelHeight) })
         try await browser.wait(10, "the photo after the revert", until: "return !document.querySelector('#stage img')?.src.startsWith('blob:')")
         try await browser.click("[data-viewer=edit]")
         try await browser.wait(10, "the editor", until: "return !document.querySelector('#editor').hidden")
@@ -242,11 +286,11 @@ struct GalleryTests {
         try await browser.click("[data-edit=crop]")
         #expect(try await browser.run("return !!document.querySelector('#crop-box')") as? Bool == false)
         try await browser.click("#editor button[type=submit]")
-        try await eventually("the crop in the library") { asset(ids[0], library)?.hasAdjustments == true }
-        let cropped = try #require(asset(ids[0], library))
+        try await eventually("the crop in the library") { asset(next, library)?.hasAdjustments == true }
+        let cropped = try #require(asset(next, library))
         #expect(cropped.pixelWidth == width / 2, "\(cropped.pixelWidth) of \(width)")
         #expect(abs(cropped.pixelHeight - height * 3 / 4) <= 1, "\(cropped.pixelHeight) of \(height)")
-        let crop = try #require(await recipe(ids[0], library)?.steps.first)
+        let crop = try #require(await recipe(next, library)?.steps.first)
         guard case .crop(let x, let y, let w, let h) = crop else { throw WebDriverError(message: "no crop in the recipe: \(crop)") }
         #expect((x, y, w) == (0.5, 0, 0.5) && abs(h - 0.75) <= 1 / shown, "\(crop)")
         // Reopened, the crop is part of the recipe: a change of exposure keeps it.
@@ -259,10 +303,10 @@ struct GalleryTests {
         var reopened: PhotoEditRecipe?
         for _ in 0..<200 where reopened?.steps.count != 2 {
             try await Task.sleep(for: .milliseconds(50))
-            reopened = await recipe(ids[0], library)
+            reopened = await recipe(next, library)
         }
         #expect(reopened?.steps == [crop, .exposure(ev: 0.5)], "\(String(describing: reopened))")
-        #expect(asset(ids[0], library).map { ($0.pixelWidth, $0.pixelHeight) } ?? (0, 0) == (cropped.pixelWidth, cropped.pixelHeight))
+        #expect(asset(next, library).map { ($0.pixelWidth, $0.pixelHeight) } ?? (0, 0) == (cropped.pixelWidth, cropped.pixelHeight))
         try await browser.press("\u{E00C}")  // Escape closes the viewer
 
         // Upload through the file input (as a drop does): per-file progress, then the summary.
@@ -278,9 +322,9 @@ struct GalleryTests {
         let other = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
         let options = PHFetchOptions()
         options.photoLibrary = other
-        let second = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[1]], options: options).firstObject)
+        let second = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[ids.count - 2]], options: options).firstObject)
         try other.performChangesAndWait { PHAssetChangeRequest(for: second).isFavorite = true }
-        let key = ids[1].replacingOccurrences(of: "/", with: "_")
+        let key = ids[ids.count - 2].replacingOccurrences(of: "/", with: "_")
         try await browser.wait(10, "the other client's favourite", until: "return !!document.querySelector('.tile[data-key=\"\(key)\"] .heart')")
         try await browser.screenshot(shots.appendingPathComponent("6-live-update.png"))
     }

@@ -38,7 +38,14 @@ enum EmbeddedFiles {
                 init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
                 if (!(body instanceof Blob) && !init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
               }
-              const response = await fetch(path, init);
+              let response;
+              try {
+                response = await fetch(path, init);
+              } catch (error) {
+                serverGone(true);
+                throw new Error("the server cannot be reached");
+              }
+              serverGone(false);
               if (response.status === 401) { showSignIn(); throw new Error("not signed in"); }
               if (!response.ok) {
                 let message = response.statusText;
@@ -47,6 +54,22 @@ enum EmbeddedFiles {
               }
               if (raw) return response;
               return response.status === 204 ? null : response.json();
+            }
+
+            /// A banner while the server cannot be reached (a fetch failed, or the feed lost its connection), gone once it answers.
+            function serverGone(gone) {
+              const banner = $("#offline");
+              if (banner.hidden === !gone) return;
+              banner.hidden = !gone;
+              document.body.dataset.offline = gone ? "true" : "false";
+            }
+
+            /// A problem the person should see (an action that failed), in the page's alert region.
+            function showProblem(text) {
+              const problem = $("#problem");
+              problem.textContent = text;
+              problem.hidden = false;
+              setTimeout(() => { if (problem.textContent === text) problem.hidden = true; }, 10000);
             }
 
             function changes(list) { return api("/v1/changes", { method: "POST", body: { changes: list } }); }
@@ -73,10 +96,30 @@ enum EmbeddedFiles {
             // MARK: - Views
 
             const views = {
-              timeline: { path: "/v1/assets", query: "sort=creationDate" },
-              favorites: { path: "/v1/assets", query: "sort=creationDate&predicate=" + encodeURIComponent("favorite == YES") },
-              hidden: { path: "/v1/assets", query: "sort=creationDate&includeHidden=true&predicate=" + encodeURIComponent("hidden == YES") },
+              // Newest first, as every photo app opens.
+              timeline: { path: "/v1/assets", query: "sort=-creationDate" },
+              favorites: { path: "/v1/assets", query: "sort=-creationDate&predicate=" + encodeURIComponent("favorite == YES") },
+              hidden: { path: "/v1/assets", query: "sort=-creationDate&includeHidden=true&predicate=" + encodeURIComponent("hidden == YES") },
             };
+
+            // What an empty view says: what belongs there and how it gets there.
+            const emptyText = {
+              timeline: "No photos yet. Drop photos and videos anywhere on this page, or choose Upload.",
+              favorites: "No favourites yet. Select photos and choose Favourite, or press F in the viewer.",
+              hidden: "Nothing is hidden. Hidden photos stay out of the library view until you show them again.",
+              deleted: "Recently Deleted is empty. Deleted photos stay here for 30 days before they are removed for good.",
+              album: "This album is empty. Select photos in the library and choose Add to album.",
+              albums: "No albums yet. Choose New album to make one.",
+            };
+
+            function showEmpty(kind) {
+              const empty = $("#empty");
+              empty.textContent = emptyText[kind] ?? emptyText.timeline;
+              empty.hidden = false;
+            }
+
+            /// Which empty text the current view shows.
+            function emptyKind() { return state.view.startsWith("album:") ? "album" : state.view; }
 
             function currentSource() {
               if (state.view === "deleted") return { path: `/v1/collections/${state.deleted}/assets`, query: "" };
@@ -100,6 +143,13 @@ enum EmbeddedFiles {
               $("[data-action=delete]").hidden = view === "deleted";
               if (view === "albums") return showAlbums();
               $("#albums").hidden = true;
+              const heading = $("#view-title");
+              if (view.startsWith("album:")) {
+                heading.textContent = state.albumTitles?.get(view.slice(6)) ?? "Album";
+                heading.hidden = false;
+              } else {
+                heading.hidden = true;
+              }
               $("#grid").hidden = false;
               state.assets = [];
               state.index = new Map();
@@ -110,10 +160,27 @@ enum EmbeddedFiles {
             async function showAlbums() {
               $("#grid").hidden = true;
               $("#empty").hidden = true;
+              $("#view-title").hidden = true;
               const container = $("#albums");
               container.hidden = false;
               container.replaceChildren();
               const { collections } = await api("/v1/collections?type=album");
+              state.albumTitles = new Map(collections.map((album) => [album.id, album.title ?? "Untitled"]));
+              if (session.canManageCollections) {
+                const create = document.createElement("button");
+                create.type = "button";
+                create.className = "album new-album";
+                create.textContent = "New album";
+                create.addEventListener("click", async () => {
+                  const title = prompt("Name of the new album")?.trim();
+                  if (!title) return;
+                  try {
+                    await changes([{ op: "createAlbum", title }]);
+                    await showAlbums();
+                  } catch (error) { showProblem(`The album could not be made: ${error.message}`); }
+                });
+                container.append(create);
+              }
               for (const album of collections) {
                 const button = document.createElement("button");
                 button.className = "album";
@@ -127,7 +194,7 @@ enum EmbeddedFiles {
                 button.addEventListener("click", () => show(`album:${album.id}`));
                 container.append(button);
               }
-              if (!collections.length) { $("#empty").hidden = false; $("#empty").textContent = "No albums yet."; }
+              if (!collections.length) showEmpty("albums");
             }
 
             async function loadMore() {
@@ -145,8 +212,7 @@ enum EmbeddedFiles {
                   state.assets.push(asset);
                 }
                 state.cursor = page.nextCursor;
-                $("#empty").hidden = state.assets.length > 0;
-                $("#empty").textContent = "No photos here yet.";
+                if (state.assets.length > 0) $("#empty").hidden = true; else showEmpty(emptyKind());
                 relayout();
               } finally {
                 state.loading = false;
@@ -260,8 +326,7 @@ enum EmbeddedFiles {
               button.className = "tile";
               button.dataset.key = key;
               button.dataset.stamp = stamp(asset);
-              button.setAttribute("role", "gridcell");
-              button.setAttribute("aria-selected", state.selected.has(asset.id) ? "true" : "false");
+              button.setAttribute("aria-pressed", state.selected.has(asset.id) ? "true" : "false");
               place(button, row, item);
               const when = asset.creationDate ? new Date(asset.creationDate).toLocaleString() : "undated";
               button.setAttribute("aria-label", `${asset.mediaType === "video" ? "Video" : "Photo"}, ${when}${asset.isFavorite ? ", favourite" : ""}`);
@@ -318,7 +383,7 @@ enum EmbeddedFiles {
               $("#selection-bar").hidden = state.selected.size === 0;
               $("#selection-count").textContent = `${state.selected.size} selected`;
               for (const child of $("#grid-content").children) {
-                if (child.classList.contains("tile")) child.setAttribute("aria-selected", state.selected.has(child.dataset.key) ? "true" : "false");
+                if (child.classList.contains("tile")) child.setAttribute("aria-pressed", state.selected.has(child.dataset.key) ? "true" : "false");
               }
             }
 
@@ -745,7 +810,12 @@ enum EmbeddedFiles {
                 request.open("POST", `/v1/uploads?filename=${encodeURIComponent(file.name)}`);
                 request.setRequestHeader("Authorization", `Bearer ${state.token}`);
                 request.upload.onprogress = (event) => { if (event.lengthComputable) row.value = event.loaded / event.total; };
-                request.onload = () => (request.status === 201 ? resolve(JSON.parse(request.responseText).upload) : reject(new Error(request.statusText)));
+                request.onload = () => {
+                  if (request.status === 201) return resolve(JSON.parse(request.responseText).upload);
+                  let reason = request.statusText || `HTTP ${request.status}`;
+                  try { reason = JSON.parse(request.responseText).error.message; } catch { /* not JSON */ }
+                  reject(new Error(reason));
+                };
                 request.onerror = () => reject(new Error("network error"));
                 request.send(file);
               });
@@ -756,6 +826,7 @@ enum EmbeddedFiles {
               panel.hidden = false;
               panel.replaceChildren();
               const ids = [];
+              const names = new Map();   // upload id → file name
               for (const file of files) {
                 const label = document.createElement("label");
                 label.textContent = file.name;
@@ -764,18 +835,39 @@ enum EmbeddedFiles {
                 progress.value = 0;
                 label.append(progress);
                 panel.append(label);
-                try { ids.push(await uploadFile(file, progress)); } catch (error) { label.append(` — ${error.message}`); }
+                try {
+                  const id = await uploadFile(file, progress);
+                  ids.push(id);
+                  names.set(id, file.name);
+                } catch (error) {
+                  label.classList.add("refused");
+                  label.append(` — not sent: ${error.message}`);
+                }
               }
               if (!ids.length) return;
-              const response = await fetch("/v1/assets", {
-                method: "POST", headers: { Authorization: `Bearer ${state.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ uploads: ids }),
-              });
-              const result = await response.json();
+              let result;
+              try {
+                const response = await fetch("/v1/assets", {
+                  method: "POST", headers: { Authorization: `Bearer ${state.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ uploads: ids }),
+                });
+                result = await response.json();
+                if (result.error) throw new Error(result.error.message);
+              } catch (error) {
+                showProblem(`The uploads could not be added: ${error.message}`);
+                return;
+              }
               const summary = document.createElement("p");
               summary.textContent = `${result.created?.length ?? 0} added, ${result.duplicates?.length ?? 0} already in the library, ${result.failures?.length ?? 0} refused`;
               summary.id = "upload-summary";
               panel.append(summary);
-              setTimeout(() => { panel.hidden = true; }, 8000);
+              // Each refused file by name, with the library's reason (a damaged file, a format it does not read).
+              for (const failure of result.failures ?? []) {
+                const line = document.createElement("p");
+                line.className = "refused";
+                line.textContent = `${names.get(failure.upload) ?? failure.upload}: ${failure.reason}`;
+                panel.append(line);
+              }
+              if (!(result.failures ?? []).length) setTimeout(() => { panel.hidden = true; }, 8000);
             }
 
             $("#upload-input").addEventListener("change", (event) => upload([...event.target.files]));
@@ -838,7 +930,7 @@ enum EmbeddedFiles {
               state.index = new Map(fresh.map((asset, i) => [asset.id, i]));
               state.cursor = cursor ?? null;
               if (viewing) state.viewer = state.index.get(viewing) ?? Math.min(state.viewer, fresh.length - 1);
-              $("#empty").hidden = fresh.length > 0;
+              if (fresh.length > 0) $("#empty").hidden = true; else showEmpty(emptyKind());
               relayout();
             }
 
@@ -846,7 +938,8 @@ enum EmbeddedFiles {
               state.source?.close();
               const source = new EventSource("/v1/changes/stream");
               source.addEventListener("change", (event) => applyChange(JSON.parse(event.data)));
-              source.addEventListener("open", () => { document.body.dataset.feed = "open"; });
+              source.addEventListener("open", () => { document.body.dataset.feed = "open"; serverGone(false); });
+              source.addEventListener("error", () => { if (source.readyState !== EventSource.OPEN) serverGone(true); });
               state.source = source;
             }
 
@@ -854,11 +947,27 @@ enum EmbeddedFiles {
 
             for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => show(button.dataset.view));
 
+            let session = {};
+
             async function start() {
-              let session;
               try { session = await api("/v1/session"); } catch { return; }
               if (!state.token) { showSignIn(); return; }
               document.body.dataset.client = session.client;
+              if (!session.canRead) {
+                // An add-only token (a phone's backup, a drop box): it may add photos but not see the library — say so, and
+                // offer what it can do, instead of an empty page.
+                document.body.dataset.access = session.canAdd ? "addOnly" : "none";
+                document.querySelector("nav").hidden = true;
+                $("#grid").hidden = true;
+                const empty = $("#empty");
+                empty.textContent = session.canAdd
+                  ? "This token can add photos and videos to the library, but not see it. Drop files anywhere on this page, or choose Upload."
+                  : "This token has no access to the library yet. Ask the library's owner to run photos grant for it.";
+                empty.hidden = false;
+                $(".upload").hidden = !session.canAdd;
+                document.body.dataset.ready = "true";
+                return;
+              }
               await show("timeline");
               follow();
               document.body.dataset.ready = "true";
@@ -900,6 +1009,8 @@ enum EmbeddedFiles {
               <button type="button" data-action="recover" hidden>Recover</button>
               <button type="button" data-action="clear">Done</button>
             </div>
+            <p id="offline" class="offline" role="alert" hidden>The server cannot be reached. Changes will show again once it answers.</p>
+            <p id="problem" class="problem" role="alert" hidden></p>
             <main id="main" tabindex="-1">
               <form id="sign-in" class="sign-in" hidden>
                 <h2>Sign in</h2>
@@ -910,7 +1021,8 @@ enum EmbeddedFiles {
                 <p id="sign-in-error" class="error" role="alert"></p>
               </form>
               <div id="albums" class="albums" hidden></div>
-              <div id="grid" class="grid" role="grid" aria-label="Photos" hidden><div id="grid-content"></div></div>
+              <h2 id="view-title" class="view-title" hidden></h2>
+              <div id="grid" class="grid" role="region" aria-label="Photos" hidden><div id="grid-content"></div></div>
               <p id="empty" class="empty" hidden>No photos here yet.</p>
             </main>
             <div id="uploads" class="uploads" aria-live="polite" hidden></div>
@@ -3576,7 +3688,7 @@ enum EmbeddedFiles {
             .tile img { width: 100%; height: 100%; object-fit: cover; display: block; }
             .tile .badge { position: absolute; left: 6px; bottom: 4px; font-size: 12px; text-shadow: 0 0 3px #000; }
             .tile .heart { position: absolute; right: 6px; bottom: 4px; text-shadow: 0 0 3px #000; }
-            .tile[aria-selected="true"] { outline: 4px solid var(--accent); outline-offset: -4px; }
+            .tile[aria-pressed="true"] { outline: 4px solid var(--accent); outline-offset: -4px; }
             .albums { display: grid; grid-template-columns: repeat(auto-fill, minmax(160px, 1fr)); gap: 12px; padding: 12px; }
             .album { text-align: left; padding: 0; overflow: hidden; }
             .album img { width: 100%; aspect-ratio: 1; object-fit: cover; display: block; background: #222; }
@@ -3621,6 +3733,11 @@ enum EmbeddedFiles {
               .viewer { grid-template-columns: 1fr; }
               .info, .editor { position: absolute; right: 0; bottom: 0; max-height: 60vh; width: 100%; }
             }
+
+            .offline, .problem { margin: 0; padding: 8px 16px; background: #5c1f1f; color: #fff; }
+            .view-title { margin: 12px 16px 4px; font-size: 1.2rem; }
+            .uploads .refused { color: #ffb4a8; }
+            .new-album { display: flex; align-items: center; justify-content: center; min-height: 120px; border: 1px dashed #777; }
             """#
         ),
     ]
