@@ -195,3 +195,34 @@ struct ServerAnswerTests {
         }
     }
 }
+
+/// An add-only client learned which files the library holds from duplicate answers (the existing asset's id). A file
+/// the library already has is now taken from it as a new asset, as PhotoKit's add-only access does: the answer is the
+/// same as for a file the library did not have.
+@Suite("What an add-only client is told")
+struct AddOnlyAnswerTests {
+    @Test func aFileTheLibraryHasIsAnsweredLikeANewOne() async throws {
+        let fixture = try ServerFixture(name: "AddOnlyDuplicates")
+        defer { fixture.library.remove() }
+        let existing = try fixture.library.makeImage("known.jpg", width: 50, height: 40)
+        _ = try fixture.library.library.importItems(at: [existing])
+        let fresh = try fixture.library.makeImage("fresh.jpg", width: 60, height: 40)
+        let adder = try fixture.token("camera", .authorized, accessLevel: .addOnly)
+        try await fixture.test { client in
+            var shapes: [[String]] = []
+            for file in [existing, fresh] {
+                let sent = try await client.execute(
+                    uri: "/v1/uploads?filename=\(file.lastPathComponent)", method: .post, headers: [.authorization: "Bearer \(adder)"],
+                    body: ByteBuffer(bytes: [UInt8](try Data(contentsOf: file))))
+                let id = try #require(sent.json["upload"] as? String)
+                let created = try await client.call("/v1/assets", .post, token: adder, json: ["uploads": [id]])
+                #expect(created.status == .ok)
+                #expect(
+                    (created.json["created"] as? [String])?.count == 1 && (created.json["duplicates"] as? [Any])?.isEmpty == true, "\(created.json)")
+                shapes.append(created.json.keys.sorted())
+            }
+            #expect(shapes[0] == shapes[1])
+        }
+        #expect(PHAsset.fetchAssets(with: fixture.library.options()).count == 3)
+    }
+}
