@@ -4,6 +4,8 @@ import Logging
 import NIOCore
 import NIOPosix
 import OpenPhotos
+import ServiceLifecycle
+import UnixSignals
 
 /// The photo library over HTTP: the `/v1` API, the change feed and the web gallery of `photos serve`.
 ///
@@ -42,6 +44,8 @@ public struct PhotosServer: Sendable {
         public var maximumPendingUploadBytes: Int
         /// The most uploads one client may have waiting to be imported.
         public var maximumPendingUploads: Int
+        /// How long requests in flight may take to finish after SIGTERM or SIGINT before they are cancelled.
+        public var shutdownTimeout: Duration
         /// Addresses of reverse proxies in front of the server (nginx, Caddy): for requests from them, the request log
         /// names the client by the last address of `X-Forwarded-For`. Empty: the connection's peer is the client.
         public var trustedProxies: [String]
@@ -54,8 +58,9 @@ public struct PhotosServer: Sendable {
             host: String = "127.0.0.1", port: Int = 8080, allowedOrigins: [String] = [], maximumUploadSize: Int = 4 << 30,
             servesGallery: Bool = true, maximumConnections: Int = 1024, requestHeadTimeout: Duration = .seconds(30),
             idleTimeout: Duration = .seconds(60), createsLibrary: Bool = false, trustedProxies: [String] = [],
-            maximumPendingUploadBytes: Int = 16 << 30, maximumPendingUploads: Int = 1000
+            maximumPendingUploadBytes: Int = 16 << 30, maximumPendingUploads: Int = 1000, shutdownTimeout: Duration = .seconds(10)
         ) {
+            self.shutdownTimeout = shutdownTimeout
             self.maximumPendingUploadBytes = maximumPendingUploadBytes
             self.maximumPendingUploads = maximumPendingUploads
             self.createsLibrary = createsLibrary
@@ -153,9 +158,16 @@ public struct PhotosServer: Sendable {
         return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
-    /// Serves until SIGTERM or SIGINT: then stops accepting, lets in-flight requests finish (writes are atomic
-    /// transactions of the library, so nothing is half-written either way) and returns.
+    /// Serves until SIGTERM or SIGINT: then stops accepting, lets in-flight requests finish for at most
+    /// ``Configuration/shutdownTimeout`` and cancels what is left (an upload cut short is discarded and the client
+    /// retries; writes are atomic transactions of the library, so nothing is half-written either way), and returns.
+    /// A slow upload in flight kept the server from exiting after SIGTERM until it ended.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await makeApplication(onServerRunning: onServerRunning).runService()
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: makeApplication(onServerRunning: onServerRunning))], gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        defer { services.uploads.close() }
+        try await ServiceGroup(configuration: group).run()
     }
 }

@@ -34,6 +34,8 @@ struct Serve: ParsableCommand {
     var headerTimeout = 30
     @Option(name: .customLong("idle-timeout"), help: "Seconds a request body may stop arriving before its connection is closed.")
     var idleTimeout = 60
+    @Option(name: .customLong("shutdown-timeout"), help: "Seconds requests in flight may take to finish after SIGTERM before they are cut.")
+    var shutdownTimeout = 10
     @Option(
         name: .customLong("log-level"),
         help: "The least severe log lines written: trace, debug, info (one line per request), notice, warning, error, critical.")
@@ -43,8 +45,8 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port is from 0 to 65535") }
         if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads is from 1 to 1024") }
         guard (1...1_000_000).contains(maximumConnections) else { throw ValidationError("--max-connections is from 1 to 1000000") }
-        guard (1...3600).contains(headerTimeout), (1...3600).contains(idleTimeout) else {
-            throw ValidationError("--header-timeout and --idle-timeout are from 1 to 3600 seconds")
+        guard (1...3600).contains(headerTimeout), (1...3600).contains(idleTimeout), (0...3600).contains(shutdownTimeout) else {
+            throw ValidationError("--header-timeout, --idle-timeout and --shutdown-timeout are from 1 (0) to 3600 seconds")
         }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -61,7 +63,7 @@ struct Serve: ParsableCommand {
         let configuration = PhotosServer.Configuration(
             host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery, maximumConnections: maximumConnections,
             requestHeadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout), createsLibrary: create,
-            trustedProxies: trustedProxies)
+            trustedProxies: trustedProxies, shutdownTimeout: .seconds(shutdownTimeout))
         let server: PhotosServer
         do { server = try PhotosServer(libraryURL: global.libraryURL, configuration: configuration, logger: logger) } catch {
             throw CLIError(describe(error))

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OpenPhotos
 import PhotoLibraryEngine
 import PhotosTesting
 import Synchronization
@@ -393,5 +394,56 @@ extension PhotosCommandTests {
         #expect(listed.stdout.contains("IMG_\\u{202E}gpj.exe") && !listed.stdout.contains("\u{202E}"), "\(listed.stdout)")
         // The decoder list: with --verbose only.
         #expect(!imported.stderr.contains("libvips"), "\(imported.stderr)")
+    }
+}
+
+extension PhotosCommandTests {
+    /// An upload in flight kept `photos serve` from exiting after SIGTERM for as long as its client kept it open
+    /// (systemd waits 90 s, then kills). Requests in flight now get `--shutdown-timeout` seconds; then the server exits
+    /// 0 and its partial uploads go with it.
+    @Test func serveExitsAfterSIGTERMWhileAnUploadHangs() async throws {
+        let (library, _, dir) = try libraryWithOnePhoto("cli-serve-stop")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let owner = try PHPhotoLibrary(url: library, clientIdentifier: nil)
+        try owner.setAuthorization(.authorized, for: "phone")
+        let token = try owner.createAccessToken(for: "phone").secret
+        let server = try ChildProcess(Self.executable, ["serve", "--library", library.path, "--port", "0", "--json", "--shutdown-timeout", "1"])
+        let outcome = try await blockingOffThePool { () throws -> (ChildProcess.Outcome, Bool) in
+            var port = 0
+            let deadline = Date().addingTimeInterval(60)
+            while port == 0, Date() < deadline {
+                if let line = String(data: server.standardOutputSoFar, encoding: .utf8)?.split(separator: "\n").first,
+                    let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                {
+                    port = object["port"] as? Int ?? 0
+                }
+                if port == 0 { usleep(20_000) }
+            }
+            guard let fd = connectToLoopback(port: port, receiveTimeout: 30) else {
+                server.kill()
+                throw POSIXError(.ECONNREFUSED)
+            }
+            defer { close(fd) }
+            // Half an upload, and then nothing more (a phone that lost its network).
+            let head = Array(
+                "POST /v1/uploads?filename=a.jpg HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\nContent-Length: 1000000\r\n\r\n"
+                    .utf8)
+            _ = send(fd, head, head.count, 0)
+            let half = [UInt8](repeating: 7, count: 300_000)
+            _ = send(fd, half, half.count, 0)
+            usleep(500_000)
+            Glibc.kill(server.pid, SIGTERM)
+            // Bounded: a server that does not stop is killed after a minute (the test then fails, it does not hang).
+            let watchdog = DispatchWorkItem { server.kill() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+            let outcome = server.wait(samplingMemory: false)
+            watchdog.cancel()
+            let uploads = library.appendingPathComponent("private/uploads")
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? []
+            return (outcome, left.isEmpty)
+        }
+        #expect(outcome.0.status == 0 && !outcome.0.wasSignalled, "\(outcome.0.status)")
+        #expect(outcome.0.seconds < 50, "it waited for the upload (\(outcome.0.seconds) s)")
+        #expect(outcome.1, "its partial upload is left behind")
     }
 }

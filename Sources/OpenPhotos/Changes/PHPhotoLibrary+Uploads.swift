@@ -13,6 +13,9 @@ package final class LibraryUploadsFolder: Sendable {
         self.owned = owned
         url = owned.url
     }
+
+    /// Removes the folder and what is in it now (a server that stops).
+    package func remove() { owned.remove() }
 }
 
 extension PHPhotoLibrary {

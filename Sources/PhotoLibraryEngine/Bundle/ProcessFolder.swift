@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,11 +40,21 @@ package final class ProcessFolder: @unchecked Sendable {
         }
     }
 
-    deinit {
+    private let removed = Mutex(false)
+
+    /// Removes the folder and its lock now (a process that exits never runs `deinit`).
+    package func remove() {
+        guard
+            removed.withLock({ done in
+                defer { done = true }; return !done
+            })
+        else { return }
         try? FileManager.default.removeItem(at: url)
         unlink(lock.path)
         close(descriptor)
     }
+
+    deinit { remove() }
 }
 
 extension LibraryBundle {

@@ -143,6 +143,9 @@ final class Uploads: Sendable {
         owned = try library.makeUploadsFolder()
     }
 
+    /// Removes every pending upload and the folder: the server stops.
+    func close() { owned.remove() }
+
     /// A name for the upload's file: its last path component, without control characters, at most 200 bytes.
     static func safeName(_ name: String) throws -> String {
         let base = name.split(separator: "/").last.map(String.init) ?? ""
