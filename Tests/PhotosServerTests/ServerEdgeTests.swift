@@ -226,3 +226,38 @@ struct AddOnlyAnswerTests {
         #expect(PHAsset.fetchAssets(with: fixture.library.options()).count == 3)
     }
 }
+
+/// The gallery's cookie held the raw token for 30 days (and the page kept it in localStorage), with no way to sign
+/// out. Signing in now makes a session token of its own; it writes only with `X-Requested-With`; signing out revokes
+/// it and leaves the token signed in with working.
+@Suite("Gallery sessions")
+struct GallerySessionTests {
+    @Test func aSessionIsItsOwnTokenAndSigningOutRevokesIt() async throws {
+        let fixture = try ServerFixture(name: "Sessions")
+        defer { fixture.library.remove() }
+        let id = urlID(try fixture.library.addImages(1)[0])
+        let token = try fixture.token("browser", .authorized)
+        try await fixture.test { client in
+            let signIn = try await client.call("/v1/session", .post, token: token)
+            #expect(signIn.status == .ok)
+            let setCookie = signIn.headers[.setCookie] ?? ""
+            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), "\(setCookie)")
+            let value = String(setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1)[1])
+            #expect(!value.isEmpty && value != token, "the cookie is the sign-in token itself")
+            let cookie: HTTPFields = [.cookie: "photos_token=\(value)"]
+            #expect(try await client.call("/v1/assets/\(id)", headers: cookie).status == .ok)
+            // A write with the cookie alone (what a forged cross-site form would send) is not authenticated …
+            let forged = try await client.call("/v1/assets/\(id)", .patch, headers: cookie, json: ["isFavorite": true])
+            #expect(forged.status == .unauthorized)
+            // … with the header the page sends, it is.
+            var gallery = cookie
+            gallery[HTTPField.Name("X-Requested-With")!] = "OpenPhotoKit"
+            let write = try await client.call("/v1/assets/\(id)", .patch, headers: gallery, json: ["isFavorite": true])
+            #expect(write.status == .ok, "\(write.json)")
+            // Signing out revokes the session; the token signed in with still works.
+            #expect(try await client.call("/v1/session", .delete, headers: gallery).status == .noContent)
+            #expect(try await client.call("/v1/assets/\(id)", headers: cookie).status == .unauthorized)
+            #expect(try await client.call("/v1/assets/\(id)", token: token).status == .ok)
+        }
+    }
+}

@@ -1,10 +1,11 @@
 // The web gallery of `photos serve`: plain ES module, no build step. It speaks only the /v1 API.
-// Reads (images, videos, the feed) are authorized by the HttpOnly cookie POST /v1/session sets; writes carry the
-// token in the Authorization header, which another site cannot send.
+// Signing in trades the token for a session of its own: an HttpOnly cookie (the page never keeps a token). Reads
+// (images, videos, the feed) carry the cookie; writes carry it with X-Requested-With, which another site's page
+// cannot send. Signing out revokes the session.
 
 const $ = (selector) => document.querySelector(selector);
 const state = {
-  token: localStorage.getItem("photos.token"),
+  signedIn: false,
   view: "timeline",
   assets: [],        // loaded assets of the current view, in order
   index: new Map(),  // id → position in assets
@@ -25,7 +26,7 @@ const GAP = 4;
 
 async function api(path, { method = "GET", body, headers = {}, raw = false } = {}) {
   const init = { method, headers: { ...headers }, credentials: "same-origin" };
-  if (state.token && method !== "GET") init.headers.Authorization = `Bearer ${state.token}`;
+  if (method !== "GET") init.headers["X-Requested-With"] = "OpenPhotoKit";
   if (body !== undefined) {
     init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
     if (!(body instanceof Blob) && !init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
@@ -69,7 +70,7 @@ function changes(list) { return api("/v1/changes", { method: "POST", body: { cha
 // MARK: - Sign in
 
 function showSignIn() {
-  for (const id of ["#grid", "#albums", "#empty"]) $(id).hidden = true;
+  for (const id of ["#grid", "#albums", "#empty", "#sign-out"]) $(id).hidden = true;
   $("#sign-in").hidden = false;
   $("#token").focus();
 }
@@ -79,8 +80,7 @@ $("#sign-in").addEventListener("submit", async (event) => {
   const token = $("#token").value.trim();
   const response = await fetch("/v1/session", { method: "POST", headers: { Authorization: `Bearer ${token}` } });
   if (!response.ok) { $("#sign-in-error").textContent = "That token is not valid."; return; }
-  state.token = token;
-  localStorage.setItem("photos.token", token);
+  $("#token").value = "";
   $("#sign-in").hidden = true;
   start();
 });
@@ -800,7 +800,7 @@ function uploadFile(file, row) {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open("POST", `/v1/uploads?filename=${encodeURIComponent(file.name)}`);
-    request.setRequestHeader("Authorization", `Bearer ${state.token}`);
+    request.setRequestHeader("X-Requested-With", "OpenPhotoKit");
     request.upload.onprogress = (event) => { if (event.lengthComputable) row.value = event.loaded / event.total; };
     request.onload = () => {
       if (request.status === 201) return resolve(JSON.parse(request.responseText).upload);
@@ -840,7 +840,8 @@ async function upload(files) {
   let result;
   try {
     const response = await fetch("/v1/assets", {
-      method: "POST", headers: { Authorization: `Bearer ${state.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ uploads: ids }),
+      method: "POST", credentials: "same-origin", headers: { "X-Requested-With": "OpenPhotoKit", "Content-Type": "application/json" },
+      body: JSON.stringify({ uploads: ids }),
     });
     result = await response.json();
     if (result.error) throw new Error(result.error.message);
@@ -941,10 +942,19 @@ for (const button of document.querySelectorAll("nav button")) button.addEventLis
 
 let session = {};
 
+// An earlier version kept the token in the page's storage: it goes.
+localStorage.removeItem("photos.token");
+
+$("#sign-out").addEventListener("click", async () => {
+  try { await api("/v1/session", { method: "DELETE" }); } catch { /* signed out either way */ }
+  state.source?.close();
+  location.reload();
+});
+
 async function start() {
   try { session = await api("/v1/session"); } catch { return; }
-  if (!state.token) { showSignIn(); return; }
   document.body.dataset.client = session.client;
+  $("#sign-out").hidden = false;
   if (!session.canRead) {
     // An add-only token (a phone's backup, a drop box): it may add photos but not see the library — say so, and
     // offer what it can do, instead of an empty page.

@@ -7,12 +7,13 @@ enum EmbeddedFiles {
             "text/javascript; charset=utf-8",
             #"""
             // The web gallery of `photos serve`: plain ES module, no build step. It speaks only the /v1 API.
-            // Reads (images, videos, the feed) are authorized by the HttpOnly cookie POST /v1/session sets; writes carry the
-            // token in the Authorization header, which another site cannot send.
+            // Signing in trades the token for a session of its own: an HttpOnly cookie (the page never keeps a token). Reads
+            // (images, videos, the feed) carry the cookie; writes carry it with X-Requested-With, which another site's page
+            // cannot send. Signing out revokes the session.
 
             const $ = (selector) => document.querySelector(selector);
             const state = {
-              token: localStorage.getItem("photos.token"),
+              signedIn: false,
               view: "timeline",
               assets: [],        // loaded assets of the current view, in order
               index: new Map(),  // id → position in assets
@@ -33,7 +34,7 @@ enum EmbeddedFiles {
 
             async function api(path, { method = "GET", body, headers = {}, raw = false } = {}) {
               const init = { method, headers: { ...headers }, credentials: "same-origin" };
-              if (state.token && method !== "GET") init.headers.Authorization = `Bearer ${state.token}`;
+              if (method !== "GET") init.headers["X-Requested-With"] = "OpenPhotoKit";
               if (body !== undefined) {
                 init.body = typeof body === "string" || body instanceof Blob ? body : JSON.stringify(body);
                 if (!(body instanceof Blob) && !init.headers["Content-Type"]) init.headers["Content-Type"] = "application/json";
@@ -77,7 +78,7 @@ enum EmbeddedFiles {
             // MARK: - Sign in
 
             function showSignIn() {
-              for (const id of ["#grid", "#albums", "#empty"]) $(id).hidden = true;
+              for (const id of ["#grid", "#albums", "#empty", "#sign-out"]) $(id).hidden = true;
               $("#sign-in").hidden = false;
               $("#token").focus();
             }
@@ -87,8 +88,7 @@ enum EmbeddedFiles {
               const token = $("#token").value.trim();
               const response = await fetch("/v1/session", { method: "POST", headers: { Authorization: `Bearer ${token}` } });
               if (!response.ok) { $("#sign-in-error").textContent = "That token is not valid."; return; }
-              state.token = token;
-              localStorage.setItem("photos.token", token);
+              $("#token").value = "";
               $("#sign-in").hidden = true;
               start();
             });
@@ -808,7 +808,7 @@ enum EmbeddedFiles {
               return new Promise((resolve, reject) => {
                 const request = new XMLHttpRequest();
                 request.open("POST", `/v1/uploads?filename=${encodeURIComponent(file.name)}`);
-                request.setRequestHeader("Authorization", `Bearer ${state.token}`);
+                request.setRequestHeader("X-Requested-With", "OpenPhotoKit");
                 request.upload.onprogress = (event) => { if (event.lengthComputable) row.value = event.loaded / event.total; };
                 request.onload = () => {
                   if (request.status === 201) return resolve(JSON.parse(request.responseText).upload);
@@ -848,7 +848,8 @@ enum EmbeddedFiles {
               let result;
               try {
                 const response = await fetch("/v1/assets", {
-                  method: "POST", headers: { Authorization: `Bearer ${state.token}`, "Content-Type": "application/json" }, body: JSON.stringify({ uploads: ids }),
+                  method: "POST", credentials: "same-origin", headers: { "X-Requested-With": "OpenPhotoKit", "Content-Type": "application/json" },
+                  body: JSON.stringify({ uploads: ids }),
                 });
                 result = await response.json();
                 if (result.error) throw new Error(result.error.message);
@@ -949,10 +950,19 @@ enum EmbeddedFiles {
 
             let session = {};
 
+            // An earlier version kept the token in the page's storage: it goes.
+            localStorage.removeItem("photos.token");
+
+            $("#sign-out").addEventListener("click", async () => {
+              try { await api("/v1/session", { method: "DELETE" }); } catch { /* signed out either way */ }
+              state.source?.close();
+              location.reload();
+            });
+
             async function start() {
               try { session = await api("/v1/session"); } catch { return; }
-              if (!state.token) { showSignIn(); return; }
               document.body.dataset.client = session.client;
+              $("#sign-out").hidden = false;
               if (!session.canRead) {
                 // An add-only token (a phone's backup, a drop box): it may add photos but not see the library — say so, and
                 // offer what it can do, instead of an empty page.
@@ -999,6 +1009,7 @@ enum EmbeddedFiles {
                 <button type="button" data-view="deleted">Recently Deleted</button>
               </nav>
               <label class="upload button" title="Upload photos and videos (or drop them anywhere)">Upload<input id="upload-input" type="file" multiple accept="image/*,video/*" hidden></label>
+              <button type="button" id="sign-out" hidden>Sign out</button>
             </header>
             <div id="selection-bar" class="bar selection" hidden role="toolbar" aria-label="Selection">
               <span id="selection-count" aria-live="polite"></span>
@@ -1203,7 +1214,7 @@ enum EmbeddedFiles {
                 }
                },
                "post": {
-                "summary": "Sign the gallery in: sets the token as an HttpOnly, SameSite=Strict cookie accepted for GET requests",
+                "summary": "Sign the gallery in: a new session token of the same client as an HttpOnly, SameSite=Strict cookie, accepted for GET and HEAD, and for writes that carry X-Requested-With: OpenPhotoKit; DELETE revokes it",
                 "security": [
                  {
                   "bearer": []

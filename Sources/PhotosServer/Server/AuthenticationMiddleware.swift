@@ -6,9 +6,10 @@ import OpenPhotos
 
 /// Resolves the bearer token of `/v1` requests to its client's library handle; answers 401 without a valid one.
 ///
-/// The gallery cannot put a header on `<img src>`, `<video>` or `EventSource`, so `POST /v1/session` sets the
-/// token as an HttpOnly, SameSite=Strict cookie that is accepted for reads (GET and HEAD) only: a write always
-/// needs the header, which another site's page cannot send, so the cookie opens no cross-site request forgery.
+/// The gallery cannot put a header on `<img src>`, `<video>` or `EventSource`, so `POST /v1/session` sets a session
+/// token of its own as an HttpOnly, SameSite=Strict cookie. It is accepted for reads (GET and HEAD), and for writes
+/// only with `X-Requested-With: OpenPhotoKit` — a header another site's page cannot send without a CORS preflight
+/// this server does not grant — so the cookie opens no cross-site request forgery, and the page never holds a token.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = PhotosRequestContext
     let services: ServerServices
@@ -37,7 +38,12 @@ struct AuthenticationMiddleware: RouterMiddleware {
             guard scheme.elementsEqual("bearer ".utf8) else { throw APIError.unauthorized("the Authorization header must be Bearer TOKEN") }
             return String(header.dropFirst(7).trimmingOptionalWhitespace())
         }
-        guard method == .get || method == .head else { return nil }
+        guard method == .get || method == .head || headers[.xRequestedWith] == "OpenPhotoKit" else { return nil }
+        return cookie(headers)
+    }
+
+    /// The session cookie's value, if the request has one.
+    static func cookie(_ headers: HTTPFields) -> String? {
         for field in headers[values: .cookie] {
             for pair in field.split(separator: ";") {
                 let pair = pair.trimmingOptionalWhitespace()
@@ -47,4 +53,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         return nil
     }
+}
+
+extension HTTPField.Name {
+    /// The header the gallery's writes carry with the session cookie (not sendable cross-site without a preflight).
+    static let xRequestedWith = Self("X-Requested-With")!
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
 }
