@@ -57,6 +57,7 @@ FILTERS = [
     ("blendWithAlphaMask", "CIBlendWithAlphaMask", [I, B, ("maskImage", "inputMaskImage", "image")]),
     ("constantColorGenerator", "CIConstantColorGenerator", [("color", "inputColor", "color")]),
     ("linearGradient", "CILinearGradient", [("point0", "inputPoint0", "point"), ("point1", "inputPoint1", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color")]),
+    ("smoothLinearGradient", "CISmoothLinearGradient", [("point0", "inputPoint0", "point"), ("point1", "inputPoint1", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color")]),
     ("radialGradient", "CIRadialGradient", [("center", "inputCenter", "point"), ("radius0", "inputRadius0", "float"), ("radius1", "inputRadius1", "float"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color")]),
     ("checkerboardGenerator", "CICheckerboardGenerator", [("center", "inputCenter", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color"), ("width", "inputWidth", "float"), ("sharpness", "inputSharpness", "float")]),
 ]

@@ -154,6 +154,16 @@ import Testing
         let row = try #require(context.bitmap(gradient, CGRect(x: -10, y: 0, width: 120, height: 1)))
         #expect(row[0, 0] == [255, 255, 255, 255] && row[119, 0] == [0, 0, 0, 255])
         #expect(close(row[60, 0], [encoded(0.495), encoded(0.495), encoded(0.495), 255], 1), "\(row[60, 0])")  // x = 50.5
+        // The smooth gradient eases t with smoothstep: at x = 25.5, t = 0.255 → 3t² − 2t³ ≈ 0.162.
+        let smoothFilter = CIFilter.smoothLinearGradient()
+        smoothFilter.point0 = CGPoint(x: 0, y: 0)
+        smoothFilter.point1 = CGPoint(x: 100, y: 0)
+        let smooth = try #require(smoothFilter.outputImage)
+        let eased = try #require(context.bitmap(smooth, CGRect(x: 0, y: 0, width: 100, height: 1)))
+        let t = 0.255
+        let weight = 3 * t * t - 2 * t * t * t
+        #expect(close(eased[25, 0], [encoded(1 - weight), encoded(1 - weight), encoded(1 - weight), 255], 1), "\(eased[25, 0])")
+        #expect(eased[0, 0] == [255, 255, 255, 255] && close(eased[99, 0], [0, 0, 0, 255], 1))
         let radial = try #require(
             CIFilter(name: "CIRadialGradient", parameters: [kCIInputCenterKey: CIVector(x: 0, y: 0), "inputRadius0": 10, "inputRadius1": 20])?
                 .outputImage)

@@ -29,6 +29,30 @@ enum GeneratorFilters {
                 })
         },
         filter(
+            "CISmoothLinearGradient", "Smooth Linear Gradient", [kCICategoryGradient],
+            [
+                FilterInput("inputPoint0", .vector, default: CIVector(x: 0, y: 0), type: kCIAttributeTypePosition),
+                FilterInput("inputPoint1", .vector, default: CIVector(x: 200, y: 200), type: kCIAttributeTypePosition),
+                FilterInput("inputColor0", .color, default: CIColor.white), FilterInput("inputColor1", .color, default: CIColor.black),
+            ]
+        ) { inputs in
+            // As CILinearGradient, with t eased by smoothstep: t' = 3t² − 2t³ (no visible band at either end).
+            let p0 = inputs.vector("inputPoint0").cgPointValue, p1 = inputs.vector("inputPoint1").cgPointValue
+            let (dx, dy) = (Double(p1.x - p0.x), Double(p1.y - p0.y))
+            let length2 = max(1e-12, dx * dx + dy * dy)
+            let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
+            return CIImage(
+                node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
+                    let projection = try x.linear([dx / length2], [-Double(p0.x) * dx / length2]).plus(
+                        try y.linear([dy / length2], [-Double(p0.y) * dy / length2]))
+                    let t = try ColourConversion.clamp(projection)
+                    let squared = try VipsCall("multiply").image("left", t).image("right", t).output()
+                    // t²·(3 − 2t)
+                    let eased = try VipsCall("multiply").image("left", squared).image("right", try t.linear([-2], [3])).output()
+                    return try GeneratorFilters.ramp(eased, c0, c1)
+                })
+        },
+        filter(
             "CIRadialGradient", "Radial Gradient", [kCICategoryGradient],
             [
                 FilterInput(kCIInputCenterKey, .vector, default: CIVector(x: 150, y: 150), type: kCIAttributeTypePosition),
