@@ -87,6 +87,46 @@ struct GalleryTests {
         }
     }
 
+    /// The timeline is a dense grid: days flow on in a row, each labelled above its first photo (it was one day per
+    /// row, most of the width empty); the year menu jumps to a year's photos.
+    @Test func daysFlowOnAndTheYearMenuJumps() async throws {
+        let fixture = try ServerFixture(name: "Years")
+        defer { fixture.library.remove() }
+        // Two photos a day for 10 days in 2023, and 10 days in 2025.
+        let old = try fixture.library.addImages(20, startingAt: Date(timeIntervalSince1970: 1_672_574_400), step: 12 * 3600)
+        _ = try fixture.library.addImages(20, startingAt: Date(timeIntervalSince1970: 1_736_251_200), step: 12 * 3600)
+        let token = try fixture.token("owner", .authorized)
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let browser = try await WebDriver(width: 1280, height: 900)
+        do {
+            try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
+            try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+            try await browser.type(token, into: "#token")
+            try await browser.click("#sign-in button[type=submit]")
+            try await browser.wait(
+                20, "the timeline", until: "return document.body.dataset.ready === 'true' && !document.querySelector('#year').hidden")
+            // Several day labels side by side: the first row holds more than one day.
+            let firstRowLabels = try await browser.run(
+                "const h = [...document.querySelectorAll('.header')]; const top = Math.min(...h.map(x => x.offsetTop)); return h.filter(x => x.offsetTop === top).length"
+            )
+            #expect((firstRowLabels as? Int ?? 0) >= 2, "day labels in the first row: \(String(describing: firstRowLabels))")
+            let years = try await browser.run("return [...document.querySelectorAll('#year option')].map(o => o.value)") as? [String]
+            #expect(years == ["", "2025", "2024", "2023"], "\(years ?? [])")
+            try await browser.run("const s = document.querySelector('#year'); s.value = '2023'; s.dispatchEvent(new Event('change'))")
+            let newest2023 = urlID(old.last!)
+            try await browser.wait(10, "2023's newest photo first", until: "return document.querySelector('.tile')?.dataset.key === '\(newest2023)'")
+            #expect(try await browser.run("return document.querySelectorAll('.tile').length") as? Int == 20)
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("10-years.png"))
+            await browser.quit()
+        } catch {
+            await browser.quit()
+            throw error
+        }
+    }
+
     /// On a phone-sized screen (390 × 844 CSS pixels): nothing wider than the screen, every control named for
     /// assistive technology, images with alternative text, text with enough contrast, and the timeline, the viewer
     /// and back reachable with the keyboard alone.

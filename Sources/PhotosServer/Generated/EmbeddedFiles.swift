@@ -122,6 +122,11 @@ enum EmbeddedFiles {
             function emptyKind() { return state.view.startsWith("album:") ? "album" : state.view; }
 
             function currentSource() {
+              if (state.view === "timeline" && state.before) {
+                // A jump to a year: the timeline from the end of that year on, older photos below.
+                const seconds = state.before.getTime() / 1000 - 978307200; // NSDate's reference date, 2001-01-01
+                return { path: "/v1/assets", query: "sort=-creationDate&predicate=" + encodeURIComponent(`creationDate < CAST(${seconds}, "NSDate")`) };
+              }
               if (state.view === "deleted") return { path: `/v1/collections/${state.deleted}/assets`, query: "" };
               if (state.view.startsWith("album:")) return { path: `/v1/collections/${state.view.slice(6)}/assets`, query: "includeHidden=true" };
               return views[state.view];
@@ -132,6 +137,10 @@ enum EmbeddedFiles {
                 // Smart albums are counted when listed: fetched only when Recently Deleted is opened, not at start.
                 const { collections } = await api("/v1/collections?type=smartAlbum");
                 state.deleted = collections.find((album) => album.subtype === 1000000201)?.id;
+              }
+              if (view !== "timeline") {
+                state.before = null;
+                if ($("#year").value) $("#year").value = "";
               }
               state.view = view;
               for (const button of document.querySelectorAll("nav button")) {
@@ -230,9 +239,14 @@ enum EmbeddedFiles {
             function dayOf(asset) {
               if (!asset.creationDate) return "Undated";
               const date = new Date(asset.creationDate);
-              return date.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "long", day: "numeric" });
+              return date.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
             }
 
+            const HEADER = 30;   // the band above a row in which days start
+            const DAY_GAP = 14;  // extra space before a day that starts inside a row
+
+            /// A dense justified grid: rows run across days (a day with three photos does not leave the rest of the row empty);
+            /// each day is labelled above its first photo, in the band of the row it starts in.
             function relayout() {
               const width = document.documentElement.clientWidth || window.innerWidth;
               const target = width < 600 ? 110 : 180;
@@ -240,33 +254,37 @@ enum EmbeddedFiles {
               let top = 0;
               let day = null;
               let pending = [];
+              const gaps = (items) => GAP * (items.length + 1) + DAY_GAP * items.filter((p, i) => i > 0 && p.day).length;
               const flush = (last) => {
                 if (!pending.length) return;
                 const ratio = pending.reduce((sum, a) => sum + a.ratio, 0);
-                const available = width - GAP * (pending.length + 1);
+                const available = width - gaps(pending);
                 const height = last && available / ratio > target * 1.3 ? target : available / ratio;
+                const labelled = pending.some((p) => p.day);
+                const rowTop = top + (labelled ? HEADER : 0);
                 let left = GAP;
-                const items = pending.map(({ asset, ratio: r }) => {
+                const labels = [];
+                const items = pending.map(({ asset, ratio: r, day: starts }, index) => {
+                  if (starts && index > 0) left += DAY_GAP;
+                  if (starts) labels.push({ text: starts, left, top });
                   const item = { asset, left, width: r * height };
                   left += r * height + GAP;
                   return item;
                 });
-                rows.push({ top, height, items });
-                top += height + GAP;
+                // Each label may use the width up to the next one.
+                labels.forEach((label, i) => { label.width = (i + 1 < labels.length ? labels[i + 1].left - DAY_GAP : width - GAP) - label.left; });
+                rows.push({ top: rowTop, height, items, labels, labelTop: top });
+                top = rowTop + height + GAP;
                 pending = [];
               };
               for (const asset of state.assets) {
                 const assetDay = dayOf(asset);
-                if (assetDay !== day) {
-                  flush(true);
-                  day = assetDay;
-                  rows.push({ top, height: 32, header: assetDay, items: [] });
-                  top += 36;
-                }
+                const starts = assetDay !== day ? assetDay : null;
+                day = assetDay;
                 const ratio = asset.pixelWidth && asset.pixelHeight ? Math.min(3, Math.max(0.33, asset.pixelWidth / asset.pixelHeight)) : 1;
-                pending.push({ asset, ratio });
+                pending.push({ asset, ratio, day: starts });
                 const sum = pending.reduce((total, a) => total + a.ratio, 0);
-                if (sum * target + GAP * (pending.length + 1) >= width) flush(false);
+                if (sum * target + gaps(pending) >= width) flush(false);
               }
               flush(true);
               state.layout = rows;
@@ -281,8 +299,8 @@ enum EmbeddedFiles {
               const to = window.scrollY - gridTop + 2 * window.innerHeight;
               const wanted = new Map();
               for (const row of state.layout) {
-                if (row.top + row.height < from || row.top > to) continue;
-                if (row.header) { wanted.set(`h:${row.top}:${row.header}`, row); continue; }
+                if (row.top + row.height < from || row.labelTop > to) continue;
+                for (const label of row.labels) wanted.set(`h:${label.top}:${label.left}:${label.text}`, { label });
                 for (const item of row.items) wanted.set(item.asset.id, { row, item });
               }
               // Keep what is still wanted and unchanged (moved into place); make the rest anew.
@@ -293,12 +311,14 @@ enum EmbeddedFiles {
                 wanted.delete(child.dataset.key);
               }
               for (const [key, entry] of wanted) {
-                if (entry.header) {
+                if (entry.label) {
                   const header = document.createElement("h2");
                   header.className = "header";
                   header.dataset.key = key;
-                  header.style.cssText = `top:${entry.top + 8}px;margin:0;font-size:15px`;
-                  header.textContent = entry.header;
+                  const { label } = entry;
+                  header.style.cssText = `top:${label.top + 7}px;left:${label.left}px;max-width:${Math.max(0, label.width)}px;margin:0;font-size:14px`;
+                  header.textContent = label.text;
+                  header.title = label.text;
                   content.append(header);
                   continue;
                 }
@@ -950,6 +970,32 @@ enum EmbeddedFiles {
 
             let session = {};
 
+            /// The years between the oldest and the newest photo, to jump to (the newest photos, or a year's last day and what
+            /// came before it).
+            async function offerYears() {
+              const select = $("#year");
+              try {
+                const [newest, oldest] = await Promise.all([
+                  api("/v1/assets?sort=-creationDate&limit=1&predicate=" + encodeURIComponent("creationDate != nil")),
+                  api("/v1/assets?sort=creationDate&limit=1&predicate=" + encodeURIComponent("creationDate != nil")),
+                ]);
+                const last = newest.assets[0]?.creationDate, first = oldest.assets[0]?.creationDate;
+                if (!last || !first) return;
+                const [to, from] = [new Date(last).getFullYear(), new Date(first).getFullYear()];
+                if (to === from) return;
+                select.replaceChildren(new Option("Newest", ""));
+                for (let year = to; year >= from; year--) select.append(new Option(String(year), String(year)));
+                select.hidden = false;
+              } catch { /* no years to offer */ }
+            }
+
+            $("#year").addEventListener("change", async (event) => {
+              const year = Number(event.target.value);
+              state.before = year ? new Date(year + 1, 0, 1) : null;
+              window.scrollTo(0, 0);
+              await show("timeline");
+            });
+
             // An earlier version kept the token in the page's storage: it goes.
             localStorage.removeItem("photos.token");
 
@@ -979,6 +1025,7 @@ enum EmbeddedFiles {
                 return;
               }
               await show("timeline");
+              await offerYears();
               follow();
               document.body.dataset.ready = "true";
             }
@@ -1008,6 +1055,7 @@ enum EmbeddedFiles {
                 <button type="button" data-view="hidden">Hidden</button>
                 <button type="button" data-view="deleted">Recently Deleted</button>
               </nav>
+              <select id="year" class="year" aria-label="Jump to a year" hidden></select>
               <label class="upload button" title="Upload photos and videos (or drop them anywhere)">Upload<input id="upload-input" type="file" multiple accept="image/*,video/*" hidden></label>
               <button type="button" id="sign-out" hidden>Sign out</button>
             </header>
@@ -3694,7 +3742,7 @@ enum EmbeddedFiles {
             main { outline: none; }
             .grid { position: relative; }
             #grid-content { position: relative; }
-            .header { position: absolute; left: 12px; font-weight: 600; color: var(--fg); }
+            .header { position: absolute; font-weight: 600; color: var(--fg); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
             .tile { position: absolute; padding: 0; border: 0; border-radius: 0; background: #222; overflow: hidden; }
             .tile img { width: 100%; height: 100%; object-fit: cover; display: block; }
             .tile .badge { position: absolute; left: 6px; bottom: 4px; font-size: 12px; text-shadow: 0 0 3px #000; }
@@ -3749,6 +3797,7 @@ enum EmbeddedFiles {
             .view-title { margin: 12px 16px 4px; font-size: 1.2rem; }
             .uploads .refused { color: #ffb4a8; }
             .new-album { display: flex; align-items: center; justify-content: center; min-height: 120px; border: 1px dashed #777; }
+            .year { background: #2c2c2c; color: var(--fg); border: 1px solid #555; border-radius: 6px; padding: 6px; font: inherit; }
             """#
         ),
     ]
