@@ -109,6 +109,8 @@ public struct PhotosServer: Sendable {
             router.add(middleware: CrossOriginMiddleware(allowedOrigins: Set(configuration.allowedOrigins)))
         }
         router.add(middleware: ErrorMiddleware())
+        let methods = MethodNotAllowedMiddleware.Table()
+        router.add(middleware: MethodNotAllowedMiddleware(table: methods))
         router.add(middleware: AuthenticationMiddleware(services: services))
         SystemRoutes(services: services).register(on: router)
         AssetRoutes(services: services).register(on: router.group("v1"))
@@ -118,6 +120,7 @@ public struct PhotosServer: Sendable {
         CollectionRoutes(services: services).register(on: router.group("v1"))
         ChangeRoutes(services: services).register(on: router.group("v1"))
         if configuration.servesGallery { GalleryRoutes().register(on: router) }
+        methods.fill(router.routes.map { (path: $0.path.description, method: $0.method.rawValue) })
         return router
     }
 

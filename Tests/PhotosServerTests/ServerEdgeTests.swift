@@ -261,3 +261,53 @@ struct GallerySessionTests {
         }
     }
 }
+
+/// Fields of the wrong type were ignored instead of refused: an altitude given as text was dropped and the change
+/// applied without it; `true` passed as a latitude.
+@Suite("Fields of the wrong type")
+struct WrongTypeFieldTests {
+    @Test func wrongTypesAreRefusedAndNothingChanges() async throws {
+        let fixture = try ServerFixture(name: "WrongTypes")
+        defer { fixture.library.remove() }
+        let id = urlID(try fixture.library.addImages(1)[0])
+        let token = try fixture.token("phone", .authorized)
+        try await fixture.test { client in
+            for location: [String: Any] in [
+                ["latitude": 48.8, "longitude": 2.3, "altitude": "high"], ["latitude": true, "longitude": 2.3],
+                ["latitude": "48.8", "longitude": 2.3],
+            ] {
+                let answer = try await client.call("/v1/assets/\(id)", .patch, token: token, json: ["location": location])
+                #expect(answer.status == .badRequest, "\(location): \(answer.status)")
+            }
+            #expect(try await client.call("/v1/assets/\(id)", .patch, token: token, json: ["isFavorite": "yes"]).status == .badRequest)
+            let asset = try await client.call("/v1/assets/\(id)", token: token)
+            #expect(asset.json["location"] == nil || asset.json["location"] is NSNull, "\(asset.json)")
+            #expect(asset.json["isFavorite"] as? Bool == false)
+            let good = try await client.call(
+                "/v1/assets/\(id)", .patch, token: token, json: ["location": ["latitude": 48.8, "longitude": 2.3, "altitude": 35]])
+            #expect(good.status == .ok, "\(good.json)")
+        }
+    }
+}
+
+/// A path the API has, asked with a method it does not answer there, is 405 with Allow (it was 404, as if the path
+/// did not exist); a path it does not have stays 404.
+@Suite("Methods not allowed")
+struct MethodNotAllowedTests {
+    @Test func wrongMethodsAre405WithAllow() async throws {
+        let fixture = try ServerFixture(name: "Methods")
+        defer { fixture.library.remove() }
+        let id = urlID(try fixture.library.addImages(1)[0])
+        let token = try fixture.token("phone", .authorized)
+        try await fixture.test { client in
+            let put = try await client.call("/v1/assets/\(id)", .put, token: token)
+            #expect(put.status == .methodNotAllowed)
+            let allowed = Set((put.headers[.allow] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            #expect(allowed == ["GET", "HEAD", "PATCH", "DELETE"], "\(allowed)")
+            #expect(put.error?.code == 405)
+            let changes = try await client.call("/v1/changes", .delete, token: token)
+            #expect(changes.status == .methodNotAllowed && changes.headers[.allow]?.contains("POST") == true)
+            #expect(try await client.call("/v1/nothing-here", .delete, token: token).status == .notFound)
+        }
+    }
+}

@@ -99,11 +99,19 @@ struct ChangeList: Sendable {
                 } else {
                     guard let object = value as? [String: Any] else { throw APIError.badRequest("\(path): location must be an object or null") }
                     let fields = try JSONBody(object, allowed: ["latitude", "longitude", "altitude"], path: "\(path).location")
-                    guard let latitude = (fields.fields["latitude"] as? NSNumber)?.doubleValue, (-90...90).contains(latitude),
-                        let longitude = (fields.fields["longitude"] as? NSNumber)?.doubleValue, (-180...180).contains(longitude)
+                    // Numbers only: true, "48.8" or an altitude of the wrong type are refused, never ignored.
+                    func number(_ key: String) -> Double? {
+                        guard let value = fields.fields[key] as? NSNumber, !isJSONBoolean(value), value.doubleValue.isFinite else { return nil }
+                        return value.doubleValue
+                    }
+                    guard let latitude = number("latitude"), (-90...90).contains(latitude), let longitude = number("longitude"),
+                        (-180...180).contains(longitude)
                     else { throw APIError.badRequest("\(path): location needs latitude (-90…90) and longitude (-180…180)") }
+                    if fields.has("altitude"), !(fields.fields["altitude"] is NSNull), number("altitude") == nil {
+                        throw APIError.badRequest("\(path): location's altitude must be a number of metres")
+                    }
                     let coordinate = CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
-                    if let altitude = (fields.fields["altitude"] as? NSNumber)?.doubleValue {
+                    if let altitude = number("altitude") {
                         location = .some(
                             CLLocation(
                                 coordinate: coordinate, altitude: altitude, horizontalAccuracy: 0, verticalAccuracy: 0, timestamp: Date()))

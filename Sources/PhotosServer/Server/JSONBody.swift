@@ -69,7 +69,7 @@ struct JSONBody {
 }
 
 /// Booleans arrive from JSONSerialization as NSNumber of type "c"; a number 0 or 1 must not pass as one.
-private func isJSONBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
+func isJSONBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
 
 enum ISO8601 {
     static func parse(_ text: String) -> Date? {
