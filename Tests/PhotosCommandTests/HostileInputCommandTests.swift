@@ -180,10 +180,10 @@ extension PhotosCommandTests {
 }
 
 extension PhotosCommandTests {
-    @Test func decoderWarningsAreLoggedWithTheirFileOnlyWhenAskedFor() throws {
-        let (library, _, dir) = try libraryWithOnePhoto("cli-warnings")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        // A JPEG cut short: libjpeg warns "Premature end of JPEG file" while libvips still decodes it.
+    /// A library with a JPEG cut at two thirds imported into it (libjpeg warns "Premature end of JPEG file" while
+    /// libvips still decodes it): the library, the asset's id and the folder to remove.
+    func libraryWithATruncatedJPEG(_ label: String) throws -> (library: URL, id: String, dir: URL) {
+        let (library, _, dir) = try libraryWithOnePhoto(label)
         let whole = dir.appendingPathComponent("whole.jpg")
         try TestMedia.writeImage(to: whole, width: 400, height: 300)
         let data = try Data(contentsOf: whole)
@@ -191,6 +191,12 @@ extension PhotosCommandTests {
         try data.prefix(data.count * 2 / 3).write(to: cut)
         let imported = try photos(["import", cut.path, "--json"], library: library)
         let id = try #require((try imported.json() as? [String: Any])?["imported"] as? [String]).first ?? ""
+        return (library, id, dir)
+    }
+
+    @Test func decoderWarningsAreLoggedWithTheirFileOnlyWhenAskedFor() throws {
+        let (library, id, dir) = try libraryWithATruncatedJPEG("cli-warnings")
+        defer { try? FileManager.default.removeItem(at: dir) }
         let quiet = try photos(["thumbnail", id, "--size", "64x64", "--out", dir.appendingPathComponent("q.png").path], library: library)
         #expect(quiet.status == 0, "\(quiet.stderr)")
         #expect(!quiet.stderr.contains("Premature end of JPEG file"))
@@ -322,15 +328,8 @@ extension PhotosCommandTests {
     /// A truncated JPEG imports and makes thumbnails (grey where its data ends); it is edited the same way instead
     /// of failing with "Premature end of input file".
     @Test func aTruncatedJPEGIsEditedAsItDecodes() throws {
-        let (library, _, dir) = try libraryWithOnePhoto("cli-truncated-edit")
+        let (library, id, dir) = try libraryWithATruncatedJPEG("cli-truncated-edit")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let whole = dir.appendingPathComponent("whole.jpg")
-        try TestMedia.writeImage(to: whole, width: 400, height: 300)
-        let data = try Data(contentsOf: whole)
-        let cut = dir.appendingPathComponent("cut.jpg")
-        try data.prefix(data.count * 2 / 3).write(to: cut)
-        let imported = try photos(["import", cut.path, "--json"], library: library)
-        let id = try #require((try imported.json() as? [String: Any])?["imported"] as? [String]).first ?? ""
         let edit = try photos(["edit", id, "--exposure", "0.3"], library: library)
         #expect(edit.status == 0, "\(edit.stderr)")
         #expect(edit.stdout.contains("exposure"), "\(edit.stdout)")

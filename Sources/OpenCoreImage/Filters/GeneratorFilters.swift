@@ -17,16 +17,7 @@ enum GeneratorFilters {
             ]
         ) { inputs in
             // t = clamp(((p − p0)·d) / |d|², 0, 1), d = p1 − p0; colour = mix(c0, c1, t).
-            let p0 = inputs.vector("inputPoint0").cgPointValue, p1 = inputs.vector("inputPoint1").cgPointValue
-            let (dx, dy) = (Double(p1.x - p0.x), Double(p1.y - p0.y))
-            let length2 = max(1e-12, dx * dx + dy * dy)
-            let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
-            return CIImage(
-                node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
-                    let projection = try x.linear([dx / length2], [-Double(p0.x) * dx / length2]).plus(
-                        try y.linear([dy / length2], [-Double(p0.y) * dy / length2]))
-                    return try GeneratorFilters.ramp(try ColourConversion.clamp(projection), c0, c1)
-                })
+            GeneratorFilters.linearGradient(inputs) { $0 }
         },
         filter(
             "CISmoothLinearGradient", "Smooth Linear Gradient", [kCICategoryGradient],
@@ -36,21 +27,11 @@ enum GeneratorFilters {
                 FilterInput("inputColor0", .color, default: CIColor.white), FilterInput("inputColor1", .color, default: CIColor.black),
             ]
         ) { inputs in
-            // As CILinearGradient, with t eased by smoothstep: t' = 3t² − 2t³ (no visible band at either end).
-            let p0 = inputs.vector("inputPoint0").cgPointValue, p1 = inputs.vector("inputPoint1").cgPointValue
-            let (dx, dy) = (Double(p1.x - p0.x), Double(p1.y - p0.y))
-            let length2 = max(1e-12, dx * dx + dy * dy)
-            let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
-            return CIImage(
-                node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
-                    let projection = try x.linear([dx / length2], [-Double(p0.x) * dx / length2]).plus(
-                        try y.linear([dy / length2], [-Double(p0.y) * dy / length2]))
-                    let t = try ColourConversion.clamp(projection)
-                    let squared = try VipsCall("multiply").image("left", t).image("right", t).output()
-                    // t²·(3 − 2t)
-                    let eased = try VipsCall("multiply").image("left", squared).image("right", try t.linear([-2], [3])).output()
-                    return try GeneratorFilters.ramp(eased, c0, c1)
-                })
+            // As CILinearGradient, with t eased by smoothstep: t' = t²·(3 − 2t) (no visible band at either end).
+            GeneratorFilters.linearGradient(inputs) { (t) throws(VipsError) -> VImage in
+                let squared = try VipsCall("multiply").image("left", t).image("right", t).output()
+                return try VipsCall("multiply").image("left", squared).image("right", try t.linear([-2], [3])).output()
+            }
         },
         filter(
             "CIRadialGradient", "Radial Gradient", [kCICategoryGradient],
@@ -99,6 +80,21 @@ enum GeneratorFilters {
                 })
         },
     ]
+
+    /// A gradient along inputPoint0 → inputPoint1 from inputColor0 to inputColor1, its t (clamped to 0…1) shaped by
+    /// `ease`.
+    static func linearGradient(_ inputs: FilterInputs, ease: @escaping @Sendable (VImage) throws(VipsError) -> VImage) -> CIImage {
+        let p0 = inputs.vector("inputPoint0").cgPointValue, p1 = inputs.vector("inputPoint1").cgPointValue
+        let (dx, dy) = (Double(p1.x - p0.x), Double(p1.y - p0.y))
+        let length2 = max(1e-12, dx * dx + dy * dy)
+        let (c0, c1) = (inputs.color("inputColor0").workingRGBA, inputs.color("inputColor1").workingRGBA)
+        return CIImage(
+            node: GeneratorNode(opaque: c0[3] >= 1 && c1[3] >= 1) { (x, y) throws(VipsError) -> VImage in
+                let projection = try x.linear([dx / length2], [-Double(p0.x) * dx / length2]).plus(
+                    try y.linear([dy / length2], [-Double(p0.y) * dy / length2]))
+                return try GeneratorFilters.ramp(try ease(try ColourConversion.clamp(projection)), c0, c1)
+            })
+    }
 
     /// Premultiplied colours mixed by t (one band, 0…1).
     static func ramp(_ t: VImage, _ c0: [Double], _ c1: [Double]) throws(VipsError) -> VImage {
