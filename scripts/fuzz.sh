@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers of untrusted input with libFuzzer: the NSPredicate parser and compiler, each metadata
 # reader (EXIF, Apple MakerNote, XMP dates, PNG chunks, QuickTime boxes, format sniffing), and HEIF files through the
-# HEIF check helper and the probe (a libheif abort must end the helper, never photos-fuzz).
+# HEIF check helper and the probe (a libheif abort must end the helper, never photos-fuzz), and movies through the
+# poster-frame and export paths of the C shim.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]    default: 20 s for each target (the short run the test command does)
 #   scripts/fuzz.sh 3600 predicate           the long run, one hour of the predicate parser
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff heif)
+[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff heif movie)
 
 echo "fuzz: building photos-fuzz with libFuzzer and AddressSanitizer (.build-fuzz)" >&2
 # The toolchain's lld links it: gold stops with an internal error on the sanitizer runtime.
@@ -41,6 +42,13 @@ for target in "${targets[@]}"; do
   # Predicates longer than a few KB only repeat what shorter ones cover, and cost time per run.
   max_len=65536
   [ "$target" = predicate ] && max_len=4096
+  # Movies: tiny generated ones in awkward shapes (the poster-frame and export paths under ASan).
+  if [ "$target" = movie ] && [ -z "$(ls -A "$corpus")" ]; then
+    for size in 568x320 17x9 2x66 94x50; do
+      ffmpeg -v error -y -f lavfi -i "testsrc=size=$size:rate=5:duration=0.4" -c:v libx264 -pix_fmt yuv444p "$corpus/seed-$size.mp4" || true
+    done
+    ffmpeg -v error -y -f lavfi -i "testsrc=size=66x34:rate=5:duration=0.4" -c:v mjpeg -pix_fmt yuvj422p "$corpus/seed-mjpeg.mov" || true
+  fi
   # HEIF: mutations of iPhone photos' first kilobytes, where the box structure is.
   if [ "$target" = heif ] && [ -d ../shared/media/heic ] && [ -z "$(ls -A "$corpus")" ]; then
     for f in ../shared/media/heic/*; do head -c 65536 "$f" >"$corpus/seed-$(basename "$f")"; done

@@ -20,6 +20,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case quicktime
     /// Content sniffing of the first bytes.
     case sniff
+    /// A movie through the C shim's paths that decode and re-encode it: the probe, a poster frame (swscale into the
+    /// shim's buffer — where a tight buffer was overrun) and an H.264 export of its first half second.
+    case movie
     /// A HEIF file through the media pipeline as an import meets it: checked by the HEIF helper process first (where
     /// libheif's assertions end the helper, not this process), then probed and, when sound, rendered small here.
     case heif
@@ -53,6 +56,18 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             withScratchFile(input) { _ = QuickTimeUserDataDate.read($0) }
         case .sniff:
             _ = MediaFormat.sniff(input)
+        case .movie:
+            withScratchFile(input) { path in
+                guard let info = try? MediaProbe().probe(URL(fileURLWithPath: path)), !info.isImage else { return }
+                _ = try? ImageRenderer.renderPosterFrame(
+                    path, rotation: info.rotation, displayWidth: info.pixelWidth, displayHeight: info.pixelHeight,
+                    request: RenderRequest(target: (32, 32), fit: .fit, resize: .fast), pixelLimit: 4096 * 4096)
+                var exporter = MovieExporter(container: .mpeg4, video: .h264(long: 64, short: 64))
+                exporter.timeRange = (0, 0.5)
+                let out = URL(fileURLWithPath: path + ".out.mp4")
+                try? exporter.export(URL(fileURLWithPath: path), to: out)
+                unlink(out.path)
+            }
         case .heif:
             withScratchFile(input) { path in
                 guard let info = try? MediaProbe().probe(URL(fileURLWithPath: path)), info.isImage else { return }
