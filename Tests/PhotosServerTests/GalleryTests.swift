@@ -195,6 +195,18 @@ struct GalleryTests {
             try await browser.wait(10, "the viewer", until: "return !document.querySelector('#viewer').hidden")
             #expect(try await browser.run("return document.querySelector('#viewer').contains(document.activeElement)") as? Bool == true)
             try await browser.screenshot(Self.screenshots.appendingPathComponent("8-phone-viewer.png"))
+            // The editor goes below the photo, not over it (it covered the photo and the crop box).
+            try await browser.click("[data-viewer=edit]")
+            try await browser.wait(10, "the editor", until: "return !document.querySelector('#editor').hidden")
+            try await browser.click("[data-edit=crop]")
+            let overlap = try await browser.run(
+                "const s = document.querySelector('.stage').getBoundingClientRect(); const e = document.querySelector('#editor').getBoundingClientRect(); return [s.top, s.bottom, e.top, s.height]"
+            )
+            let edges = (overlap as? [Any] ?? []).map { ($0 as? Double) ?? Double(($0 as? Int) ?? -1) }
+            #expect(edges.count == 4 && edges[2] >= edges[1] - 1 && edges[3] >= 844 * 0.35, "stage and editor: \(edges)")
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("8b-phone-editor.png"))
+            try await browser.click("[data-edit=cancel]")
+            try await browser.wait(10, "the editor to close", until: "return document.querySelector('#editor').hidden")
             try await browser.press("\u{E00C}")  // Escape
             try await browser.wait(10, "the viewer to close", until: "return document.querySelector('#viewer').hidden")
             #expect(try await browser.run("return document.activeElement.dataset.key") as? String == key)

@@ -3789,8 +3789,10 @@ enum EmbeddedFiles {
             @media (max-width: 600px) {
               .bar nav button { padding: 4px 6px; }
               .selection { top: 88px; }
-              .viewer { grid-template-columns: 1fr; }
-              .info, .editor { position: absolute; right: 0; bottom: 0; max-height: 60vh; width: 100%; }
+              /* The panel goes below the photo, never over it (it covered the photo and the crop box): the stage keeps at least
+                 40% of the height, the panel scrolls within the rest. */
+              .viewer { grid-template-columns: 1fr; grid-template-rows: auto minmax(40vh, 1fr) auto; }
+              .info, .editor { position: static; width: auto; max-height: 42vh; grid-column: 1; }
             }
 
             .offline, .problem { margin: 0; padding: 8px 16px; background: #5c1f1f; color: #fff; }
