@@ -311,3 +311,35 @@ struct MethodNotAllowedTests {
         }
     }
 }
+
+/// What schemathesis found the OpenAPI document and the server disagreeing on: empty query values (now the same as
+/// none), the content types of resources and images (documented), resource types (an enum), a folder's assets and an
+/// album's children (404, not 400).
+@Suite("The API as its document says")
+struct OpenAPIAgreementTests {
+    @Test func emptyParametersResourceTypesAndCollections() async throws {
+        let fixture = try ServerFixture(name: "Agreement")
+        defer { fixture.library.remove() }
+        let id = urlID(try fixture.library.addImages(1)[0])
+        let token = try fixture.token("phone", .authorized)
+        var folderID = ""
+        try fixture.library.library.performChangesAndWait {
+            folderID =
+                PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Trips").placeholderForCreatedCollectionList
+                .localIdentifier
+        }
+        let folderURLID = urlID(folderID)
+        try await fixture.test { client in
+            #expect(try await client.call("/v1/assets?predicate=&cursor=&limit=1", token: token).status == .ok)
+            #expect(try await client.call("/v1/assets/\(id)/image?size=", token: token).status == .ok)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json.utf8)) as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            let resource = try #require((paths["/v1/assets/{id}/resources/{type}"]?["get"] as? [String: Any]))
+            let parameters = try #require(resource["parameters"] as? [[String: Any]])
+            let types = (parameters.first { $0["name"] as? String == "type" }?["schema"] as? [String: Any])?["enum"] as? [String]
+            #expect(types?.contains("fullSizePhoto") == true && types?.contains("pairedVideo") == true)
+            let folder = try await client.call("/v1/collections/\(folderURLID)/assets", token: token)
+            #expect(folder.status == .notFound, "\(folder.status)")
+        }
+    }
+}

@@ -1455,7 +1455,9 @@ enum EmbeddedFiles {
                       "items": {
                        "type": "string"
                       },
-                      "maxItems": 1000
+                      "maxItems": 1000,
+                      "uniqueItems": true,
+                      "minItems": 1
                      }
                     }
                    }
@@ -1804,9 +1806,10 @@ enum EmbeddedFiles {
                   "name": "size",
                   "in": "query",
                   "required": false,
-                  "description": "WxH target size in pixels (default 256x256)",
+                  "description": "WxH target size in pixels (default 256x256); empty is the default",
                   "schema": {
-                   "type": "string"
+                   "type": "string",
+                   "pattern": "^(([1-9][0-9]{0,2}|[1-7][0-9]{3}|80[0-9]{2}|81[0-8][0-9]|819[0-2])x([1-9][0-9]{0,2}|[1-7][0-9]{3}|80[0-9]{2}|81[0-8][0-9]|819[0-2]))?$"
                   }
                  },
                  {
@@ -1870,6 +1873,12 @@ enum EmbeddedFiles {
                   "description": "The image",
                   "content": {
                    "image/jpeg": {
+                    "schema": {
+                     "type": "string",
+                     "contentMediaType": "image/jpeg"
+                    }
+                   },
+                   "image/webp": {
                     "schema": {
                      "type": "string",
                      "contentMediaType": "image/jpeg"
@@ -1952,7 +1961,22 @@ enum EmbeddedFiles {
                   "required": true,
                   "description": "photo, video, pairedVideo, fullSizePhoto, fullSizeVideo, fullSizePairedVideo, adjustmentData, adjustmentBasePhoto …",
                   "schema": {
-                   "type": "string"
+                   "type": "string",
+                   "enum": [
+                    "photo",
+                    "video",
+                    "audio",
+                    "alternatePhoto",
+                    "fullSizePhoto",
+                    "fullSizeVideo",
+                    "adjustmentData",
+                    "adjustmentBasePhoto",
+                    "pairedVideo",
+                    "fullSizePairedVideo",
+                    "adjustmentBasePairedVideo",
+                    "adjustmentBaseVideo",
+                    "photoProxy"
+                   ]
                   }
                  },
                  {
@@ -1981,6 +2005,21 @@ enum EmbeddedFiles {
                  "200": {
                   "description": "The file",
                   "content": {
+                   "image/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   },
+                   "video/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   },
+                   "audio/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   },
                    "application/octet-stream": {
                     "schema": {
                      "type": "string"
@@ -1991,6 +2030,21 @@ enum EmbeddedFiles {
                  "206": {
                   "description": "A byte range",
                   "content": {
+                   "image/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   },
+                   "video/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   },
+                   "audio/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   },
                    "application/octet-stream": {
                     "schema": {
                      "type": "string"
@@ -2498,7 +2552,8 @@ enum EmbeddedFiles {
                   "required": true,
                   "description": "A change token",
                   "schema": {
-                   "type": "string"
+                   "type": "string",
+                   "minLength": 1
                   }
                  },
                  {
@@ -2845,7 +2900,8 @@ enum EmbeddedFiles {
                   "in": "header",
                   "description": "The version the edit is based on (the edit's ETag)",
                   "schema": {
-                   "type": "string"
+                   "type": "string",
+                   "pattern": "^(\\*|\"[^\"]+\")$"
                   }
                  }
                 ],
@@ -2949,7 +3005,8 @@ enum EmbeddedFiles {
                   "in": "header",
                   "description": "The version the edit is based on (the edit's ETag)",
                   "schema": {
-                   "type": "string"
+                   "type": "string",
+                   "pattern": "^(\\*|\"[^\"]+\")$"
                   }
                  }
                 ],
@@ -3006,6 +3063,16 @@ enum EmbeddedFiles {
                  },
                  "422": {
                   "description": "The library refuses the change",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "A malformed request (an empty If-Match, a recipe out of range)",
                   "content": {
                    "application/json": {
                     "schema": {
@@ -3193,7 +3260,8 @@ enum EmbeddedFiles {
                  "altitude": {
                   "type": "number"
                  }
-                }
+                },
+                "additionalProperties": false
                },
                "Resource": {
                 "type": "object",

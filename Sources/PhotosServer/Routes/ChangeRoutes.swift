@@ -80,7 +80,8 @@ struct ChangeRoutes {
         let session = try context.client()
         let query = try Query(request, allowed: ["since"])
         let start: PHPersistentChangeToken
-        if let resume = request.headers[.lastEventID] ?? query["since"] {
+        // An empty Last-Event-ID (a client that has seen no event yet) is the same as none.
+        if let resume = request.headers[.lastEventID].flatMap({ $0.isEmpty ? nil : $0 }) ?? query["since"] {
             start = try Self.token(resume)
         } else {
             try session.requireRead()

@@ -29,7 +29,7 @@ struct CollectionRoutes {
     /// An asset collection (not a folder).
     static func collection(_ id: String, session: ClientSession) throws -> PHAssetCollection {
         guard case .album(let collection) = try object(id, session: session) else {
-            throw APIError.badRequest("\(id) is a folder: list its children with /v1/collections/\(id)/children")
+            throw APIError.notFound("\(id) is a folder, which has no assets: list its children with /v1/collections/\(id)/children")
         }
         return collection
     }
@@ -84,7 +84,9 @@ struct CollectionRoutes {
             let session = try context.client()
             let id = try context.parameters.require("id")
             return try await offload {
-                guard case .folder(let folder) = try Self.object(id, session: session) else { throw APIError.badRequest("\(id) is not a folder") }
+                guard case .folder(let folder) = try Self.object(id, session: session) else {
+                    throw APIError.notFound("\(id) is not a folder, so it has no children (its assets are at /v1/collections/\(id)/assets)")
+                }
                 return CollectionListJSON(collections: Self.json(PHCollection.fetchCollections(in: folder, options: session.fetchOptions())))
             }
         }

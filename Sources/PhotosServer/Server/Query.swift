@@ -14,7 +14,9 @@ struct Query {
                 throw APIError.badRequest("unknown query parameter '\(name)'; this route takes \(allowed.sorted().joined(separator: ", "))")
             }
             guard values[name] == nil else { throw APIError.badRequest("query parameter '\(name)' is given twice") }
-            values[name] = String(value)
+            // An empty value is the same as none (`cursor=` is the first page, `predicate=` no filter), as a form
+            // with an empty field sends it.
+            if !value.isEmpty { values[name] = String(value) }
         }
     }
 
