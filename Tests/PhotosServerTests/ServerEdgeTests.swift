@@ -208,6 +208,7 @@ struct AddOnlyAnswerTests {
         _ = try fixture.library.library.importItems(at: [existing])
         let fresh = try fixture.library.makeImage("fresh.jpg", width: 60, height: 40)
         let adder = try fixture.token("camera", .authorized, accessLevel: .addOnly)
+        let limited = try fixture.token("frame", .limited)
         try await fixture.test { client in
             var shapes: [[String]] = []
             for file in [existing, fresh] {
@@ -222,8 +223,15 @@ struct AddOnlyAnswerTests {
                 shapes.append(created.json.keys.sorted())
             }
             #expect(shapes[0] == shapes[1])
+            // A limited client sees only its selection: the library's other files are not told to it either.
+            let framed = try await client.execute(
+                uri: "/v1/uploads?filename=known.jpg", method: .post, headers: [.authorization: "Bearer \(limited)"],
+                body: ByteBuffer(bytes: [UInt8](try Data(contentsOf: existing))))
+            let upload = try #require(framed.json["upload"] as? String)
+            let created = try await client.call("/v1/assets", .post, token: limited, json: ["uploads": [upload]])
+            #expect((created.json["created"] as? [String])?.count == 1 && (created.json["duplicates"] as? [Any])?.isEmpty == true, "\(created.json)")
         }
-        #expect(PHAsset.fetchAssets(with: fixture.library.options()).count == 3)
+        #expect(PHAsset.fetchAssets(with: fixture.library.options()).count == 4)
     }
 }
 

@@ -155,11 +155,12 @@ extension PHPhotoLibrary {
 
         phase("fsync")
         // 2. Duplicates: bytes already in the library, or earlier in this import.
-        // Only a client that can read the library is told what it holds: an add-only client's file that the library
-        // already has becomes a new asset, as with PhotoKit's add-only access (duplicates within the import are
-        // still its own business and reported).
+        // Only a client that can read the whole library is told what it holds: an add-only or limited client's file
+        // that the library already has becomes a new asset, as PhotoKit does for any client (duplicates within the
+        // import are still its own business and reported).
         let existing: [String: String]
-        do { existing = access.canRead ? try engine.assetIdentifiers(withSHA256: items.map(\.staged.sha256)) : [:] } catch {
+        let seesEverything = access.canRead && !access.isLimited
+        do { existing = seesEverything ? try engine.assetIdentifiers(withSHA256: items.map(\.staged.sha256)) : [:] } catch {
             for item in items { try? FileManager.default.removeItem(at: item.staged.url) }
             throw PHPhotosError(error)
         }
