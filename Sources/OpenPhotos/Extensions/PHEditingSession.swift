@@ -16,8 +16,10 @@ import Synchronization
 /// let edited = try session.run()      // blocks; `session.cancel()` from another thread stops it
 /// ```
 ///
-/// The extension never sees the library: it is not given its path (no `$PHOTOS_LIBRARY`; its `$HOME` and `$TMPDIR`
-/// are folders of the session), and every file it is given is a copy. Whatever it does — crash, hang, write
+/// The extension never sees the library: it runs in a kernel sandbox (bubblewrap: its own namespaces, no network, a
+/// file system of its session folder and the system's libraries — see the WritingAPhotoEditingExtension article), it
+/// is not given the library's path (no `$PHOTOS_LIBRARY`; its `$HOME` and `$TMPDIR` are folders of the session), and
+/// every file it is given is a copy. Whatever it does — crash, hang, write
 /// garbage, answer out of order, point at a file outside its folder — the session ends with a
 /// ``PHEditingExtensionError`` naming it, and nothing is committed.
 public final class PHEditingSession: @unchecked Sendable {
