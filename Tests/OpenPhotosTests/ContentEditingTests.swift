@@ -768,6 +768,35 @@ extension ContentEditingTests {
         #expect(try library.writerLeftovers().isEmpty)
     }
 
+    /// A rendered movie larger than its duration can need is refused before it is copied (a second of video padded to
+    /// 1 GB with a sparse tail was taken whole).
+    @Test func aRenderedMovieLargerThanItsDurationCanNeedIsRefused() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let movie = library.scratch.appendingPathComponent("clip.mov")
+        try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 0.5)
+        var identifier = ""
+        try library.library.performChangesAndWait {
+            identifier = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)!.placeholderForCreatedAsset!.localIdentifier
+        }
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: library.options()).firstObject)
+        let output = PHContentEditingOutput(contentEditingInput: try await Self.requireInput(asset))
+        try TestMedia.writeMovie(to: output.renderedContentURL, width: 64, height: 48, seconds: 0.5)
+        let handle = try FileHandle(forWritingTo: output.renderedContentURL)
+        try handle.truncate(atOffset: 1_000_000_000)
+        try handle.close()
+        output.adjustmentData = PHAdjustmentData(formatIdentifier: Self.format, formatVersion: "1.0", data: Data("big".utf8))
+        do {
+            try Self.commit(output, to: asset, in: library.library)
+            Issue.record("a 1 GB rendering of half a second was committed")
+        } catch let error as PHPhotosError {
+            #expect(error.code == .invalidResource)
+            #expect(error.localizedDescription.contains("can need"), "\(error.localizedDescription)")
+        }
+        #expect(!(try Self.refetch(asset, library).hasAdjustments))
+        #expect(try library.writerLeftovers().isEmpty)
+    }
+
     /// A tampered `Adjustments.plist` is read only up to its limit, judged by the file and not by the size the database
     /// recorded (a 2 GB file made `photos show` take 7.9 GB): the asset's adjustment data is then simply unreadable.
     @Test func aTamperedAdjustmentsFileIsNeverReadWhole() async throws {

@@ -245,7 +245,7 @@ extension LibraryEngine {
         guard info.st_size > 0 else { throw .invalidResource("the rendered output is empty") }
         // An oversized rendering is refused from its header before it is copied (the bound is checked again on the
         // copy, which is what is committed).
-        if isPhoto, let declared = try? configuration.probe.probe(edit.renderedFile) {
+        if let declared = try? configuration.probe.probe(edit.renderedFile) {
             try Self.checkRenderingSize(Int64(info.st_size), declared)
         }
         let rendering = try stager.stage(file: edit.renderedFile, move: false)
@@ -263,7 +263,7 @@ extension LibraryEngine {
         }
         // What the pixels can need: a JPEG or HEIC of W × H pixels is at most a few bytes a pixel, plus metadata. A
         // 1.5 GB sparse file with a small image's header and a JPEG trailer was committed.
-        if isPhoto { try Self.checkRenderingSize(rendering.size, probed) }
+        try Self.checkRenderingSize(rendering.size, probed)
         if isPhoto, probed.orientation != 1 {
             throw .invalidResource("the rendered output has EXIF orientation \(probed.orientation): bake the orientation in and write it \"up\" (1)")
         }
@@ -297,13 +297,28 @@ extension LibraryEngine {
     /// The largest adjustment data committed (`PHAdjustmentData.maximumDataSize`).
     package static let maximumAdjustmentDataSize = 1 << 20
     /// Refuses a rendered photo larger than its pixels can need.
+    /// Refuses a rendering larger than what it holds can need: a photo's 4 bytes a pixel, a movie's
+    /// ``maximumVideoBytesPerSecond`` for its duration (ProRes 4444 XQ at 4K is about 290 MB/s), each with room for
+    /// metadata.
     static func checkRenderingSize(_ size: Int64, _ info: MediaInfo) throws(LibraryError) {
-        let bound = Int64(info.storedPixelWidth) * Int64(info.storedPixelHeight) * 4 + Int64(renderingMetadataAllowance)
-        if size > bound {
-            throw .invalidResource(
-                "the rendered output is \(size) bytes, more than a \(info.storedPixelWidth)×\(info.storedPixelHeight) image can need (\(bound))")
+        if info.isImage {
+            let bound = Int64(info.storedPixelWidth) * Int64(info.storedPixelHeight) * 4 + Int64(renderingMetadataAllowance)
+            if size > bound {
+                throw .invalidResource(
+                    "the rendered output is \(size) bytes, more than a \(info.storedPixelWidth)×\(info.storedPixelHeight) image can need (\(bound))")
+            }
+        } else {
+            let seconds = max(1, info.duration.isFinite ? info.duration : 1)
+            let bound = Int64(seconds * Double(maximumVideoBytesPerSecond)) + Int64(4 * renderingMetadataAllowance)
+            if size > bound {
+                throw .invalidResource(
+                    "the rendered movie is \(size) bytes, more than \(String(format: "%.1f", seconds)) s of video can need (\(bound))")
+            }
         }
     }
+
+    /// The most bytes a second of rendered video may take (see ``checkRenderingSize(_:_:)``).
+    package static let maximumVideoBytesPerSecond = 400_000_000
 
     /// The longest adjustment format identifier (a reverse-DNS string, as a bundle identifier) and version, in bytes.
     package static let maximumFormatIdentifierLength = 255
