@@ -63,8 +63,10 @@ package enum HEIFCheck {
         return candidates.first { access($0, X_OK) == 0 }
     }()
 
-    /// How many times the helper has been started in this process (for tests: a crash restarts it, a good file does not).
+    /// How many times the helper has been started in this process, and how many times one failed (crashed, hung, or
+    /// went away while idle): a helper is started only to replace one that failed, never per file (tests compare them).
     package static var helperStarts: Int { helper.withLock { $0.starts } }
+    package static var helperFailures: Int { helper.withLock { $0.failures } }
 
     private static let helper = Mutex(Helper())
     private static let verdicts = Mutex(VerdictCache())
@@ -108,6 +110,7 @@ package enum HEIFCheck {
         var pid: pid_t = 0
         var socket: Int32 = -1
         var starts = 0
+        var failures = 0
         var buffer: [UInt8] = []
 
         /// nil for a sound file, else the reason it is damaged.
@@ -236,6 +239,8 @@ package enum HEIFCheck {
         }
 
         private mutating func forget() {
+            // Only a helper that failed is forgotten (stop() after a crash or timeout, or found dead while idle).
+            if pid > 0 { failures += 1 }
             if socket >= 0 { close(socket) }
             socket = -1
             pid = 0
