@@ -92,6 +92,17 @@ struct ContentEditingTests {
         return (asset, try Data(contentsOf: file))
     }
 
+    /// A 64 × 48 movie of `seconds` added as a video asset; the asset and the movie's file.
+    static func videoAsset(_ library: TestLibrary, seconds: Double) throws -> (PHAsset, URL) {
+        let movie = library.scratch.appendingPathComponent("clip.mov")
+        try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: seconds)
+        var identifier = ""
+        try library.library.performChangesAndWait {
+            identifier = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)!.placeholderForCreatedAsset!.localIdentifier
+        }
+        return (try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: library.options()).firstObject), movie)
+    }
+
     // MARK: - The first edit
 
     @Test func firstEditKeepsTheOriginalAndShowsTheRendering() async throws {
@@ -477,13 +488,7 @@ struct ContentEditingTests {
     @Test func videosHaveNoPreviousVersion() async throws {
         let library = try TestLibrary()
         defer { library.remove() }
-        let movie = library.scratch.appendingPathComponent("clip.mov")
-        try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 0.3)
-        var identifier = ""
-        try library.library.performChangesAndWait {
-            identifier = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)!.placeholderForCreatedAsset!.localIdentifier
-        }
-        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: library.options()).firstObject)
+        let (asset, movie) = try Self.videoAsset(library, seconds: 0.3)
         let input = try await Self.requireInput(asset)
         #expect(input.mediaType == .video && input.fullSizeImageURL == nil)
         let video = try #require(input.audiovisualAsset as? AVURLAsset)
@@ -773,13 +778,7 @@ extension ContentEditingTests {
     @Test func aRenderedMovieLargerThanItsDurationCanNeedIsRefused() async throws {
         let library = try TestLibrary()
         defer { library.remove() }
-        let movie = library.scratch.appendingPathComponent("clip.mov")
-        try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 0.5)
-        var identifier = ""
-        try library.library.performChangesAndWait {
-            identifier = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)!.placeholderForCreatedAsset!.localIdentifier
-        }
-        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: library.options()).firstObject)
+        let (asset, _) = try Self.videoAsset(library, seconds: 0.5)
         let output = PHContentEditingOutput(contentEditingInput: try await Self.requireInput(asset))
         try TestMedia.writeMovie(to: output.renderedContentURL, width: 64, height: 48, seconds: 0.5)
         let handle = try FileHandle(forWritingTo: output.renderedContentURL)
