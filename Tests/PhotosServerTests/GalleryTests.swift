@@ -207,6 +207,15 @@ struct GalleryTests {
             try await browser.screenshot(Self.screenshots.appendingPathComponent("8b-phone-editor.png"))
             try await browser.click("[data-edit=cancel]")
             try await browser.wait(10, "the editor to close", until: "return document.querySelector('#editor').hidden")
+            // Closing the editor gives the focus back to its button, so the keys reach the viewer at once.
+            #expect(try await browser.run("return document.activeElement.dataset.viewer") as? String == "edit")
+            // Escape in the editor cancels the edit; the next one closes the viewer.
+            try await browser.click("[data-viewer=edit]")
+            try await browser.wait(10, "the editor", until: "return !document.querySelector('#editor').hidden")
+            try await browser.run("document.querySelector('#editor input, #editor button').focus()")
+            try await browser.press("\u{E00C}")  // Escape
+            try await browser.wait(10, "the editor to close", until: "return document.querySelector('#editor').hidden")
+            #expect(try await browser.run("return document.querySelector('#viewer').hidden") as? Bool == false)
             try await browser.press("\u{E00C}")  // Escape
             try await browser.wait(10, "the viewer to close", until: "return document.querySelector('#viewer').hidden")
             #expect(try await browser.run("return document.activeElement.dataset.key") as? String == key)

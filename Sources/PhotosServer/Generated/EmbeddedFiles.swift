@@ -569,7 +569,12 @@ enum EmbeddedFiles {
             }
 
             document.addEventListener("keydown", (event) => {
-              if ($("#viewer").hidden || event.defaultPrevented || event.target.closest?.("#editor, #crop-box")) return;
+              if ($("#viewer").hidden || event.defaultPrevented) return;
+              // In the editor, Escape cancels the edit (the next Escape closes the viewer); other keys belong to its controls.
+              if (event.target.closest?.("#editor, #crop-box")) {
+                if (event.key === "Escape" && !$("#editor").hidden) $("[data-edit=cancel]").click();
+                return;
+              }
               if (event.key === "Escape") closeViewer();
               if (event.key === "ArrowLeft") move(-1);
               if (event.key === "ArrowRight") move(1);
@@ -790,7 +795,7 @@ enum EmbeddedFiles {
                 event.target.setAttribute("aria-pressed", String(state.flip));
                 schedulePreview();
               }
-              if (action === "cancel") { cancelPreviews(); setCropping(false); $("#editor").hidden = true; showAsset(); }
+              if (action === "cancel") { cancelPreviews(); setCropping(false); hideEditor(); showAsset(); }
               if (action === "revert") {
                 try {
                   await api(`/v1/assets/${asset.id}/edit`, { method: "DELETE", headers: { "If-Match": `"${state.recipe.version}"` } });
@@ -798,12 +803,20 @@ enum EmbeddedFiles {
                 } catch (error) { $("#edit-error").textContent = error.message; }
               }
             });
+            // Hiding the editor gives the focus back to the button that opened it: left on a hidden control, the focus (and
+            // with it Escape and the arrow keys) would stay inside the closed editor until the browser moves it on its own.
+            function hideEditor() {
+              const hadFocus = $("#editor").contains(document.activeElement);
+              $("#editor").hidden = true;
+              if (hadFocus) $("[data-viewer=edit]").focus();
+            }
+
             // After a save or a revert the viewer shows the asset as it now is (the feed's event may have come while the editor
             // was still open, when it leaves the stage alone).
             async function closeEditorShowingSaved(asset) {
               cancelPreviews();
               setCropping(false);
-              $("#editor").hidden = true;
+              hideEditor();
               const position = state.index.get(asset.id);
               try {
                 const saved = await api(`/v1/assets/${asset.id}`);
