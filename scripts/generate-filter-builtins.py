@@ -58,6 +58,8 @@ FILTERS = [
     ("constantColorGenerator", "CIConstantColorGenerator", [("color", "inputColor", "color")]),
     ("linearGradient", "CILinearGradient", [("point0", "inputPoint0", "point"), ("point1", "inputPoint1", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color")]),
     ("smoothLinearGradient", "CISmoothLinearGradient", [("point0", "inputPoint0", "point"), ("point1", "inputPoint1", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color")]),
+    ("gaussianGradient", "CIGaussianGradient", [("center", "inputCenter", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color"), ("radius", "inputRadius", "float")]),
+    ("hueSaturationValueGradient", "CIHueSaturationValueGradient", [("value", "inputValue", "float"), ("radius", "inputRadius", "float"), ("softness", "inputSoftness", "float"), ("dither", "inputDither", "float"), ("colorSpace", "inputColorSpace", "space")]),
     ("radialGradient", "CIRadialGradient", [("center", "inputCenter", "point"), ("radius0", "inputRadius0", "float"), ("radius1", "inputRadius1", "float"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color")]),
     ("checkerboardGenerator", "CICheckerboardGenerator", [("center", "inputCenter", "point"), ("color0", "inputColor0", "color"), ("color1", "inputColor1", "color"), ("width", "inputWidth", "float"), ("sharpness", "inputSharpness", "float")]),
 ]

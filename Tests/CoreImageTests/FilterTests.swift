@@ -176,6 +176,43 @@ import Testing
         #expect(squares[0, 0] == [0, 0, 0, 255] && squares[5, 0] == [255, 255, 255, 255])
     }
 
+    @Test func aGaussianGradientAndTheHueSaturationValueWheel() throws {
+        // Gaussian: t = 1 − exp(−d² / (2σ²)) with σ = radius / 3; colour 0 at the centre, colour 1 past the radius.
+        let gaussian = CIFilter.gaussianGradient()
+        #expect(gaussian.radius == 300 && gaussian.center == CGPoint(x: 150, y: 150) && gaussian.color1.alpha == 0)
+        gaussian.center = .zero
+        gaussian.radius = 30
+        gaussian.color1 = .black
+        let gradient = try #require(gaussian.outputImage)
+        let row = try #require(context.bitmap(gradient, CGRect(x: 0, y: 0, width: 40, height: 1)))
+        let t = 1 - exp(-(10.5 * 10.5 + 0.25) / (2 * 100.0))
+        #expect(close(row[0, 0], [255, 255, 255, 255], 1) && close(row[39, 0], [0, 0, 0, 255], 1), "\(row[0, 0]) \(row[39, 0])")
+        #expect(close(row[10, 0], [encoded(1 - t), encoded(1 - t), encoded(1 - t), 255], 1), "\(row[10, 0])")
+        // By default colour 1 is clear: far away, nothing.
+        let byDefault = try #require(CIFilter.gaussianGradient().outputImage)
+        let clear = try #require(context.bitmap(byDefault, CGRect(x: 1000, y: 0, width: 1, height: 1)))
+        #expect(clear[0, 0] == [0, 0, 0, 0])
+
+        // The wheel: centred on the origin, as wide as its diameter; hue is the angle from +x, saturation d / radius.
+        let wheel = try #require(CIFilter.hueSaturationValueGradient().outputImage)
+        #expect(wheel.extent == CGRect(x: -300, y: -300, width: 600, height: 600))
+        let pixels = try #require(context.bitmap(wheel, CGRect(x: 0, y: 0, width: 301, height: 301)))
+        func at(_ x: Int, _ y: Int) -> [UInt8] { pixels[x, 300 - y] }  // rows from the top; (x + 0.5, y + 0.5)
+        let s = (200.5 * 200.5 + 0.25).squareRoot() / 300
+        // The components are sRGB's own (the default space), so they come out as they are computed.
+        func component(_ v: Double) -> UInt8 { UInt8((255 * v).rounded()) }
+        #expect(close(at(200, 0), [255, component(1 - s), component(1 - s), 255], 1), "red: \(at(200, 0))")
+        // 90°: hue 1.5 sixths → (1 − S/2, 1, 1 − S): a yellowish green.
+        #expect(close(at(0, 200), [component(1 - s / 2), 255, component(1 - s), 255], 1), "90°: \(at(0, 200))")
+        #expect(at(0, 0) == [255, 255, 255, 255])
+        #expect(at(290, 290) == [0, 0, 0, 0])
+        // No value: black.
+        let dim = CIFilter.hueSaturationValueGradient()
+        dim.value = 0
+        let black = try #require(dim.outputImage)
+        #expect(try #require(context.bitmap(black, CGRect(x: 0, y: 0, width: 1, height: 1)))[0, 0] == [0, 0, 0, 255])
+    }
+
     // MARK: Effects
 
     @Test func monochromeEffectsAreGreyAndVignettesDarkenOnlyTheEdges() throws {
