@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Photos", targets: ["Photos"]),
         .library(name: "UniformTypeIdentifiers", targets: ["UniformTypeIdentifiers"]),
         .library(name: "CoreImage", targets: ["CoreImage"]),
+        .library(name: "ImageIO", targets: ["ImageIO"]),
         .library(name: "PhotosUI", targets: ["PhotosUI"]),
         // What a photo editing extension program links: the entry point and the protocol with its host.
         .library(name: "PhotoEditingExtension", targets: ["PhotoEditingExtension"]),
@@ -56,6 +57,8 @@ let package = Package(
         .target(name: "CHeapStats"),
         // prctl (variadic in C) and posix_spawn's closefrom: the process controls of the extension host and helpers.
         .target(name: "CProcessControl"),
+        // Camera RAW files developed by LibRaw (Debian's libraw-dev), for CIRAWFilter.
+        .target(name: "CRaw", linkerSettings: [.linkedLibrary("raw")]),
 
         // Adapters: decoding and metadata.
         .target(
@@ -76,9 +79,11 @@ let package = Package(
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
         // Core Image on libvips: CIImage, CIFilter, CIContext and the CoreGraphics values they need.
-        .target(name: "OpenCoreImage", dependencies: ["CVips", "CExif", "UniformTypeIdentifiers"], swiftSettings: strict),
-        // `import CoreImage` on Linux.
-        .target(name: "CoreImage", dependencies: ["OpenCoreImage"], swiftSettings: strict),
+        .target(name: "OpenCoreImage", dependencies: ["CVips", "CExif", "CRaw", "UniformTypeIdentifiers"], swiftSettings: strict),
+        // ImageIO's keys (`kCGImageDestinationLossyCompressionQuality` as a `CFString`) under Apple's module name.
+        .target(name: "ImageIO", dependencies: ["UniformTypeIdentifiers"], swiftSettings: strict),
+        // `import CoreImage` on Linux (it brings ImageIO's keys, as Apple's does).
+        .target(name: "CoreImage", dependencies: ["OpenCoreImage", "ImageIO"], swiftSettings: strict),
         // The PhotoKit mirror.
         .target(
             name: "OpenPhotos",

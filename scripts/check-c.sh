@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks the C shims' memory safety on real and generated movies (part of the test command):
+# Checks the C shims' memory safety on real and generated movies, and CRaw's on generated DNGs (part of the test
+# command):
 #   1. Tests/CShimChecks/av_check.c built with AddressSanitizer + UndefinedBehaviorSanitizer (the shim's own code);
 #   2. the same built plain and run under valgrind's memcheck, which also sees what the uninstrumented system libraries
 #      (libswscale's vector stores, decoders) write into buffers the shim gives them — the class of bug that corrupted
@@ -61,5 +62,21 @@ if [ "$quick" = no ]; then
     >"$work/valgrind.log" 2>&1 \
     || { grep -m 60 -E "==[0-9]+==|failed|FAIL" "$work/valgrind.log" >&2; echo "check-c: valgrind run FAILED (log: $work/valgrind.log)" >&2; exit 1; }
   tail -1 "$work/valgrind.log" >&2
+fi
+# Camera RAW (Sources/CRaw over LibRaw): generated DNGs of awkward shapes and damaged copies of them.
+python3 Tests/CShimChecks/make_dng.py "$work/raw"
+echo "check-c: CRaw under AddressSanitizer + UBSan, then valgrind, over generated and damaged DNGs" >&2
+raw_inputs=("$work"/raw/*.dng --damaged "$work"/raw/damaged/*.dng)
+cc "${flags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+  Tests/CShimChecks/raw_check.c Sources/CRaw/raw.c -I Sources/CRaw/include -o "$work/raw_check_asan" -lraw -lm
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 "$work/raw_check_asan" "${raw_inputs[@]}" \
+  >"$work/raw-asan.log" 2>&1 \
+  || { tail -40 "$work/raw-asan.log" >&2; echo "check-c: CRaw AddressSanitizer run FAILED (log: $work/raw-asan.log)" >&2; exit 1; }
+tail -1 "$work/raw-asan.log" >&2
+if [ "$quick" = no ]; then
+  cc "${flags[@]}" Tests/CShimChecks/raw_check.c Sources/CRaw/raw.c -I Sources/CRaw/include -o "$work/raw_check" -lraw -lm
+  valgrind -q --error-exitcode=99 --leak-check=no --suppressions=Tests/CShimChecks/libraw.supp "$work/raw_check" "${raw_inputs[@]}" >"$work/raw-valgrind.log" 2>&1 \
+    || { grep -m 60 -E "==[0-9]+==|FAIL" "$work/raw-valgrind.log" >&2; echo "check-c: CRaw valgrind run FAILED" >&2; exit 1; }
+  tail -1 "$work/raw-valgrind.log" >&2
 fi
 echo "check-c: passed"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what OpenPhotoKit needs on Debian 12 with Swift: libvips (images), libexif, libavformat/libavcodec/libswscale
-# (video), ffmpeg (test media), SQLite headers — and libheif ≥ 1.17, which HEIC from iOS 18 needs: Debian 12 ships
-# 1.15, so libheif 1.19 and its decoder/encoder plugins come from Debian's bookworm-backports suite (a proper system
-# package: every binary on the machine uses it, wherever it is installed). Chromium and its WebDriver run the web
-# gallery's browser tests; bubblewrap is the sandbox editing extensions run in; valgrind checks the C shims.
+# Installs what OpenPhotoKit needs on Debian 12 with Swift: libvips (images), libexif, LibRaw (camera RAW),
+# libavformat/libavcodec/libswscale (video), ffmpeg (test media), SQLite headers — and libheif ≥ 1.17, which HEIC from
+# iOS 18 needs: Debian 12 ships 1.15, so libheif 1.19 and its decoder/encoder plugins come from Debian's
+# bookworm-backports suite (a proper system package: every binary on the machine uses it, wherever it is installed).
+# Chromium and its WebDriver run the web gallery's browser tests; bubblewrap is the sandbox editing extensions run
+# in; valgrind checks the C shims.
 # Idempotent and quiet when all is present.
 set -euo pipefail
 SUDO=""
@@ -12,7 +13,7 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-packages=(pkg-config valgrind bubblewrap libsqlite3-dev libvips-dev libexif-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg chromium chromium-driver)
+packages=(pkg-config valgrind bubblewrap libsqlite3-dev libvips-dev libexif-dev libraw-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -80,9 +80,12 @@ public struct CIImageRepresentationOption: Hashable, Sendable, RawRepresentable,
     public static let hdrImage = CIImageRepresentationOption("kCIImageRepresentationHDRImage")
 }
 
-/// The quality of lossy encodings, 0 (smallest) to 1 (best), as ImageIO's key. Here it is typed as the
-/// representation option it is used as, so `kCGImageDestinationLossyCompressionQuality as CIImageRepresentationOption`
-/// compiles as written.
+/// The quality of lossy encodings, 0 (smallest) to 1 (best), as ImageIO's key, typed as the representation option it
+/// is used as, so `kCGImageDestinationLossyCompressionQuality as CIImageRepresentationOption` compiles as written.
+///
+/// The `ImageIO` module (brought by `import CoreImage`) declares the same key as a `CFString`, as Apple's; where both
+/// fit, that one is chosen.
+@_disfavoredOverload
 public let kCGImageDestinationLossyCompressionQuality = CIImageRepresentationOption("kCGImageDestinationLossyCompressionQuality")
 
 /// A pixel format for rendering into memory.

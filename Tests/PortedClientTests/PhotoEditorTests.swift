@@ -22,6 +22,12 @@ import Testing
         #expect(pixel.red > pixel.blue)  // sepia is warm
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["portrait.jpg", "sepia.jpg"])  // no temporary left
 
+        // ImageIO's key as a CFString (a String here), as Apple's: the quality reaches the encoder.
+        let photo = try #require(CIImage(contentsOf: original))
+        let small = try #require(editor.jpegData(of: photo, quality: 0.1)), large = try #require(editor.jpegData(of: photo, quality: 1))
+        #expect(small.count < large.count, "\(small.count) ≥ \(large.count)")
+        #expect(PhotoEditor.destinationProperties["kCGImageDestinationLossyCompressionQuality"] as? Double == 0.8)
+
         let image = try #require(UIImage(contentsOfFile: original.path))
         let thumbnail = try #require(editor.squareThumbnail(of: image, side: 16))
         #expect(thumbnail.cgImage?.width == 16 && thumbnail.cgImage?.height == 16)

@@ -76,6 +76,16 @@ final class PhotoEditor {
         return output.extent.size
     }
 
+    /// The JPEG bytes of an image at a quality, ImageIO's key written as a `CFString` turned into the option.
+    func jpegData(of image: CIImage, quality: Double) -> Data? {
+        let qualityKey = CIImageRepresentationOption(rawValue: kCGImageDestinationLossyCompressionQuality as String)
+        let colorSpace = CGColorSpace(name: CGColorSpace.sRGB)!
+        return context.jpegRepresentation(of: image, colorSpace: colorSpace, options: [qualityKey: quality])
+    }
+
+    /// The destination properties apps keep for ImageIO (`[String: Any]`, keyed by ImageIO's `CFString`s).
+    static var destinationProperties: [String: Any] { [kCGImageDestinationLossyCompressionQuality as String: 0.8] }
+
     /// A square thumbnail from the centre of an image, as a UIImage for the UI.
     func squareThumbnail(of image: UIImage, side: CGFloat) -> UIImage? {
         guard let ciImage = CIImage(image: image) else { return nil }
