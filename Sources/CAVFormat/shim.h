@@ -313,10 +313,13 @@ typedef int (*cav_frame_fn)(void *context, uint8_t *rgba, int width, int height,
 /* cav_export with a frame filter (the video is re-encoded through RGBA) and a time range: frames before `start` and
  * from `end` on (when end > start) are left out, exact to the frame for re-encoded video; copied streams keep the
  * packets whose time is in the range. */
+/* cav_export_ex: as cav_export, with a frame filter, a time range (start, end; 0, 0 for all), an audio gain, whether
+   audio is kept (`keep_audio`), and the video's display matrix (`display_matrix`: 9 values as libavutil's
+   display.h lays them out, written instead of the source's; NULL keeps the source's). */
 static inline int cav_export_ex(const char *in_path, const char *out_path, const char *format_name, int video_codec,
                                 int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
                                 void *context, cav_frame_fn frame_fn, void *frame_context, double start, double end,
-                                double audio_gain) {
+                                double audio_gain, int keep_audio, const int32_t *display_matrix) {
     AVFormatContext *in = NULL, *out = NULL;
     AVCodecContext *dec = NULL, *enc = NULL;
     struct SwsContext *sws = NULL;
@@ -357,6 +360,7 @@ static inline int cav_export_ex(const char *in_path, const char *out_path, const
         if (par->codec_type != AVMEDIA_TYPE_VIDEO && par->codec_type != AVMEDIA_TYPE_AUDIO) continue;
         if (ist->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
         if (video_codec && par->codec_type == AVMEDIA_TYPE_VIDEO && (int)i != vin) continue;
+        if (!keep_audio && par->codec_type == AVMEDIA_TYPE_AUDIO) continue;
         int reencode_audio = par->codec_type == AVMEDIA_TYPE_AUDIO && audio_gain != 1 && video_codec;
         if (!reencode_audio && (int)i != vin && avformat_query_codec(out->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
             if (!video_codec || par->codec_type != AVMEDIA_TYPE_AUDIO) { err = AVERROR(ENOTSUP); goto done; }
@@ -370,6 +374,10 @@ static inline int cav_export_ex(const char *in_path, const char *out_path, const
         av_dict_copy(&ost->metadata, ist->metadata, 0);
         size_t size = 0;
         const uint8_t *matrix = av_stream_get_side_data(ist, AV_PKT_DATA_DISPLAYMATRIX, &size);
+        if (display_matrix && par->codec_type == AVMEDIA_TYPE_VIDEO) {
+            matrix = (const uint8_t *)display_matrix;
+            size = 9 * sizeof(int32_t);
+        }
         if (matrix && size) {
             uint8_t *copy = av_stream_new_side_data(ost, AV_PKT_DATA_DISPLAYMATRIX, size);
             if (copy) memcpy(copy, matrix, size);
@@ -586,7 +594,7 @@ static inline int cav_export(const char *in_path, const char *out_path, const ch
                              int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
                              void *context) {
     return cav_export_ex(in_path, out_path, format_name, video_codec, max_long, max_short, crf, faststart, progress, context,
-                         NULL, NULL, 0, 0, 1);
+                         NULL, NULL, 0, 0, 1, 1, NULL);
 }
 
 #endif

@@ -30,6 +30,8 @@ package struct MediaInfo: Sendable, Equatable {
     package var frameCount = 1
     /// Dates, place, camera, Live Photo and burst keys.
     package var metadata = MediaMetadata()
+    /// Whether a movie has an audio stream.
+    package var hasAudio = false
 
     package var isImage: Bool { format.isImage }
 }
@@ -247,7 +249,8 @@ package struct MediaProbe: Sendable {
             rotation: rotation,
             duration: info.duration > 0 ? info.duration : 0,
             frameRate: info.frame_rate,
-            metadata: metadata
+            metadata: metadata,
+            hasAudio: info.has_audio != 0
         )
     }
 

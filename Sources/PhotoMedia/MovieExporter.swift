@@ -48,6 +48,11 @@ package struct MovieExporter: Sendable {
     package var frameFilter: FrameFilter?
     /// Multiplies the audio's samples (the audio is re-encoded as AAC when it is not 1; needs a re-encoding `video`).
     package var audioGain: Double = 1
+    /// Whether the source's audio is written.
+    package var keepsAudio = true
+    /// The video's display matrix (libavutil's layout: a, b, u, c, d, v, tx, ty, w in 16.16 and 2.30 fixed point),
+    /// written instead of the source's; nil keeps the source's.
+    package var displayMatrix: [Int32]?
 
     /// A frame filter (see ``frameFilter``).
     package typealias FrameFilter = @Sendable (UnsafeMutablePointer<UInt8>, Int, Int, Int, Double) -> Bool
@@ -76,22 +81,26 @@ package struct MovieExporter: Sendable {
             }
         let range = timeRange ?? (0, 0)
         let result = withoutActuallyEscaping(progress) { progress in
-            var box = ProgressBox(report: progress, filter: frameFilter)
-            return withUnsafeMutablePointer(to: &box) { pointer in
-                cav_export_ex(
-                    source.path, destination.path, container.rawValue, codec, long, short, crf, optimizeForNetworkUse ? 1 : 0,
-                    { context, fraction in
-                        guard let context else { return 0 }
-                        return context.assumingMemoryBound(to: ProgressBox.self).pointee.report(fraction) ? 0 : 1
-                    }, pointer,
-                    frameFilter == nil
-                        ? nil
-                        : { context, rgba, width, height, stride, seconds in
-                            guard let context, let rgba, let filter = context.assumingMemoryBound(to: ProgressBox.self).pointee.filter else {
-                                return 1
-                            }
-                            return filter(rgba, Int(width), Int(height), Int(stride), seconds) ? 0 : 1
-                        }, pointer, range.start, range.end, audioGain)
+            let values = displayMatrix.map { Array($0.prefix(9)) + [Int32](repeating: 0, count: max(0, 9 - $0.count)) } ?? []
+            return values.withUnsafeBufferPointer { buffer in
+                let matrix = displayMatrix == nil ? nil : buffer.baseAddress
+                var box = ProgressBox(report: progress, filter: frameFilter)
+                return withUnsafeMutablePointer(to: &box) { pointer in
+                    cav_export_ex(
+                        source.path, destination.path, container.rawValue, codec, long, short, crf, optimizeForNetworkUse ? 1 : 0,
+                        { context, fraction in
+                            guard let context else { return 0 }
+                            return context.assumingMemoryBound(to: ProgressBox.self).pointee.report(fraction) ? 0 : 1
+                        }, pointer,
+                        frameFilter == nil
+                            ? nil
+                            : { context, rgba, width, height, stride, seconds in
+                                guard let context, let rgba, let filter = context.assumingMemoryBound(to: ProgressBox.self).pointee.filter else {
+                                    return 1
+                                }
+                                return filter(rgba, Int(width), Int(height), Int(stride), seconds) ? 0 : 1
+                            }, pointer, range.start, range.end, audioGain, keepsAudio ? 1 : 0, matrix)
+                }
             }
         }
         guard result != 0 else { return }

@@ -44,8 +44,10 @@ static int check(const char *path, const char *scratch, int expect_ok) {
     struct { int codec; const char *format; int filtered; } exports[] = { { 0, "mov", 0 }, { 1, "mp4", 0 }, { 1, "mov", 1 } };
     for (unsigned i = 0; i < sizeof exports / sizeof exports[0]; i++) {
         snprintf(out, sizeof out, "%s/export-%u.%s", scratch, i, exports[i].format);
+        /* The second export drops audio; the third writes its own display matrix (90°), as compositions do. */
+        static const int32_t turned[9] = {0, 1 << 16, 0, -(1 << 16), 0, 0, 0, 0, 1 << 30};
         int e = cav_export_ex(path, out, exports[i].format, exports[i].codec, 256, 256, 30, 1, NULL, NULL,
-                              exports[i].filtered ? touch_pixels : NULL, &sum, 0, 0.5, 1);
+                              exports[i].filtered ? touch_pixels : NULL, &sum, 0, 0.5, 1, i != 1, i == 2 ? turned : NULL);
         if (e != 0 && expect_ok && !(exports[i].codec == 0 && e == cav_not_supported_code())) {
             char message[256];
             cav_error_string(e, message, sizeof message);

@@ -135,6 +135,67 @@ struct PortingShapesTests {
             #expect(upright == CGSize(width: 48, height: 64))
         }
 
+        /// A composition as clip editors build it: one range of a file, turned by the video track's transform; the
+        /// whole file with its sound; insertions that split a segment; what cannot be exported says why.
+        @Test func aCompositionTrimsAndTurnsAClip() async throws {
+            let dir = try TestMedia.temporaryDirectory("composition")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let movie = dir.appendingPathComponent("clip.mov")
+            try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 3, audio: true)
+            let asset = AVURLAsset(url: movie)
+            #expect(asset.tracks.map(\.mediaType) == [.video, .audio])
+            let sourceVideo = try #require(asset.tracks(withMediaType: .video).first)
+            func time(_ seconds: Double) -> CMTime { CMTime(seconds: seconds, preferredTimescale: 600) }
+
+            let composition = AVMutableComposition()
+            let video = try #require(composition.addMutableTrack(withMediaType: .video, preferredTrackID: kCMPersistentTrackID_Invalid))
+            try video.insertTimeRange(CMTimeRange(start: time(1), duration: time(1)), of: sourceVideo, at: .zero)
+            #expect(video.preferredTransform.isIdentity)  // not the source's: the app sets it
+            video.preferredTransform = CGAffineTransform(a: 0, b: 1, c: -1, d: 0, tx: 48, ty: 0)
+            #expect(composition.duration == time(1) && video.naturalSize == CGSize(width: 64, height: 48))
+            #expect(composition.naturalSize == CGSize(width: 48, height: 64))
+            #expect(
+                video.segments.map(\.timeMapping) == [
+                    CMTimeMapping(source: CMTimeRange(start: time(1), duration: time(1)), target: CMTimeRange(start: .zero, duration: time(1)))
+                ])
+            let session = try #require(AVAssetExportSession(asset: composition, presetName: AVAssetExportPresetPassthrough))
+            let turned = dir.appendingPathComponent("turned.mov")
+            try await session.export(to: turned, as: .mov)
+            let written = AVURLAsset(url: turned)
+            #expect(abs(written.duration.seconds - 1) < 0.1, "\(written.duration.seconds)")
+            #expect(written.tracks(withMediaType: .audio).isEmpty)  // no audio track was inserted
+            #expect(written.tracks(withMediaType: .video).first?.preferredTransform == video.preferredTransform)
+            #expect(written.naturalSize == CGSize(width: 48, height: 64))
+
+            // The whole file: video and audio, displayed as stored (the identity).
+            let whole = AVMutableComposition()
+            try whole.insertTimeRange(CMTimeRange(start: .zero, duration: asset.duration), of: asset, at: .zero)
+            #expect(whole.tracks.map(\.mediaType) == [.video, .audio] && whole.tracks.map(\.trackID) == [1, 2])
+            let copy = dir.appendingPathComponent("whole.mp4")
+            try await #require(AVAssetExportSession(asset: whole, presetName: AVAssetExportPresetLowQuality)).export(to: copy, as: .mp4)
+            let copied = AVURLAsset(url: copy)
+            #expect(copied.tracks.map(\.mediaType) == [.video, .audio] && abs(copied.duration.seconds - 3) < 0.15)
+
+            // An insertion inside a segment splits it; such a composition is not exported here, and says why.
+            let wholeVideo = try #require(whole.tracks(withMediaType: .video).first as? AVMutableCompositionTrack)
+            try wholeVideo.insertTimeRange(CMTimeRange(start: .zero, duration: time(0.5)), of: sourceVideo, at: time(1))
+            #expect(
+                wholeVideo.segments.map(\.timeMapping.target) == [
+                    CMTimeRange(start: .zero, duration: time(1)), CMTimeRange(start: time(1), duration: time(0.5)),
+                    CMTimeRange(start: time(1.5), duration: time(2)),
+                ])
+            #expect(wholeVideo.segments.map(\.timeMapping.source.start) == [.zero, .zero, time(1)])
+            #expect(whole.duration == time(3.5) && AVAssetExportSession.exportPresets(compatibleWith: whole).isEmpty)
+            let refused = try #require(AVAssetExportSession(asset: whole, presetName: AVAssetExportPresetLowQuality))
+            await #expect(throws: AVError.self) { try await refused.export(to: dir.appendingPathComponent("no.mp4"), as: .mp4) }
+            #expect((refused.error as? AVError)?.code == .operationNotSupportedForAsset)
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("no.mp4").path))
+            // A track of no file, or of another media type, cannot be inserted.
+            let audio = try #require(whole.tracks(withMediaType: .audio).first as? AVMutableCompositionTrack)
+            #expect(throws: AVError.self) { try audio.insertTimeRange(CMTimeRange(start: .zero, duration: time(1)), of: sourceVideo, at: .zero) }
+            #expect(composition.addMutableTrack(withMediaType: .text, preferredTrackID: 9) == nil)
+        }
+
         @Test func vectorsImagesAndFileNames() throws {
             #expect(CGVector(dx: 3, dy: 4) == CGVector(dx: 3.0, dy: 4.0) && CGVector.zero.dx == 0)
             let url = URL(fileURLWithPath: "/tmp/photo")

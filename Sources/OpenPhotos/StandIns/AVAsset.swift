@@ -93,38 +93,77 @@ public struct AVMediaType: RawRepresentable, Hashable, Sendable {
 }
 
 /// A track of an ``AVAsset`` — AVFoundation's shape, for Linux: a movie's video track, with its stored size and
-/// the transform that displays it upright.
+/// the transform that displays it upright, or its audio track.
 open class AVAssetTrack: NSObject, @unchecked Sendable {
-    /// The track's identifier in the file (1 for the video track here).
-    public let trackID: Int32
-    /// `.video`.
+    /// The track's identifier (1 for the video track, 2 for the audio track of a file here).
+    public let trackID: CMPersistentTrackID
+    /// `.video` or `.audio`.
     public let mediaType: AVMediaType
-    /// The frame size as stored, before ``preferredTransform`` (for a portrait iPhone video, landscape).
-    public let naturalSize: CGSize
-    /// The rotation that displays the frames upright, as AVFoundation gives it: 90° clockwise for a portrait iPhone
-    /// video is `(a: 0, b: 1, c: -1, d: 0, tx: height, ty: 0)`.
-    public let preferredTransform: CGAffineTransform
-    /// Frames per second (average).
+    /// Frames per second (average); 0 for audio.
     public let nominalFrameRate: Float
-    /// The track's time range (the whole movie).
-    public let timeRange: CMTimeRange
+    /// The asset the track belongs to, while something else holds it (weak, as AVFoundation's).
+    public private(set) weak var asset: AVAsset?
+    /// The file the track's media is in (kept when the asset is released: a composition inserts from it).
+    let sourceURL: URL?
+    private let storedSize: CGSize
+    private let storedTransform: CGAffineTransform
+    private let storedTimeRange: CMTimeRange
 
-    init(trackID: Int32, info: MediaInfo) {
+    init(
+        trackID: CMPersistentTrackID, mediaType: AVMediaType, naturalSize: CGSize, preferredTransform: CGAffineTransform,
+        nominalFrameRate: Float, timeRange: CMTimeRange, asset: AVAsset?, sourceURL: URL?
+    ) {
         self.trackID = trackID
-        mediaType = .video
-        naturalSize = CGSize(width: info.storedPixelWidth, height: info.storedPixelHeight)
+        self.mediaType = mediaType
+        self.storedSize = naturalSize
+        self.storedTransform = preferredTransform
+        self.nominalFrameRate = nominalFrameRate
+        self.storedTimeRange = timeRange
+        self.asset = asset
+        self.sourceURL = sourceURL
+    }
+
+    convenience init(videoOf info: MediaInfo, asset: AVAsset?, sourceURL: URL?) {
         let w = CGFloat(info.storedPixelWidth)
         let h = CGFloat(info.storedPixelHeight)
-        switch info.rotation {
-        case 90: preferredTransform = CGAffineTransform(a: 0, b: 1, c: -1, d: 0, tx: h, ty: 0)
-        case 180: preferredTransform = CGAffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
-        case 270: preferredTransform = CGAffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: w)
-        default: preferredTransform = .identity
-        }
-        nominalFrameRate = Float(info.frameRate)
-        timeRange = CMTimeRange(start: .zero, duration: CMTime(seconds: info.duration, preferredTimescale: 600))
+        let transform: CGAffineTransform =
+            switch info.rotation {
+            case 90: CGAffineTransform(a: 0, b: 1, c: -1, d: 0, tx: h, ty: 0)
+            case 180: CGAffineTransform(a: -1, b: 0, c: 0, d: -1, tx: w, ty: h)
+            case 270: CGAffineTransform(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: w)
+            default: .identity
+            }
+        self.init(
+            trackID: 1, mediaType: .video, naturalSize: CGSize(width: w, height: h), preferredTransform: transform,
+            nominalFrameRate: Float(info.frameRate),
+            timeRange: CMTimeRange(start: .zero, duration: CMTime(seconds: info.duration, preferredTimescale: 600)), asset: asset,
+            sourceURL: sourceURL)
     }
+
+    convenience init(audioOf info: MediaInfo, asset: AVAsset?, sourceURL: URL?) {
+        self.init(
+            trackID: 2, mediaType: .audio, naturalSize: .zero, preferredTransform: .identity, nominalFrameRate: 0,
+            timeRange: CMTimeRange(start: .zero, duration: CMTime(seconds: info.duration, preferredTimescale: 600)), asset: asset,
+            sourceURL: sourceURL)
+    }
+
+    /// The frame size as stored, before ``preferredTransform`` (for a portrait iPhone video, landscape); zero for
+    /// audio.
+    open var naturalSize: CGSize { storedSize }
+
+    /// The rotation that displays the frames upright, as AVFoundation gives it: 90° clockwise for a portrait iPhone
+    /// video is `(a: 0, b: 1, c: -1, d: 0, tx: height, ty: 0)`.
+    open var preferredTransform: CGAffineTransform { storedTransform }
+
+    /// The track's time range (the whole movie for a file's track).
+    open var timeRange: CMTimeRange { storedTimeRange }
 }
+
+/// A track's identifier within its asset or composition.
+public typealias CMPersistentTrackID = Int32
+
+/// "No preference": ``AVMutableComposition/addMutableTrack(withMediaType:preferredTrackID:)`` picks an identifier.
+public let kCMPersistentTrackID_Invalid: CMPersistentTrackID = 0
 
 /// CoreMedia's time range.
 public struct CMTimeRange: Sendable, Hashable {
@@ -142,25 +181,29 @@ public struct CMTimeRange: Sendable, Hashable {
 /// Read its media with any library (libavformat, GStreamer) through ``AVURLAsset/url``.
 open class AVAsset: NSObject, @unchecked Sendable {
     let info: MediaInfo?
+    /// The file read (nil for a composition).
+    let sourceURL: URL?
 
-    init(info: MediaInfo?) {
+    init(info: MediaInfo?, sourceURL: URL?) {
         self.info = info
+        self.sourceURL = sourceURL
     }
 
     /// An asset for the media file at `url`, as `AVAsset(url:)` makes on Apple platforms (where it is an
     /// ``AVURLAsset``; here an `AVAsset` with the same values — use `AVURLAsset(url:)` for the URL).
     public convenience init(url: URL) {
-        self.init(info: try? MediaProbe().probe(url))
+        self.init(info: try? MediaProbe().probe(url), sourceURL: url)
     }
 
     /// The length of the media.
     open var duration: CMTime { CMTime(seconds: info?.duration ?? 0, preferredTimescale: 600) }
     /// The video's size as displayed (rotation applied), in pixels.
     open var naturalSize: CGSize { CGSize(width: info?.pixelWidth ?? 0, height: info?.pixelHeight ?? 0) }
-    /// The tracks: the video track of a movie (audio tracks are not described here).
+    /// The tracks: a movie's video track, and its audio track when it has sound.
     open var tracks: [AVAssetTrack] {
         guard let info, !info.isImage else { return [] }
-        return [AVAssetTrack(trackID: 1, info: info)]
+        let video = AVAssetTrack(videoOf: info, asset: self, sourceURL: sourceURL)
+        return info.hasAudio ? [video, AVAssetTrack(audioOf: info, asset: self, sourceURL: sourceURL)] : [video]
     }
 
     /// The tracks of a media type (deprecated on Apple platforms in favour of `loadTracks(withMediaType:)`).
@@ -178,7 +221,7 @@ open class AVURLAsset: AVAsset, @unchecked Sendable {
     /// An asset for the media file at `url` (its header is read once, now).
     public init(url: URL, options: [String: Any]? = nil) {
         self.url = url
-        super.init(info: try? MediaProbe().probe(url))
+        super.init(info: try? MediaProbe().probe(url), sourceURL: url)
     }
 
     /// Whether the file's header was read as a movie.

@@ -86,10 +86,10 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
         return queue
     }()
 
-    /// A session exporting `asset` (an ``AVURLAsset``) as `presetName` describes; nil for a preset not in
-    /// ``allExportPresets()`` or an asset that is not a file.
+    /// A session exporting `asset` (an ``AVURLAsset`` or an ``AVComposition``) as `presetName` describes; nil for a
+    /// preset not in ``allExportPresets()`` or an asset that is neither.
     public init?(asset: AVAsset, presetName: String) {
-        guard asset is AVURLAsset, let settings = Self.presets[presetName] else { return nil }
+        guard asset is AVURLAsset || asset is AVComposition, let settings = Self.presets[presetName] else { return nil }
         self.asset = asset
         self.presetName = presetName
         self.settings = settings
@@ -117,6 +117,10 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
 
     /// The presets that can export `asset`: all of them for a readable movie, none otherwise.
     open class func exportPresets(compatibleWith asset: AVAsset) -> [String] {
+        if let composition = asset as? AVComposition {
+            guard case .success = composition.exportPlan() else { return [] }
+            return allExportPresets()
+        }
         guard let file = asset as? AVURLAsset, file.isReadable else { return [] }
         return allExportPresets()
     }
@@ -220,7 +224,15 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
                 .failed,
                 AVError(.exportFailed, reason: "outputFileType \(type?.rawValue ?? "nil") is not one of \(supportedFileTypes.map(\.rawValue))"))
         }
-        guard let source = (asset as? AVURLAsset)?.url else { return finish(.failed, AVError(.invalidSourceMedia)) }
+        // A composition is one range of one file, with its video's display transform (see AVComposition).
+        var composed: (source: URL, range: CMTimeRange, transform: CGAffineTransform, audio: Bool)?
+        if let composition = asset as? AVComposition {
+            switch composition.exportPlan() {
+            case .success(let plan): composed = plan
+            case .failure(let error): return finish(.failed, error)
+            }
+        }
+        guard let source = composed?.source ?? (asset as? AVURLAsset)?.url else { return finish(.failed, AVError(.invalidSourceMedia)) }
         if FileManager.default.fileExists(atPath: destination.path) {
             return finish(.failed, AVError(.fileAlreadyExists, reason: "\(destination.path) exists; an export never replaces a file"))
         }
@@ -228,10 +240,20 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
         let partial = folder.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).partial.\(type.pathExtension)")
         defer { unlink(partial.path) }
         var exporter = MovieExporter(container: container, video: settings, optimizeForNetworkUse: shouldOptimizeForNetworkUse)
-        let trims = timeRange.duration.isValid || timeRange.start.seconds > 0
+        var trims = timeRange.duration.isValid || timeRange.start.seconds > 0
         if trims {
             let start = max(0, timeRange.start.seconds)
             exporter.timeRange = (start, timeRange.duration.isValid ? start + max(0, timeRange.duration.seconds) : 0)
+        }
+        if let composed {
+            // The session's range is in the composition's time: moved into the file's, within the composed range.
+            let offset = composed.range.start.seconds, end = composed.range.end.seconds
+            let start = min(end, offset + max(0, timeRange.start.seconds))
+            let stop = timeRange.duration.isValid ? min(end, start + max(0, timeRange.duration.seconds)) : end
+            exporter.timeRange = (start, stop)
+            exporter.keepsAudio = composed.audio
+            exporter.displayMatrix = Self.displayMatrix(composed.transform)
+            trims = true
         }
         let frameFailure = FrameFailure()
         if let videoComposition { exporter.frameFilter = videoComposition.frameFilter(failure: frameFailure) }
@@ -277,6 +299,13 @@ open class AVAssetExportSession: NSObject, @unchecked Sendable {
                     : AVError(.exportFailed, reason: "cannot write \(destination.path): \(String(cString: strerror(code)))"))
         }
         finish(.completed)
+    }
+
+    /// A transform as a movie's display matrix (libavutil's layout of QuickTime's: a, b, u, c, d, v, tx, ty, w; 16.16
+    /// fixed point, 2.30 for u, v, w).
+    static func displayMatrix(_ t: CGAffineTransform) -> [Int32] {
+        func fixed(_ value: CGFloat) -> Int32 { Int32(clamping: Int64((Double(value) * 65536).rounded())) }
+        return [fixed(t.a), fixed(t.b), 0, fixed(t.c), fixed(t.d), 0, fixed(t.tx), fixed(t.ty), 1 << 30]
     }
 
     private static func container(_ type: AVFileType) -> MovieExporter.Container? {
