@@ -142,8 +142,8 @@ struct Show: ParsableCommand {
     /// The asset's versions (spec §2): the original, the current rendering, and the previous version (the input of
     /// the last edit: its stored base, else the original).
     static func versions(_ resources: [PHAssetResource]) -> [(name: String, resource: PHAssetResource)] {
-        guard let original = resources.first(where: { $0.type == .photo || $0.type == .video }) else { return [] }
-        guard let current = resources.first(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) else {
+        guard let original = PHAssetResource.resource(among: resources, version: .unadjusted) else { return [] }
+        guard let current = PHAssetResource.resource(among: resources, version: .current), current !== original else {
             return [("original", original), ("current", original)]
         }
         let previous = resources.first { $0.type == .adjustmentBasePhoto || $0.type == .adjustmentBaseVideo } ?? original

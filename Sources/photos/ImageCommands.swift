@@ -158,15 +158,17 @@ struct Export: ParsableCommand {
         let resources = PHAssetResource.assetResources(for: asset)
         let originalTypes: [PHAssetResourceType] = [.photo, .video, .audio, .alternatePhoto, .pairedVideo]
         let originals = resources.filter { originalTypes.contains($0.type) }
-        guard version == "current", let rendering = resources.first(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) else {
+        let unadjusted = PHAssetResource.resource(among: resources, version: .unadjusted)
+        guard version == "current", let rendering = PHAssetResource.resource(among: resources, version: .current), rendering !== unadjusted
+        else {
             return originals.map { ($0, $0.originalFilename) }
         }
-        let stem = ((originals.first { $0.type == .photo || $0.type == .video }?.originalFilename ?? "Edited") as NSString).deletingPathExtension
+        let stem = ((unadjusted?.originalFilename ?? "Edited") as NSString).deletingPathExtension
         func named(_ resource: PHAssetResource) -> String {
             "\(stem).\((resource.fileURL?.pathExtension ?? "jpg").uppercased())"
         }
         var files = [(rendering, named(rendering))]
-        if let video = resources.first(where: { $0.type == .fullSizePairedVideo }) ?? resources.first(where: { $0.type == .pairedVideo }) {
+        if let video = PHAssetResource.resource(among: resources, version: .current, pairedVideo: true) {
             files.append((video, named(video)))
         }
         return files

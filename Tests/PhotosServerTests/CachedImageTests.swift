@@ -39,6 +39,52 @@ struct CachedImageTests {
         return answers
     }
 
+    /// Every version's ETag names the file that version renders: the original for `unadjusted` and `original`, never
+    /// the base a stacked edit was made on (it named that base while the original was rendered).
+    @Test func everyVersionsETagNamesTheFileItRenders() async throws {
+        let fixture = try ServerFixture(name: "VersionTags")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(1)
+        let id = try #require(ids.first)
+        let library = fixture.library
+        func asset() throws -> PHAsset { try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject) }
+        // Two edits, the second by an editor that does not read the first's recipe: it stacks on the first rendering,
+        // which the library keeps as the adjustment base.
+        for (recipe, handles) in [("A", true), ("B", false)] {
+            let options = PHContentEditingInputRequestOptions()
+            options.canHandleAdjustmentData = { _ in handles }
+            let target = try asset()
+            let input = try await target.requestContentEditingInput(with: options)
+            let output = PHContentEditingOutput(contentEditingInput: input)
+            let url = try #require(input.fullSizeImageURL)
+            let image = try #require(CIImage(contentsOf: url))
+            let crop = CGRect(x: 0, y: 0, width: recipe == "A" ? 30 : 20, height: 20)
+            try CIContext().writeJPEGRepresentation(
+                of: image.cropped(to: crop), to: output.renderedContentURL, colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
+            output.adjustmentData = PHAdjustmentData(formatIdentifier: "com.example.tests", formatVersion: "1", data: Data(recipe.utf8))
+            try library.library.performChangesAndWait { PHAssetChangeRequest(for: target).contentEditingOutput = output }
+        }
+        let resources = PHAssetResource.assetResources(for: try asset())
+        #expect(Set(resources.map(\.type)) == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+        func hash(_ type: PHAssetResourceType) throws -> String {
+            let sha = try #require(resources.first { $0.type == type }?.sha256)
+            return String(sha.prefix(32))
+        }
+        let token = try fixture.token("phone", .authorized)
+        let expected = [("current", try hash(.fullSizePhoto)), ("unadjusted", try hash(.photo)), ("original", try hash(.photo))]
+        try await fixture.test { client in
+            var served: [String: [UInt8]] = [:]
+            for (version, hash) in expected {
+                let answer = try await client.call("/v1/assets/\(urlID(id))/image?size=16x16&version=\(version)", token: token)
+                let etag = try #require(answer.headers[.eTag])
+                #expect(answer.status == .ok && etag.hasPrefix("\"\(hash)-"), "\(version): \(etag)")
+                served[version] = answer.bytes
+            }
+            // The bytes agree with the names: unadjusted and original render the original, current the rendering.
+            #expect(served["unadjusted"] == served["original"] && served["current"] != served["original"])
+        }
+    }
+
     @Test func answersAreTheRoutersInOrderAndNeverStale() async throws {
         let fixture = try ServerFixture(name: "CachedImages")
         defer { fixture.library.remove() }

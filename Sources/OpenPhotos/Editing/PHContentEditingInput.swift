@@ -211,13 +211,14 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         if state.asset.mediaSubtypes & PHAssetMediaSubtype.photoLive.rawValue != 0 {
             // The video of the same version as the still: the original's, the edit's base, or the current rendering.
             let resources = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
-            let preferred: PHAssetResourceType? =
+            let video: URL? =
                 switch basis {
-                case .original: nil
-                case .adjustmentBase: .adjustmentBasePairedVideo
-                case .currentRendering: .fullSizePairedVideo
+                case .original: PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true)?.fileURL
+                case .adjustmentBase:
+                    (resources.first { $0.type == .adjustmentBasePairedVideo }
+                        ?? PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true))?.fileURL
+                case .currentRendering: PHAssetResource.resource(among: resources, version: .current, pairedVideo: true)?.fileURL
                 }
-            let video = (preferred.flatMap { type in resources.first { $0.type == type } } ?? resources.first { $0.type == .pairedVideo })?.fileURL
             if let video {
                 let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\(video.pathExtension)")
                 try FileStager.copyOut(video, to: videoCopy)

@@ -43,23 +43,34 @@ extension PhotoEditRecipe {
             return EditResult(
                 recipe: recipe, reopened: previous != nil, pixelWidth: reverted?.pixelWidth ?? 0, pixelHeight: reverted?.pixelHeight ?? 0)
         }
-        guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true]) else {
-            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the input of \(asset.localIdentifier)"])
-        }
-        let rendered = recipe.apply(to: source)
+        // Decoding and rendering the full size block: on a dispatch queue, not on the caller's thread (a server's
+        // event loop or the cooperative pool).
         let output = PHContentEditingOutput(contentEditingInput: input)
-        let colorSpace = CGColorSpace.renderingDestination(for: source.colorSpace)
-        do {
-            try CIContext().writeJPEGRepresentation(
-                of: rendered, to: output.renderedContentURL, colorSpace: colorSpace,
-                options: [kCGImageDestinationLossyCompressionQuality: quality])
-        } catch {
-            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the edit: \(error)"])
+        let identifier = asset.localIdentifier
+        let size = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CGSize, any Error>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(
+                    with: Result {
+                        guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true])
+                        else {
+                            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the input of \(identifier)"])
+                        }
+                        let rendered = recipe.apply(to: source)
+                        let colorSpace = CGColorSpace.renderingDestination(for: source.colorSpace)
+                        do {
+                            try CIContext().writeJPEGRepresentation(
+                                of: rendered, to: output.renderedContentURL, colorSpace: colorSpace,
+                                options: [kCGImageDestinationLossyCompressionQuality: quality])
+                        } catch {
+                            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the edit: \(error)"])
+                        }
+                        return rendered.extent.size
+                    })
+            }
         }
         output.adjustmentData = recipe.adjustmentData
         try await library.performChanges { PHAssetChangeRequest(for: asset).contentEditingOutput = output }
-        return EditResult(
-            recipe: recipe, reopened: previous != nil, pixelWidth: Int(rendered.extent.width), pixelHeight: Int(rendered.extent.height))
+        return EditResult(recipe: recipe, reopened: previous != nil, pixelWidth: Int(size.width), pixelHeight: Int(size.height))
     }
 }
 

@@ -117,12 +117,12 @@ enum DerivativeStore {
         var data = Data(magic + be32(pixels.width) + be32(pixels.height) + [UInt8(pixels.bands), 0, 0, 0])
         data.append(pixels.bytes)
         let temporary = folder.appendingPathComponent(".\(UUID().uuidString).partial")
+        // rename(2) replaces the target atomically: a reader sees the old derivative or the new one, never none.
         do {
             try data.write(to: temporary)
-            try? FileManager.default.removeItem(at: target)
-            try FileManager.default.moveItem(at: temporary, to: target)
+            if rename(temporary.path, target.path) != 0 { unlink(temporary.path) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
         }
     }
 }

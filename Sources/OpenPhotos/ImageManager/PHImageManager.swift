@@ -272,14 +272,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let id = nextRequestID()
         nonisolated(unsafe) let handler = resultHandler
         let opportunistic = (options?.deliveryMode ?? .opportunistic) == .opportunistic
-        // The current version: an edit's renderings of the still and the video where it has them.
-        let resources = PHAssetResource.assetResources(for: asset)
-        let current = options?.version ?? .current
-        func file(_ edited: PHAssetResourceType, else original: PHAssetResourceType) -> URL? {
-            (current == .current ? resources.first { $0.type == edited } : nil).flatMap(\.fileURL)
-                ?? resources.first { $0.type == original }?.fileURL
-        }
-        let urls = [file(.fullSizePhoto, else: .photo), file(.fullSizePairedVideo, else: .pairedVideo)].compactMap { $0 }
+        // The version's still and video (for `.current`, an edit's renderings where it has them).
+        let version = options?.version ?? .current
+        let urls = [false, true].compactMap { PHAssetResource.resource(of: asset, version: version, pairedVideo: $0)?.fileURL }
         guard asset.mediaSubtypes.contains(.photoLive), urls.count == 2 else {
             let info = Self.info(id, degraded: false, error: PHPhotosError(.requestNotSupportedForAsset))
             nonisolated(unsafe) let sendable = info
@@ -338,7 +333,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     /// `.unadjusted` and `.original` are the original. Its SHA-256 keys every cached rendering, so a new version
     /// never meets an old one's pixels.
     static func source(_ asset: PHAsset, version: PHImageRequestOptionsVersion) throws -> Source {
-        guard let resource = PHAssetResource.versionResource(of: asset, current: version == .current), let url = resource.fileURL else {
+        guard let resource = PHAssetResource.resource(of: asset, version: version), let url = resource.fileURL else {
             throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) has no stored original"])
         }
         guard FileManager.default.fileExists(atPath: url.path) else {

@@ -44,7 +44,7 @@ open class PHAsset: PHObject, @unchecked Sendable {
     /// The uniform type of the image or video data the asset presents (iOS 26): its current version's — an edit's
     /// rendering, else the original's; `.image` or `.movie` when it has none to read.
     open var contentType: UTType {
-        PHAssetResource.versionResource(of: self, current: true)?.contentType ?? (mediaType == .video ? .movie : .image)
+        PHAssetResource.resource(of: self, version: .current)?.contentType ?? (mediaType == .video ? .movie : .image)
     }
     /// Whether the user hid the asset.
     open var isHidden: Bool { record.isHidden }

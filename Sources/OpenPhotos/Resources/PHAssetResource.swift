@@ -23,19 +23,25 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
         livePhoto.asset.map { assetResources(for: $0) } ?? []
     }
 
-    /// The resource of an asset's current version (`current`: an edit's full-size rendering, else the original) or
-    /// of its original.
-    static func versionResource(of asset: PHAsset, current: Bool) -> PHAssetResource? {
-        let resources = assetResources(for: asset)
-        if current, let rendering = resources.first(where: { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }) {
-            return rendering
+    /// The resource of a version of an asset's primary photo or video, or of a Live Photo's paired video: the
+    /// engine's ``VersionResolver`` decides, for every caller (image requests, the server's validators, exports).
+    package static func resource(
+        of asset: PHAsset, version: PHImageRequestOptionsVersion, pairedVideo: Bool = false
+    ) -> PHAssetResource? {
+        resource(among: assetResources(for: asset), version: version, pairedVideo: pairedVideo)
+    }
+
+    /// The same, among an asset's resources already read.
+    package static func resource(
+        among resources: [PHAssetResource], version: PHImageRequestOptionsVersion, pairedVideo: Bool = false
+    ) -> PHAssetResource? {
+        VersionResolver.resource(AssetVersion(rawValue: version.rawValue) ?? .current, pairedVideo ? .pairedVideo : .primary, of: resources) {
+            $0.record.type
         }
-        return resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
     }
 
     static func primaryResource(of asset: PHAsset) -> PHAssetResource? {
-        let resources = assetResources(for: asset)
-        return resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
+        resource(of: asset, version: .unadjusted)
     }
 
     /// The role of the resource.

@@ -158,10 +158,10 @@ extension LibraryEngine {
         }
         if !selected { throw access.denial("editing assets outside the limited selection") }
         let resources = try resources(assetID: asset.id)
-        let originalType = asset.mediaType == 2 ? ResourceType.video : ResourceType.photo
+        let current = VersionResolver.resource(.current, of: resources)
         return EditingState(
-            asset: asset, original: resources.first { $0.type == originalType },
-            rendering: resources.first { $0.type == ResourceType.fullSizePhoto || $0.type == ResourceType.fullSizeVideo },
+            asset: asset, original: VersionResolver.resource(.unadjusted, of: resources),
+            rendering: current.flatMap { ResourceType.renderings.contains($0.type) ? $0 : nil },
             adjustmentBase: resources.first {
                 $0.type == ResourceType.adjustmentBasePhoto || $0.type == ResourceType.adjustmentBaseVideo
             },

@@ -63,9 +63,7 @@ struct AssetJSON: ResponseEncodable, Equatable {
         trashedDate = asset.trashedDate
         if let resources {
             version = VersionHash.current(of: resources)
-            contentType =
-                (resources.first { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo }
-                ?? resources.first { $0.type == .photo || $0.type == .video })?.uniformTypeIdentifier
+            contentType = PHAssetResource.resource(among: resources, version: .current)?.uniformTypeIdentifier
             self.resources = resources.map { ResourceJSON($0, asset: asset) }
         }
     }
@@ -182,23 +180,14 @@ struct ResourceJSON: Codable, Equatable {
     }
 }
 
-/// Which file's hash stands for a version of an asset.
+/// Which file's hash stands for a version of an asset: the hash of the file that version renders, as the library's
+/// one resolver picks it (``PHAssetResource/resource(of:version:pairedVideo:)``), so a validator names its bytes.
 enum VersionHash {
     /// The rendering of the current version, else the original.
-    static func current(of resources: [PHAssetResource]) -> String? {
-        (resources.first { $0.type == .fullSizePhoto || $0.type == .fullSizeVideo } ?? primary(resources))?.sha256
-    }
+    static func current(of resources: [PHAssetResource]) -> String? { version(.current, of: resources) }
 
     static func version(_ version: PHImageRequestOptionsVersion, of resources: [PHAssetResource]) -> String? {
-        switch version {
-        case .current: current(of: resources)
-        case .unadjusted: (resources.first { $0.type == .adjustmentBasePhoto } ?? primary(resources))?.sha256
-        case .original: primary(resources)?.sha256
-        }
-    }
-
-    private static func primary(_ resources: [PHAssetResource]) -> PHAssetResource? {
-        resources.first { $0.type == .photo || $0.type == .video } ?? resources.first
+        PHAssetResource.resource(among: resources, version: version)?.sha256
     }
 }
 

@@ -23,7 +23,8 @@ struct EditRoutes {
             let id = try context.parameters.require("id")
             let recipe = try await Self.recipe(request, context: context)
             let asset = try await offload { try session.asset(id) }
-            try Self.requireVersion(request, asset)
+            try await offload { try Self.requireVersion(request, asset) }
+            // The rendering runs on OpenPhotos' dispatch queue, not on this thread.
             _ = try await PhotoEditRecipe.edit(asset) { _ in recipe }
             return try await offload { try Self.describe(try session.asset(id)) }
         }
@@ -31,7 +32,7 @@ struct EditRoutes {
             let session = try context.client()
             let id = try context.parameters.require("id")
             let asset = try await offload { try session.asset(id) }
-            try Self.requireVersion(request, asset)
+            try await offload { try Self.requireVersion(request, asset) }
             try await offload { try session.library.performChangesAndWait { PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() } }
             return try await offload { try Self.describe(try session.asset(id)) }
         }
