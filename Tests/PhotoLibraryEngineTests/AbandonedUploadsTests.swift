@@ -29,6 +29,14 @@ struct AbandonedUploadsTests {
         let legacy = uploads.appendingPathComponent("serve-999999999-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: legacy, withIntermediateDirectories: false)
 
+        // A live folder whose UUID begins with eight digits (one in 43 does) is not read as a dead process's id:
+        // it has its lock, held (here by this test, as its server would).
+        let digits = uploads.appendingPathComponent("serve-12345678-1234-4abc-8def-0123456789ab")
+        try FileManager.default.createDirectory(at: digits, withIntermediateDirectories: false)
+        let held = open(digits.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(held >= 0 && flock(held, LOCK_EX | LOCK_NB) == 0)
+        defer { close(held) }
+
         var readOnly = LibraryConfiguration()
         readOnly.readOnly = true
         let reader = try LibraryEngine.open(at: library.url, configuration: readOnly)

@@ -96,7 +96,8 @@ struct UploadTests {
                     && !$0.hasSuffix(".lock")
             }
             #expect(left.map { ($0 as NSString).lastPathComponent } == [unused], "\(left)")
-            #expect(try library.library.verify().problems.isEmpty)
+            let problems = try library.library.verify().problems
+            #expect(problems.isEmpty, "\(problems)")
         }
     }
 
@@ -146,7 +147,8 @@ struct UploadTests {
                     .firstObject)
             let resource = try #require(PHAssetResource.assetResources(for: asset).first)
             #expect(resource.sha256 == SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined())
-            #expect(try fixture.library.library.verify().problems.isEmpty)
+            let problems = try fixture.library.library.verify().problems
+            #expect(problems.isEmpty, "\(problems)")
         }
     }
 }

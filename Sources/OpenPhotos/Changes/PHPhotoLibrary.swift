@@ -178,9 +178,7 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
         // Each request holds its context and the context its requests: the cycle is broken when the block is done
         // (it kept every request of every block alive — and with them each edit's output and its input's copies).
         defer { context.requests.removeAll() }
-        ChangeBlockContext.current = context
-        changeBlock()
-        ChangeBlockContext.current = nil
+        ChangeBlockContext.$current.withValue(context) { changeBlock() }
         let intents = context.requests.flatMap { $0.intents() }
         if intents.isEmpty { return }
         do {
@@ -192,8 +190,12 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     }
 }
 
-/// The change block running on the current thread, and the requests it made.
-final class ChangeBlockContext {
+/// The change block running now, and the requests it made.
+///
+/// A task-local value (as ``PinnedEngine``): set for the block's duration with `withValue`, which also works on a
+/// thread with no task (the block runs synchronously on the library's queue or the caller's thread). The requests
+/// are only touched by that block's own code, hence `@unchecked Sendable`.
+final class ChangeBlockContext: @unchecked Sendable {
     let library: PHPhotoLibrary
     var requests: [PHChangeRequest] = []
 
@@ -201,18 +203,7 @@ final class ChangeBlockContext {
         self.library = library
     }
 
-    private static let key = "OpenPhotoKit.ChangeBlockContext"
-
-    static var current: ChangeBlockContext? {
-        get { Thread.current.threadDictionary[key] as? ChangeBlockContext }
-        set {
-            if let newValue {
-                Thread.current.threadDictionary[key] = newValue
-            } else {
-                Thread.current.threadDictionary.removeObject(forKey: key)
-            }
-        }
-    }
+    @TaskLocal static var current: ChangeBlockContext?
 
     /// The current context; traps with Apple's message outside a change block.
     static func require() -> ChangeBlockContext {

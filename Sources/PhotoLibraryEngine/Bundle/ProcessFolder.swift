@@ -69,14 +69,18 @@ extension LibraryBundle {
         var abandoned: [URL] = []
         for name in names.sorted() where !name.hasSuffix(".lock") && !name.hasPrefix(".") {
             let folder = area.appendingPathComponent(name)
-            let parts = name.split(separator: "-")
-            if parts.count > 2, parts[0] == "serve", let pid = Int32(parts[1]) {
-                if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { abandoned.append(folder) }
-                continue
-            }
             let fd = open(area.appendingPathComponent("\(name).lock").path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
             if fd < 0 {
-                if errno == ENOENT { abandoned.append(folder) }
+                guard errno == ENOENT else { continue }
+                // No lock. The layout before locks, `serve-<pid>-<uuid>` (seven dash-separated parts: a UUID's first
+                // group can be all digits, so `serve-<uuid>` must not be read as a process id), is gone when no
+                // process has that id; any other folder without its lock has no owner.
+                let parts = name.split(separator: "-")
+                if parts.count == 7, parts[0] == "serve", let pid = Int32(parts[1]) {
+                    if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH { abandoned.append(folder) }
+                } else {
+                    abandoned.append(folder)
+                }
                 continue
             }
             // Taken and let go at once: only a lock nobody holds can be taken.

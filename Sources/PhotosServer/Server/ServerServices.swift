@@ -32,8 +32,8 @@ final class ServerServices: Sendable {
     let tokens = Mutex<[String: String]>([:])
     /// Requests answered by ``CachedImageHandler`` before the router.
     let cachedAnswers = Atomic<Int>(0)
-    /// What the database files were at the last look: a commit of any process changes them.
-    private let probe: Mutex<DatabaseChangeProbe>
+    /// Whether the library committed since the last look (any process).
+    private let probe: LibraryCommitProbe
     private let clients = Mutex<[String: PHPhotoLibrary]>([:])
 
     init(libraryURL: URL, configuration: PhotosServer.Configuration, logger: Logger) throws {
@@ -41,17 +41,17 @@ final class ServerServices: Sendable {
         self.configuration = configuration
         self.logger = logger
         owner = try PHPhotoLibrary(url: libraryURL, clientIdentifier: nil)
-        probe = Mutex(DatabaseChangeProbe(libraryURL: libraryURL))
+        probe = try owner.makeCommitProbe()
         if let reason = owner.unavailabilityReason { throw reason }
         feed = ChangeFeed(library: owner, logger: logger)
         uploads = try Uploads(library: owner)
     }
 
     /// Empties the per-commit caches (tokens, version resolutions) when the library changed since the last call:
-    /// one read of the log index's header (``DatabaseChangeProbe``), so the caches are exact for every request without
-    /// waiting for a change notification.
+    /// one cheap look (``LibraryCommitProbe``), so the caches are exact for every request without waiting for a
+    /// change notification.
     func invalidateIfChanged() {
-        let changed = probe.withLock { $0.changed() }
+        let changed = probe.changed()
         guard changed else { return }
         tokens.withLock { $0.removeAll(keepingCapacity: true) }
         resolved.clear()
@@ -104,62 +104,5 @@ final class ResolutionCache: Sendable {
             if entries.count >= 200_000 { entries.removeAll(keepingCapacity: true) }
             entries[key] = resolved
         }
-    }
-}
-
-/// Whether a commit became visible in the library's database since the last look, by any process.
-///
-/// The database is in WAL mode, and a commit becomes visible to readers when its writer updates the header of the
-/// log's index (the `-shm` file, <https://www.sqlite.org/walformat.html>): frame count, change counter, checksums
-/// and salts. Reading those 48 bytes with `pread` tells exactly whether anything was committed since the last read —
-/// one system call without a path to resolve, and neither early (a log write not yet published) nor late. Without
-/// the index (a library not in WAL mode) the size, time and inode of the database files (`stat`) stand in.
-struct DatabaseChangeProbe: ~Copyable {
-    private var index: Int32
-    private var header = Header()
-
-    /// The index header's 48 bytes, compared as six words (no allocation per request).
-    private struct Header: Equatable {
-        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
-        static func == (a: Header, b: Header) -> Bool {
-            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
-                && a.words.4 == b.words.4 && a.words.5 == b.words.5
-        }
-    }
-    private let indexPath: String
-    private let paths: [String]
-    private var stamp: [[Int]] = []
-
-    init(libraryURL: URL) {
-        let folder = libraryURL.appendingPathComponent("database")
-        indexPath = folder.appendingPathComponent("Photos.sqlite-shm").path
-        paths = ["Photos.sqlite", "Photos.sqlite-wal"].map { folder.appendingPathComponent($0).path }
-        index = open(indexPath, O_RDONLY | O_CLOEXEC)
-        _ = changed()
-    }
-
-    deinit { if index >= 0 { close(index) } }
-
-    /// True when the database changed since the last call.
-    mutating func changed() -> Bool {
-        if index >= 0 {
-            var now = Header()
-            let descriptor = index
-            if withUnsafeMutableBytes(of: &now.words, { pread(descriptor, $0.baseAddress, 48, 0) }) == 48 {
-                defer { header = now }
-                return now != header
-            }
-            // The index is gone (every connection closed, which this server's own do not): open it again.
-            close(index)
-            index = open(indexPath, O_RDONLY | O_CLOEXEC)
-            return true
-        }
-        let now = paths.map { path -> [Int] in
-            var info = stat()
-            guard stat(path, &info) == 0 else { return [] }
-            return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
-        }
-        defer { stamp = now }
-        return now != stamp
     }
 }
