@@ -45,7 +45,7 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     }
 
     /// The role of the resource.
-    open var type: PHAssetResourceType { PHAssetResourceType(rawValue: record.type) ?? .photo }
+    open var type: PHAssetResourceType { PHAssetResourceType(rawValue: record.type.rawValue) ?? .photo }
     /// The identifier of the asset the resource belongs to.
     open var assetLocalIdentifier: String { record.assetLocalIdentifier }
     /// The uniform type identifier of the data.

@@ -95,7 +95,7 @@ package struct ResourceRecord: Sendable, Hashable {
     package var id: Int64
     package var assetID: Int64
     package var assetLocalIdentifier: String
-    package var type: Int
+    package var type: ResourceType
     /// Path relative to the library bundle.
     package var path: String
     package var originalFilename: String

@@ -30,11 +30,11 @@ package enum VersionResolver {
     ///   rendering a stacked edit was made on — is never a version: it is an editor's input only. A RAW of a RAW +
     ///   JPEG pair (the alternate photo) is not rendered here (libvips 8.14 has no RAW loader), so `original` is
     ///   the primary original too.
-    package static func resource<R>(_ version: AssetVersion, _ part: AssetPart = .primary, of resources: [R], type: (R) -> Int) -> R? {
+    package static func resource<R>(_ version: AssetVersion, _ part: AssetPart = .primary, of resources: [R], type: (R) -> ResourceType) -> R? {
         switch part {
         case .primary:
             if version == .current,
-                let rendering = resources.first(where: { [ResourceType.fullSizePhoto, ResourceType.fullSizeVideo].contains(type($0)) })
+                let rendering = resources.first(where: { [.fullSizePhoto, .fullSizeVideo].contains(type($0)) })
             {
                 return rendering
             }

@@ -23,7 +23,7 @@ private struct PreparedAsset {
 }
 
 private struct PreparedResource {
-    var type: Int
+    var type: ResourceType
     var staged: StagedFile
     var path: String
     var originalFilename: String
@@ -143,14 +143,20 @@ extension LibraryEngine {
         guard !inputs.isEmpty else {
             throw .invalidResource("a creation request needs at least one resource")
         }
-        let types = inputs.map(\.type)
-        let hasPhoto = types.contains(ResourceType.photo)
-        let hasVideo = types.contains(ResourceType.video)
+        var types: [ResourceType] = []
+        for input in inputs {
+            guard let type = ResourceType(rawValue: input.type) else {
+                throw .invalidResource("a resource of type \(input.type) cannot be stored (PHAssetResourceType \(input.type))")
+            }
+            types.append(type)
+        }
+        let hasPhoto = types.contains(.photo)
+        let hasVideo = types.contains(.video)
         guard hasPhoto != hasVideo else {
             throw .invalidResource(
                 hasPhoto ? "an asset cannot have both photo and video resources" : "an asset needs a photo or a video resource")
         }
-        if types.contains(ResourceType.pairedVideo), !hasPhoto {
+        if types.contains(.pairedVideo), !hasPhoto {
             throw .invalidResource("a paired video needs a photo resource")
         }
         if Set(types).count != types.count {
@@ -158,7 +164,7 @@ extension LibraryEngine {
         }
         let uuid = String(localIdentifier.prefix { $0 != "/" })
         var resources: [PreparedResource] = []
-        for input in inputs {
+        for (input, type) in zip(inputs, types) {
             if let name = input.originalFilename { try ResourceName.validate(name) }
             let file: StagedFile
             switch input.source {
@@ -180,30 +186,30 @@ extension LibraryEngine {
                     throw .invalidResource("\(name): \(error.description.replacingOccurrences(of: file.url.path, with: "the file"))")
                 }
             }
-            let wantsImage = [ResourceType.photo, ResourceType.alternatePhoto].contains(input.type)
-            let wantsMovie = [ResourceType.video, ResourceType.pairedVideo].contains(input.type)
+            let wantsImage = [ResourceType.photo, .alternatePhoto].contains(type)
+            let wantsMovie = [ResourceType.video, .pairedVideo].contains(type)
             if (wantsImage && !info.isImage) || (wantsMovie && info.isImage) {
                 throw .invalidResource(
                     "\(input.originalFilename ?? Self.sourceName(input.source)) holds \(info.format.rawValue) data, which cannot be a resource of type \(input.type)"
                 )
             }
             let suffix: String
-            switch input.type {
-            case ResourceType.photo, ResourceType.video: suffix = ""
-            case ResourceType.pairedVideo: suffix = "_3"
-            default: suffix = "_r\(input.type)"
+            switch type {
+            case .photo, .video: suffix = ""
+            case .pairedVideo: suffix = "_3"
+            default: suffix = "_r\(type.rawValue)"
             }
             let path = bundle.originalPath(assetUUID: uuid, suffix: suffix, fileExtension: info.format.preferredFilenameExtension)
             let filename = input.originalFilename ?? Self.defaultFilename(input.source, uuid: uuid, format: info.format)
             resources.append(
                 PreparedResource(
-                    type: input.type, staged: file, path: path, originalFilename: filename,
+                    type: type, staged: file, path: path, originalFilename: filename,
                     uniformTypeIdentifier: input.uniformTypeIdentifier ?? info.format.uniformTypeIdentifier, info: info))
         }
-        let primary = resources.first { $0.type == ResourceType.photo || $0.type == ResourceType.video }!
+        let primary = resources.first { $0.type == .photo || $0.type == .video }!
         let metadata = primary.info.metadata
-        let isLive = resources.contains { $0.type == ResourceType.pairedVideo }
-        let mediaType = primary.type == ResourceType.photo ? 1 : 2
+        let isLive = resources.contains { $0.type == .pairedVideo }
+        let mediaType = primary.type == .photo ? 1 : 2
         // PHAssetMediaSubtype from what the file says.
         var subtypes: UInt = 0
         if mediaType == 1 {

@@ -2,31 +2,34 @@ import Foundation
 import GRDB
 import PhotoMedia
 
-/// PhotoKit's resource types (`PHAssetResourceType` raw values), as the engine stores them.
-package enum ResourceType {
-    package static let photo = 1
-    package static let video = 2
-    package static let audio = 3
-    package static let alternatePhoto = 4
-    package static let fullSizePhoto = 5
-    package static let fullSizeVideo = 6
-    package static let adjustmentData = 7
-    package static let adjustmentBasePhoto = 8
-    package static let pairedVideo = 9
-    package static let fullSizePairedVideo = 10
-    package static let adjustmentBasePairedVideo = 11
-    package static let adjustmentBaseVideo = 12
+/// PhotoKit's resource types as the engine stores them: one case per `PHAssetResourceType`, with its raw value
+/// (the public API maps them by raw value).
+package enum ResourceType: Int, Sendable, Hashable, CaseIterable {
+    case photo = 1
+    case video = 2
+    case audio = 3
+    case alternatePhoto = 4
+    case fullSizePhoto = 5
+    case fullSizeVideo = 6
+    case adjustmentData = 7
+    case adjustmentBasePhoto = 8
+    case pairedVideo = 9
+    case fullSizePairedVideo = 10
+    case adjustmentBasePairedVideo = 11
+    case adjustmentBaseVideo = 12
 
     /// The current renderings (what image requests of `.current` render, and cached derivatives are made of).
-    package static let renderings: Set<Int> = [fullSizePhoto, fullSizeVideo, fullSizePairedVideo]
+    package static let renderings: Set<ResourceType> = [.fullSizePhoto, .fullSizeVideo, .fullSizePairedVideo]
 
     /// The types an edit writes and a revert removes; the originals (photo, video, paired video, …) are never
     /// touched.
-    package static let edit: [Int] = [
-        fullSizePhoto, fullSizeVideo, adjustmentData, adjustmentBasePhoto, fullSizePairedVideo, adjustmentBasePairedVideo,
-        adjustmentBaseVideo,
+    package static let edit: [ResourceType] = [
+        .fullSizePhoto, .fullSizeVideo, .adjustmentData, .adjustmentBasePhoto, .fullSizePairedVideo, .adjustmentBasePairedVideo,
+        .adjustmentBaseVideo,
     ]
 }
+
+extension ResourceType: DatabaseValueConvertible {}
 
 /// The last edit's recipe as the library stores it (`Adjustments.plist`, the `.adjustmentData` resource).
 package struct StoredAdjustment: Sendable, Equatable {
@@ -581,7 +584,7 @@ extension LibraryEngine {
                 SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
                        r.pixel_width, r.pixel_height
                 FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
-                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(ResourceType.edit.map(String.init))]
+                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(ResourceType.edit.map { String($0.rawValue) })]
         ).map(ResourceRecord.init(row:))
     }
 
