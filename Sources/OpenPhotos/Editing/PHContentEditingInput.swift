@@ -73,7 +73,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         asset: AssetRecord, state: EditingState, resource: ResourceRecord, basis: EditBasis, adjustment: PHAdjustmentData?,
         library: PHPhotoLibrary, workspace: EditingWorkspace
     ) {
-        mediaType = PHAssetMediaType(rawValue: asset.mediaType) ?? .unknown
+        mediaType = PHAssetMediaType(rawValue: asset.mediaType.rawValue) ?? .unknown
         mediaSubtypes = PHAssetMediaSubtype(rawValue: asset.mediaSubtypes)
         creationDate = asset.creationDate
         location = asset.location.map {
@@ -151,7 +151,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     ) throws -> PHContentEditingInput {
         let engine = try library.engine()
         let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
-        guard state.asset.mediaType == 1 || state.asset.mediaType == 2 else {
+        guard state.asset.mediaType == .image || state.asset.mediaType == .video else {
             throw LibraryError.requestNotSupportedForAsset("\(asset.localIdentifier) is neither a photo nor a video: it has no editing input")
         }
         let stored = state.asset.hasAdjustments ? engine.adjustment(of: state) : nil
@@ -175,7 +175,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         }
         let copy = inputFolder.appendingPathComponent(
             ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\((resource.path as NSString).pathExtension)"))
-        let isPhoto = state.asset.mediaType == 1
+        let isPhoto = state.asset.mediaType == .image
         // The copy and the screen-sized image side by side: each reads the file once.
         let failure = Mutex<(any Error)?>(nil)
         nonisolated(unsafe) var display: PixelBuffer?

@@ -15,7 +15,7 @@ open class PHAsset: PHObject, @unchecked Sendable {
     }
 
     /// The type of the asset: image, video or audio.
-    open var mediaType: PHAssetMediaType { PHAssetMediaType(rawValue: record.mediaType) ?? .unknown }
+    open var mediaType: PHAssetMediaType { PHAssetMediaType(rawValue: record.mediaType.rawValue) ?? .unknown }
     /// Subtypes such as panorama, HDR, screenshot or Live Photo.
     open var mediaSubtypes: PHAssetMediaSubtype { PHAssetMediaSubtype(rawValue: record.mediaSubtypes) }
     /// How to present the asset, whatever its underlying media.
@@ -119,7 +119,7 @@ open class PHAsset: PHObject, @unchecked Sendable {
         guard record.sourceType & PHAssetSourceType.typeiTunesSynced.rawValue == 0 else { return false }
         switch editOperation {
         case .delete, .properties: return true
-        case .content: return record.mediaType == 1 || record.mediaType == 2
+        case .content: return record.mediaType == .image || record.mediaType == .video
         }
     }
 

@@ -15,10 +15,19 @@ package struct LocationRecord: Sendable, Hashable {
 }
 
 /// One row of the `asset` table: everything a `PHAsset` exposes.
+/// PhotoKit's media types as the engine stores them (`PHAssetMediaType`'s raw values; the public API maps them by
+/// raw value).
+package enum MediaType: Int, Sendable, Hashable, CaseIterable, DatabaseValueConvertible {
+    case unknown = 0
+    case image = 1
+    case video = 2
+    case audio = 3
+}
+
 package struct AssetRecord: Sendable, Hashable {
     package var id: Int64
     package var localIdentifier: String
-    package var mediaType: Int
+    package var mediaType: MediaType
     package var mediaSubtypes: UInt
     package var playbackStyle: Int
     package var playbackVariation: Int
@@ -174,7 +183,7 @@ extension AssetRecord {
     /// Stands in for an asset whose row was purged after a fetch result captured its id.
     package static func deletedPlaceholder(id: Int64) -> AssetRecord {
         AssetRecord(
-            id: id, localIdentifier: "", mediaType: 0, mediaSubtypes: 0, playbackStyle: 0, playbackVariation: 0, pixelWidth: 0,
+            id: id, localIdentifier: "", mediaType: .unknown, mediaSubtypes: 0, playbackStyle: 0, playbackVariation: 0, pixelWidth: 0,
             pixelHeight: 0, creationDate: nil, creationTimeZoneOffset: nil, modificationDate: Date(), addedDate: Date(),
             location: nil, duration: 0, isFavorite: false, isHidden: false, burstIdentifier: nil, burstSelectionTypes: 0,
             representsBurst: false, sourceType: 1, hasAdjustments: false, adjustmentFormatIdentifier: nil, trashedDate: Date(),

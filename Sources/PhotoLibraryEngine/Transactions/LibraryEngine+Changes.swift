@@ -6,7 +6,7 @@ import PhotoMedia
 private struct PreparedAsset {
     var localIdentifier: String
     var uuid: String
-    var mediaType: Int
+    var mediaType: MediaType
     var mediaSubtypes: UInt
     var playbackStyle: Int
     var pixelWidth: Int
@@ -209,10 +209,10 @@ extension LibraryEngine {
         let primary = resources.first { $0.type == .photo || $0.type == .video }!
         let metadata = primary.info.metadata
         let isLive = resources.contains { $0.type == .pairedVideo }
-        let mediaType = primary.type == .photo ? 1 : 2
+        let mediaType: MediaType = primary.type == .photo ? .image : .video
         // PHAssetMediaSubtype from what the file says.
         var subtypes: UInt = 0
-        if mediaType == 1 {
+        if mediaType == .image {
             if metadata.isPanorama { subtypes |= 1 }
             if metadata.isHDR { subtypes |= 2 }
             if metadata.isScreenshot { subtypes |= 4 }
@@ -223,7 +223,7 @@ extension LibraryEngine {
             subtypes |= 1 << 17  // videoHighFrameRate
         }
         let animated = primary.info.frameCount > 1
-        let playbackStyle = mediaType == 2 ? 4 : (isLive ? 3 : (animated ? 2 : 1))
+        let playbackStyle = mediaType == .video ? 4 : (isLive ? 3 : (animated ? 2 : 1))
 
         // The capture date: the request's, else the file's metadata (with its UTC offset), else the file's
         // modification time (a file without a date), else now.
@@ -292,7 +292,7 @@ extension LibraryEngine {
                     content_identifier = ?, is_selfie = ? WHERE id = ?
                 """,
             arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
-        if let burst = m.burstIdentifier, asset.mediaType == 1 {
+        if let burst = m.burstIdentifier, asset.mediaType == .image {
             // The first photo of a burst represents it (an automatic pick) until the user picks another; the others
             // are hidden from fetches without includeAllBurstAssets.
             let represented =

@@ -107,7 +107,7 @@ package struct EditingState: Sendable {
 /// What editing needs to know of an asset created in the same change block.
 protocol AssetMediaTypeProviding {
     var localIdentifier: String { get }
-    var mediaType: Int { get }
+    var mediaType: MediaType { get }
 }
 
 /// A content edit staged and validated, ready for its transaction.
@@ -125,7 +125,7 @@ struct PreparedEdit {
 struct EditPlacement {
     var prepared: PreparedEdit
     var assetID: Int64
-    var mediaType: Int
+    var mediaType: MediaType
     var version: Int
     var renderingPath: String
     var adjustmentPath: String
@@ -196,7 +196,7 @@ extension LibraryEngine {
                 throw .changeNotSupported("\(identifier) can have one content edit or revert per change block")
             }
             guard case .editAssetContent(_, let edit) = intent else { continue }
-            let mediaType: Int
+            let mediaType: MediaType
             if let asset = created.first(where: { $0.localIdentifier == identifier }) {
                 mediaType = asset.mediaType
             } else if let record = try asset(localIdentifier: identifier) {
@@ -212,14 +212,14 @@ extension LibraryEngine {
     /// Copies an edit's rendering into the writer's slot and validates it: a decodable file of the asset's kind
     /// (JPEG or HEIC for photos, QuickTime or MPEG-4 for videos), upright, with acceptable adjustment data.
     func prepareEdit(
-        _ localIdentifier: String, _ edit: ContentEdit, mediaType: Int, now: Date, editor: String?, staged: inout [StagedFile]
+        _ localIdentifier: String, _ edit: ContentEdit, mediaType: MediaType, now: Date, editor: String?, staged: inout [StagedFile]
     ) throws(LibraryError) -> PreparedEdit {
-        let isPhoto = mediaType == 1
+        let isPhoto = mediaType == .image
         if let problem = edit.problem { throw .invalidResource(problem) }
         if edit.madeFor != localIdentifier {
             throw .invalidResource("the content editing output was made for another asset (\(edit.madeFor)), not \(localIdentifier)")
         }
-        guard mediaType == 1 || mediaType == 2 else {
+        guard mediaType == .image || mediaType == .video else {
             throw .requestNotSupportedForAsset("\(localIdentifier) is neither a photo nor a video: its content cannot be edited")
         }
         if edit.formatIdentifier.isEmpty && edit.formatVersion.isEmpty && edit.adjustmentData.isEmpty {
@@ -380,9 +380,9 @@ extension LibraryEngine {
         guard let row = try Row.fetchOne(db, sql: "SELECT media_type, content_version FROM asset WHERE id = ?", arguments: [assetID]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
-        let mediaType: Int = row[0]
+        let mediaType: MediaType = row[0]
         let version: Int = row[1]
-        let isPhoto = mediaType == 1
+        let isPhoto = mediaType == .image
         if prepared.renderingInfo.isImage != isPhoto {
             throw LibraryError.invalidResource(
                 "the rendered output is \(prepared.renderingInfo.isImage ? "an image" : "a movie") but \(identifier) is a \(isPhoto ? "photo" : "video")"
@@ -485,7 +485,7 @@ extension LibraryEngine {
     /// rendering's size and a new content version.
     func writeEdit(_ plan: EditPlacement, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
         let prepared = plan.prepared
-        let isPhoto = plan.mediaType == 1
+        let isPhoto = plan.mediaType == .image
         let ids = plan.superseded.map(\.id)
         if !ids.isEmpty {
             try db.execute(
