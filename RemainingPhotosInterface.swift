@@ -38,7 +38,7 @@ extension PHContentEditingOutput: NSSecureCoding {}     // archiving an output (
 extension PHContentEditingInputRequestOptions {
     var originalResourceChoice: PHOriginalResourceChoice { get set }   // iOS 27 beta (RAW + JPEG pairs)
 }
-// PHContentEditingController: done (issue 15) in the PhotosUI module, hosted as child processes (PHEditingSession).
+// PHContentEditingController: done (issue 15) in the PhotosUI module, hosted as child processes (EditingSession).
 
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
 // PHLivePhotoEditingContext: done (issue 15). Not read: the still-image-time metadata track (photoTime is the

@@ -117,7 +117,7 @@ struct BenchEditing: ParsableCommand {
         if FileManager.default.isExecutableFile(atPath: extensionProgram) {
             let folder = scratch.appendingPathComponent("extensions")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let fixture = try PHEditingExtension.install(executable: URL(fileURLWithPath: extensionProgram), into: folder)
+            let fixture = try EditingExtension.install(executable: URL(fileURLWithPath: extensionProgram), into: folder)
             let upright = scratch.appendingPathComponent("IMG_upright.jpg")
             try TestMedia.writeImage(to: upright, width: 4032, height: 3024, quality: 92)
             var id = ""
@@ -129,7 +129,7 @@ struct BenchEditing: ParsableCommand {
                 for _ in 0..<(repetitions * 2 + 1) {
                     let target = try asset(id)
                     let start = DispatchTime.now()
-                    do { try PHEditingSession(extension: fixture, asset: target, settings: ["fault": "copy"]).run() } catch {
+                    do { try EditingSession(extension: fixture, asset: target, settings: ["fault": "copy"]).run() } catch {
                         throw CLIError("the round trip failed: \(error)")
                     }
                     times.append(ms(since: start))
@@ -138,7 +138,7 @@ struct BenchEditing: ParsableCommand {
                 return times
             }
             let cold = try sessions()
-            PHEditingSession.prepare(fixture)
+            EditingSession.prepare(fixture)
             usleep(300_000)
             let warm = try sessions()
             roundTrip = (median(warm), warm.max() ?? 0)

@@ -34,12 +34,12 @@ public enum PhotoEditingExtension {
     public struct Manifest: Sendable {
         public var bundleIdentifier: String
         public var displayName: String
-        public var supportedMediaTypes: [PHEditingExtension.MediaType]
-        public var settings: [PHEditingExtension.Setting]
+        public var supportedMediaTypes: [EditingExtension.MediaType]
+        public var settings: [EditingExtension.Setting]
 
         public init(
-            bundleIdentifier: String, displayName: String, supportedMediaTypes: [PHEditingExtension.MediaType],
-            settings: [PHEditingExtension.Setting] = []
+            bundleIdentifier: String, displayName: String, supportedMediaTypes: [EditingExtension.MediaType],
+            settings: [EditingExtension.Setting] = []
         ) {
             self.bundleIdentifier = bundleIdentifier
             self.displayName = displayName
@@ -86,7 +86,7 @@ public enum PhotoEditingExtension {
     public static func main(manifest: Manifest, controller makeController: @MainActor () -> any PHContentEditingController) async -> Never {
         if CommandLine.arguments.dropFirst().contains("--print-info-plist") {
             let executable = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
-            let plist = PHEditingExtension.infoPlist(
+            let plist = EditingExtension.infoPlist(
                 bundleIdentifier: manifest.bundleIdentifier, displayName: manifest.displayName, executableName: executable,
                 supportedMediaTypes: manifest.supportedMediaTypes, settings: manifest.settings)
             let data = (try? PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)) ?? Data()

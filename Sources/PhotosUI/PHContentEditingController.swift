@@ -5,7 +5,7 @@
 /// an asset's adjustment data, starts the editing session with the input, and asks it to finish — or cancels it.
 ///
 /// On Apple platforms it is a view controller the Photos app shows. On Linux an extension is a program without a
-/// window: the host (`photos edit ID --with EXTENSION`, or ``PHEditingSession``) runs it as its own process and passes
+/// window: the host (`photos edit ID --with EXTENSION`, or ``EditingSession``) runs it as its own process and passes
 /// in the settings the extension declares (see `PhotoEditingExtension`). The call order is Apple's:
 /// ``canHandle(_:)`` (only when the asset has adjustment data) → ``startContentEditing(with:placeholderImage:)`` →
 /// ``finishContentEditing(completionHandler:)``, or ``cancelContentEditing()`` at any time after the start — even

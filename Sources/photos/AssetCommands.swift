@@ -273,7 +273,7 @@ struct Verify: ParsableCommand {
         let library = try global.open()
         Interruption.cooperate()
         let bar = LazyProgress("verify", unit: "files", json: global.json)
-        let report: PHLibraryVerificationReport
+        let report: LibraryVerificationReport
         do {
             report = try library.verify(progress: { bar.update($0, of: $1) }, isCancelled: { Interruption.requested })
         } catch { throw CLIError(describe(error)) }

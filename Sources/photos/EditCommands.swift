@@ -107,8 +107,8 @@ extension Edit {
     /// terminal is attached) on Ctrl-C; nothing is committed unless it finishes.
     func runExtension(_ name: String) throws {
         guard try steps().isEmpty, reset.isEmpty else { throw CLIError("--with edits with an extension; give its settings with --set") }
-        guard let editingExtension = PHEditingExtension.named(name) else {
-            let known = PHEditingExtension.installed().extensions.map(\.bundleIdentifier)
+        guard let editingExtension = EditingExtension.named(name) else {
+            let known = EditingExtension.installed().extensions.map(\.bundleIdentifier)
             throw CLIError(
                 "no extension \(name) (installed: \(known.isEmpty ? "none; see photos extensions install" : known.joined(separator: ", ")))")
         }
@@ -120,11 +120,11 @@ extension Edit {
         }
         let library = try global.open()
         let asset = try resolveAsset(id, in: library, global: global)
-        let session = PHEditingSession(extension: editingExtension, asset: asset, settings: values)
+        let session = EditingSession(extension: editingExtension, asset: asset, settings: values)
         Interruption.cooperate()
-        let outcome = Mutex<Result<PHAsset, PHEditingExtensionError>?>(nil)
+        let outcome = Mutex<Result<PHAsset, EditingExtensionError>?>(nil)
         Thread.detachNewThread {
-            let result = Result { () throws(PHEditingExtensionError) -> PHAsset in try session.run() }
+            let result = Result { () throws(EditingExtensionError) -> PHAsset in try session.run() }
             outcome.withLock { $0 = result }
         }
         while outcome.withLock({ $0 == nil }) {
@@ -173,7 +173,7 @@ struct Extensions: ParsableCommand {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            let (found, problems) = PHEditingExtension.installed()
+            let (found, problems) = EditingExtension.installed()
             if global.json {
                 Output.printJSON([
                     "extensions": found.map { ext -> [String: Any] in
@@ -208,12 +208,12 @@ struct Extensions: ParsableCommand {
         @Option(help: "The folder to install into (default: the first of $OPENPHOTOKIT_EXTENSIONS, else the user's).") var into: String?
 
         func run() throws {
-            let folder = into.map { URL(fileURLWithPath: $0) } ?? PHEditingExtension.searchPaths[0]
+            let folder = into.map { URL(fileURLWithPath: $0) } ?? EditingExtension.searchPaths[0]
             do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
                 throw CLIError("cannot create \(folder.path): \(error.localizedDescription)")
             }
-            let installed: PHEditingExtension
-            do { installed = try PHEditingExtension.install(executable: URL(fileURLWithPath: program), into: folder) } catch {
+            let installed: EditingExtension
+            do { installed = try EditingExtension.install(executable: URL(fileURLWithPath: program), into: folder) } catch {
                 throw CLIError(error.description)
             }
             if global.json {

@@ -61,7 +61,7 @@ struct Thumbnail: ParsableCommand {
         var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
         PHImageManager.default().requestImage(for: asset, targetSize: target, contentMode: contentMode, options: options) { result = ($0, $1) }
         guard let image = result.0 else {
-            throw CLIError(PHImageResultInfo(result.1).error.map { describe($0) } ?? "no image")
+            throw CLIError(ImageResultInfo(result.1).error.map { describe($0) } ?? "no image")
         }
         let url = URL(fileURLWithPath: out)
         let data: Data?
@@ -210,7 +210,7 @@ struct Export: ParsableCommand {
         nonisolated(unsafe) var session: AVAssetExportSession?
         PHImageManager.default().requestExportSession(forVideo: asset, options: nil, exportPreset: name) { result, info in
             session = result
-            failure.set(PHImageResultInfo(info).error)
+            failure.set(ImageResultInfo(info).error)
             done.signal()
         }
         done.wait()

@@ -111,7 +111,7 @@ struct TokenCreate: ParsableCommand {
 
     func run() throws {
         let library = try global.open()
-        let (token, secret): (PHAccessToken, String)
+        let (token, secret): (LibraryAccessToken, String)
         do { (token, secret) = try library.createAccessToken(for: client) } catch { throw CLIError(describe(error)) }
         let status = library.authorizationStatus(forClient: client)
         if global.json {
@@ -132,7 +132,7 @@ struct TokenList: ParsableCommand {
 
     func run() throws {
         let library = try global.open()
-        let tokens: [PHAccessToken]
+        let tokens: [LibraryAccessToken]
         do { tokens = try library.accessTokens() } catch { throw CLIError(describe(error)) }
         let formatter = ISO8601DateFormatter()
         if global.json {
@@ -161,7 +161,7 @@ struct TokenRevoke: ParsableCommand {
 
     func run() throws {
         let library = try global.open()
-        let revoked: [PHAccessToken]
+        let revoked: [LibraryAccessToken]
         do { revoked = try library.revokeAccessTokens(matching: what) } catch { throw CLIError(describe(error)) }
         guard !revoked.isEmpty else { throw CLIError("no token or client matches '\(what)'") }
         if global.json {

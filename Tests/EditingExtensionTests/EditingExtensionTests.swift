@@ -8,8 +8,8 @@ import Testing
 @Suite("Editing extensions")
 struct EditingExtensionTests {
     /// An installed copy of a built extension program in a folder of its own.
-    static func install(_ product: String, as name: String? = nil, into folder: URL) throws -> PHEditingExtension {
-        try PHEditingExtension.install(executable: ChildProcess.builtProduct(product), into: folder, as: name)
+    static func install(_ product: String, as name: String? = nil, into folder: URL) throws -> EditingExtension {
+        try EditingExtension.install(executable: ChildProcess.builtProduct(product), into: folder, as: name)
     }
 
     struct Fixture {
@@ -43,25 +43,25 @@ struct EditingExtensionTests {
         let redact = try Self.install("redact-extension", into: fixture.extensions)
         #expect(look.bundleIdentifier == "org.openphotokit.example.look" && look.displayName == "Looks" && look.supportedMediaTypes == [.image])
         #expect(look.settings.map(\.name) == ["look", "intensity"])
-        let found = PHEditingExtension.installed(in: [fixture.extensions])
+        let found = EditingExtension.installed(in: [fixture.extensions])
         #expect(found.extensions.map(\.bundleIdentifier) == ["org.openphotokit.example.look", "org.openphotokit.example.redact"])
         #expect(found.problems.isEmpty)
-        #expect(PHEditingExtension.named("looks", in: [fixture.extensions])?.bundleIdentifier == look.bundleIdentifier)
-        #expect(PHEditingExtension.named("org.openphotokit.example", in: [fixture.extensions]) == nil, "ambiguous")
+        #expect(EditingExtension.named("looks", in: [fixture.extensions])?.bundleIdentifier == look.bundleIdentifier)
+        #expect(EditingExtension.named("org.openphotokit.example", in: [fixture.extensions]) == nil, "ambiguous")
 
         // A look: the edit is committed by the host, the original untouched, the recipe the extension's.
-        let edited = try PHEditingSession(extension: look, asset: fixture.asset, settings: ["look": "mono", "intensity": "0.5"]).run()
+        let edited = try EditingSession(extension: look, asset: fixture.asset, settings: ["look": "mono", "intensity": "0.5"]).run()
         #expect(edited.hasAdjustments && edited.adjustmentFormatIdentifier == "org.openphotokit.example.look")
         #expect((edited.pixelWidth, edited.pixelHeight) == (48, 64), "upright")
         let original = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .photo }?.fileURL)
         #expect(try Data(contentsOf: original) == fixture.original)
 
         // Reopened: the look extension handles its recipe and gets the original again (nothing stacks).
-        let again = try PHEditingSession(extension: look, asset: edited, settings: ["look": "noir"]).run()
+        let again = try EditingSession(extension: look, asset: edited, settings: ["look": "noir"]).run()
         #expect(!PHAssetResource.assetResources(for: again).contains { $0.type == .adjustmentBasePhoto })
 
         // Redact does not reopen: its edit stacks on the look.
-        let redacted = try PHEditingSession(extension: redact, asset: again, settings: ["region": "0,0,0.5,0.5", "style": "blur"]).run()
+        let redacted = try EditingSession(extension: redact, asset: again, settings: ["region": "0,0,0.5,0.5", "style": "blur"]).run()
         #expect(redacted.adjustmentFormatIdentifier == "org.openphotokit.example.redact")
         #expect(PHAssetResource.assetResources(for: redacted).contains { $0.type == .adjustmentBasePhoto })
         #expect(try fixture.library.library.verify().problems.isEmpty)
@@ -84,7 +84,7 @@ struct EditingExtensionTests {
             id = request.placeholderForCreatedAsset!.localIdentifier
         }
         let live = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: fixture.library.options()).firstObject)
-        let edited = try PHEditingSession(extension: look, asset: live, settings: ["look": "mono"]).run()
+        let edited = try EditingSession(extension: look, asset: live, settings: ["look": "mono"]).run()
         #expect(edited.mediaSubtypes.contains(.photoLive) && edited.adjustmentFormatIdentifier == "org.openphotokit.example.look")
         let resources = PHAssetResource.assetResources(for: edited)
         #expect(
@@ -110,8 +110,8 @@ struct EditingExtensionTests {
         defer { fixture.library.remove() }
         let look = try Self.install("look-extension", into: fixture.extensions)
         for (settings, name) in [(["look": "sparkle"], "look"), (["intensity": "2"], "intensity"), (["shine": "1"], "shine")] {
-            #expect(throws: PHEditingExtensionError.self) { try PHEditingSession(extension: look, asset: fixture.asset, settings: settings).run() }
-            do { try PHEditingSession(extension: look, asset: fixture.asset, settings: settings).run() } catch {
+            #expect(throws: EditingExtensionError.self) { try EditingSession(extension: look, asset: fixture.asset, settings: settings).run() }
+            do { try EditingSession(extension: look, asset: fixture.asset, settings: settings).run() } catch {
                 guard case .invalidSetting(let ext, let setting, _) = error else { Issue.record("\(error)"); continue }
                 #expect(ext == "Looks" && setting == name)
             }
@@ -120,12 +120,12 @@ struct EditingExtensionTests {
 
     /// Runs the broken extension with a fault and expects the session to fail as `matches` says, changing nothing.
     static func expectFailure(
-        _ fixture: Fixture, _ editingExtension: PHEditingExtension, fault: String? = nil, timeouts: PHEditingSession.Timeouts = .init(),
-        sourceLocation: SourceLocation = #_sourceLocation, _ matches: (PHEditingExtensionError) -> Bool
+        _ fixture: Fixture, _ editingExtension: EditingExtension, fault: String? = nil, timeouts: EditingSession.Timeouts = .init(),
+        sourceLocation: SourceLocation = #_sourceLocation, _ matches: (EditingExtensionError) -> Bool
     ) throws {
         let before = try fixture.fingerprint()
         do {
-            try PHEditingSession(extension: editingExtension, asset: fixture.asset, settings: fault.map { ["fault": $0] } ?? [:], timeouts: timeouts)
+            try EditingSession(extension: editingExtension, asset: fixture.asset, settings: fault.map { ["fault": $0] } ?? [:], timeouts: timeouts)
                 .run()
             Issue.record("the session succeeded", sourceLocation: sourceLocation)
         } catch {
@@ -141,7 +141,7 @@ struct EditingExtensionTests {
         defer { fixture.library.remove() }
         let broken = try Self.install("broken-extension", into: fixture.extensions)
         // Only the phase under test is short: under a loaded CI machine launching a process can take seconds.
-        let quickFinish = PHEditingSession.Timeouts(handshake: 120, start: 120, finish: 2, cancel: 1)
+        let quickFinish = EditingSession.Timeouts(handshake: 120, start: 120, finish: 2, cancel: 1)
         try Self.expectFailure(fixture, broken, fault: "crash-on-start") {
             if case .crashed(_, "startContentEditing", let status) = $0 { return status.contains("signal") }
             return false
@@ -190,7 +190,7 @@ struct EditingExtensionTests {
         defer { fixture.library.remove() }
         let broken = try Self.install("broken-extension", into: fixture.extensions)
         let before = try fixture.fingerprint()
-        let session = PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "slow-finish"])
+        let session = EditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "slow-finish"])
         // Cancel once the extension has started (its start reply sets the confirmation), while it is finishing: a
         // fixed delay would cancel a start that a loaded machine has not reached yet.
         DispatchQueue.global().async {
@@ -217,7 +217,7 @@ struct EditingExtensionTests {
         let broken = try Self.install("broken-extension", into: fixture.extensions)
         setenv("PHOTOS_LIBRARY", fixture.library.url.path, 1)
         defer { unsetenv("PHOTOS_LIBRARY") }
-        let edited = try PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "open-library"]).run()
+        let edited = try EditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "open-library"]).run()
         let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
         let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
         let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
@@ -243,7 +243,7 @@ struct EditingExtensionTests {
         named.arguments = ["30", fixture.library.url.path]
         try named.run()
         defer { named.terminate() }
-        let edited = try PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "escape-library"]).run()
+        let edited = try EditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "escape-library"]).run()
         let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
         let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
         let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
@@ -260,7 +260,7 @@ struct EditingExtensionTests {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
         let broken = try Self.install("broken-extension", into: fixture.extensions)
-        let edited = try PHEditingSession(
+        let edited = try EditingSession(
             extension: broken, asset: fixture.asset, settings: ["fault": "daemon"], timeouts: .init(cancel: 1)
         ).run()
         let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
@@ -290,7 +290,7 @@ struct EditingExtensionTests {
         let fixture = try Fixture()
         defer { fixture.library.remove() }
         let broken = try Self.install("broken-extension", into: fixture.extensions)
-        let edited = try PHEditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "report-session"]).run()
+        let edited = try EditingSession(extension: broken, asset: fixture.asset, settings: ["fault": "report-session"]).run()
         let resource = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .adjustmentData }?.fileURL)
         let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: resource), format: nil) as? [String: Any])
         let report = String(decoding: try #require(plist["adjustmentData"] as? Data), as: UTF8.self)
@@ -318,7 +318,7 @@ struct EditingExtensionTests {
         let look = try Self.install("look-extension", into: fixture.extensions)
         try fixture.library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([fixture.asset] as NSArray) }
         do {
-            try PHEditingSession(extension: look, asset: fixture.asset).run()
+            try EditingSession(extension: look, asset: fixture.asset).run()
             Issue.record("an asset in Recently Deleted was edited")
         } catch {
             guard case .inputUnavailable(let name, let reason) = error else {
@@ -337,8 +337,8 @@ struct EditingExtensionTests {
         try TestMedia.writeMovie(to: movie, width: 32, height: 24, seconds: 0.2)
         let id = try #require(try fixture.library.library.importItems(at: [movie]).importedLocalIdentifiers.first)
         let video = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: fixture.library.options()).firstObject)
-        #expect(throws: PHEditingExtensionError.unsupportedMediaType(extension: "Looks", mediaType: "Video")) {
-            try PHEditingSession(extension: look, asset: video).run()
+        #expect(throws: EditingExtensionError.unsupportedMediaType(extension: "Looks", mediaType: "Video")) {
+            try EditingSession(extension: look, asset: video).run()
         }
     }
 
@@ -354,7 +354,7 @@ struct EditingExtensionTests {
                     atPath: url.appendingPathComponent("run").path, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
             }
         }
-        let good = PHEditingExtension.infoPlist(
+        let good = EditingExtension.infoPlist(
             bundleIdentifier: "a.good", displayName: "Good", executableName: "run", supportedMediaTypes: [.image, .video],
             settings: [.init(name: "x", kind: .number(minimum: 0, maximum: 1), defaultValue: "0.5")])
         try bundle("good", good)
@@ -382,7 +382,7 @@ struct EditingExtensionTests {
             bad["CFBundleIdentifier"] = identifier
             try bundle("id-\(label)", bad)
         }
-        let found = PHEditingExtension.installed(in: [folder])
+        let found = EditingExtension.installed(in: [folder])
         #expect(found.extensions.map(\.bundleIdentifier) == ["a.good"])
         #expect(found.extensions.first?.supportedMediaTypes == [.image, .video])
         #expect(

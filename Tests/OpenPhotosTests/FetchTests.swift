@@ -85,20 +85,20 @@ struct FetchTests {
     @Test func unsupportedKeysAreReportedToCallersWhoValidate() throws {
         let options = PHFetchOptions()
         options.predicate = NSPredicate(format: "filename == %@", "IMG_0001.JPG")
-        #expect(throws: PHFetchOptionsError.self) { try options.validate(for: PHAsset.self) }
+        #expect(throws: FetchOptionsError.self) { try options.validate(for: PHAsset.self) }
         do {
             try options.validate(for: PHAsset.self)
-        } catch let error as PHFetchOptionsError {
+        } catch let error as FetchOptionsError {
             #expect(error.key == "filename")
             #expect(error.message.contains("Supported keys: SELF, localIdentifier, creationDate"))
         }
         options.predicate = NSPredicate(format: "title == %@", "Trip")
         try options.validate(for: PHAssetCollection.self)
-        #expect(throws: PHFetchOptionsError.self) { try options.validate(for: PHAsset.self) }
+        #expect(throws: FetchOptionsError.self) { try options.validate(for: PHAsset.self) }
         options.predicate = nil
         options.sortDescriptors = [NSSortDescriptor(key: "addedDate", ascending: true)]
-        #expect(throws: PHFetchOptionsError.self) { try options.validate(for: PHAsset.self) }
-        #expect(throws: PHFetchOptionsError.self) { try NSPredicate(validatingFormat: "mediaType ==") }
+        #expect(throws: FetchOptionsError.self) { try options.validate(for: PHAsset.self) }
+        #expect(throws: FetchOptionsError.self) { try NSPredicate(validatingFormat: "mediaType ==") }
     }
 
     @Test func unsupportedKeyTrapsAsApplesFrameworkRaises() async {

@@ -76,7 +76,7 @@ struct ImageManagerTests {
                 let label = "orientation \(orientation), \(mode) \(resize) \(size)"
                 let result = try #require(image, "\(label): \(String(describing: info))")
                 #expect(result.size == CGSize(width: width, height: height), "\(label)")
-                #expect(PHImageResultInfo(info).isDegraded == false)
+                #expect(ImageResultInfo(info).isDegraded == false)
                 // Display orientation: the red marker is top left, green top right, blue bottom left (the 200 × 50
                 // strip of aspectFill is the image's middle, where there is no marker).
                 if height == 50 { continue }
@@ -131,12 +131,12 @@ struct ImageManagerTests {
         for (size, configure) in requests {
             let (image, info) = Self.image(asset, size, .aspectFit, configure)
             #expect(image == nil)
-            #expect(PHImageResultInfo(info).error?.code == .invalidResource)
+            #expect(ImageResultInfo(info).error?.code == .invalidResource)
         }
         // A missing original.
         try FileManager.default.removeItem(at: try #require(PHAssetResource.assetResources(for: asset).first?.fileURL))
         let (image, info) = Self.image(asset, CGSize(width: 50, height: 50), .aspectFit)
-        #expect(image == nil && PHImageResultInfo(info).error?.code == .missingResource)
+        #expect(image == nil && ImageResultInfo(info).error?.code == .missingResource)
     }
 
     final class Deliveries: @unchecked Sendable {
@@ -145,7 +145,7 @@ struct ImageManagerTests {
         let arrived = DispatchSemaphore(value: 0)
 
         func record(_ image: UIImage?, _ info: [AnyHashable: Any]?) {
-            let typed = PHImageResultInfo(info)
+            let typed = ImageResultInfo(info)
             lock.withLock { results.append((image?.size, typed.isDegraded, typed.requestID, Thread.isMainThread)) }
             arrived.signal()
         }
@@ -189,7 +189,7 @@ struct ImageManagerTests {
         options.isSynchronous = true
         var calls: [Bool] = []
         manager.requestImage(for: asset, targetSize: target, contentMode: .aspectFit, options: options) { image, info in
-            calls.append(PHImageResultInfo(info).isDegraded)
+            calls.append(ImageResultInfo(info).isDegraded)
             #expect(image?.size == CGSize(width: 1200, height: 900))
         }
         #expect(calls == [false])
@@ -243,7 +243,7 @@ struct ImageManagerTests {
             #expect(data == original)
             #expect(type == "public.jpeg")
             #expect(orientation == .right)
-            #expect(PHImageResultInfo(info).error == nil)
+            #expect(ImageResultInfo(info).error == nil)
         }
         #expect(calls == 1)
         // The iOS 8 form gives UIKit's orientation for the same bytes.
@@ -390,7 +390,7 @@ struct PosterFrameTests {
         options.isSynchronous = true
         var code: PHPhotosError.Code?
         PHImageManager.default().requestImageDataAndOrientation(for: video, options: options) { _, _, _, info in
-            code = PHImageResultInfo(info).error?.code
+            code = ImageResultInfo(info).error?.code
         }
         #expect(code == .requestNotSupportedForAsset)
     }
@@ -498,7 +498,7 @@ struct LivePhotoTests {
             calls.record($0, $1)
         }
         #expect(calls.wait(2))
-        #expect(calls.results.map { PHImageResultInfo($0.info).isDegraded } == [true, false])
+        #expect(calls.results.map { ImageResultInfo($0.info).isDegraded } == [true, false])
         let result = try #require(calls.results.last?.photo)
         #expect(result.size == CGSize(width: 200, height: 200))
         #expect(PHAssetResource.assetResources(for: result).map(\.type).sorted { $0.rawValue < $1.rawValue } == [.photo, .pairedVideo])
@@ -507,7 +507,7 @@ struct LivePhotoTests {
         PHImageManager.default().requestLivePhoto(for: plain, targetSize: .zero, contentMode: .aspectFit, options: nil) { refused.record($0, $1) }
         #expect(refused.wait(1))
         #expect(refused.results.first?.photo == nil)
-        #expect(PHImageResultInfo(refused.results.first?.info).error?.code == .requestNotSupportedForAsset)
+        #expect(ImageResultInfo(refused.results.first?.info).error?.code == .requestNotSupportedForAsset)
     }
 }
 
@@ -528,7 +528,7 @@ struct VideoRequestTests {
         var delivered: [(AVAsset?, PHPhotosError?)] = []
         for asset in [video, still] {
             PHImageManager.default().requestAVAsset(forVideo: asset, options: nil) { avAsset, _, info in
-                results.withLock { delivered.append((avAsset, PHImageResultInfo(info).error)) }
+                results.withLock { delivered.append((avAsset, ImageResultInfo(info).error)) }
                 done.signal()
             }
             #expect(done.wait(timeout: .now() + 20) == .success)

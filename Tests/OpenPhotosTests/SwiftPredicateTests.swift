@@ -26,7 +26,7 @@ struct SwiftPredicateTests {
     @Test func unsupportedExpressionsAreNamed() {
         #expect(NSPredicate(#Predicate<PHAsset> { $0.pixelWidth * 2 > $0.pixelHeight }) == nil)
         let userLibrary = PHAssetSourceType.typeUserLibrary
-        #expect(throws: PHFetchOptionsError.self) {
+        #expect(throws: FetchOptionsError.self) {
             try NSPredicate(validating: #Predicate<PHAsset> { $0.sourceType == userLibrary })
         }
     }

@@ -209,7 +209,7 @@ struct VideoExportTests {
         let done = DispatchSemaphore(value: 0)
         for asset in [video, still] {
             manager.requestPlayerItem(forVideo: asset, options: nil) { item, info in
-                items.withLock { $0.append((item, PHImageResultInfo(info).error)) }
+                items.withLock { $0.append((item, ImageResultInfo(info).error)) }
                 done.signal()
             }
             #expect(done.wait(timeout: .now() + 20) == .success)
@@ -222,7 +222,7 @@ struct VideoExportTests {
         let sessions = Mutex<[(AVAssetExportSession?, PHPhotosError?)]>([])
         for preset in [AVAssetExportPresetPassthrough, "NoSuchPreset"] {
             manager.requestExportSession(forVideo: video, options: nil, exportPreset: preset) { session, info in
-                sessions.withLock { $0.append((session, PHImageResultInfo(info).error)) }
+                sessions.withLock { $0.append((session, ImageResultInfo(info).error)) }
                 done.signal()
             }
             #expect(done.wait(timeout: .now() + 20) == .success)

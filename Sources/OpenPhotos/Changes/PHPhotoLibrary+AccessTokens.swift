@@ -6,7 +6,7 @@ import PhotoLibraryEngine
 /// A token is bound to a client identifier; what it may do is that client's access level at the time of each
 /// request (``PHPhotoLibrary/setAuthorization(_:for:accessLevel:selection:)``, `photos grant`), so a change of
 /// grant applies at once and revoking the token cuts the client off. The library keeps only the token's SHA-256.
-public struct PHAccessToken: Sendable, Equatable, Identifiable {
+public struct LibraryAccessToken: Sendable, Equatable, Identifiable {
     /// The token's public id (the part after `opk_`), which names it in lists and revocations.
     public let id: String
     /// The client the token acts for.
@@ -18,26 +18,26 @@ public struct PHAccessToken: Sendable, Equatable, Identifiable {
 extension PHPhotoLibrary {
     /// OpenPhotoKit: issues a token for `client` (the owner's handle only). Returns the token's record and its
     /// secret text (`opk_…`), which is shown once: the library cannot give it again.
-    public func createAccessToken(for client: String) throws -> (token: PHAccessToken, secret: String) {
+    public func createAccessToken(for client: String) throws -> (token: LibraryAccessToken, secret: String) {
         try requireOwner("issuing a token for '\(client)'")
         do {
             let (record, secret) = try engine().createAccessToken(for: client)
-            return (PHAccessToken(record), secret)
+            return (LibraryAccessToken(record), secret)
         } catch { throw PHPhotosError(error) }
     }
 
     /// OpenPhotoKit: the tokens issued, oldest first (the owner's handle only).
-    public func accessTokens() throws -> [PHAccessToken] {
+    public func accessTokens() throws -> [LibraryAccessToken] {
         try requireOwner("listing tokens")
-        do { return try engine().accessTokens().map(PHAccessToken.init) } catch { throw PHPhotosError(error) }
+        do { return try engine().accessTokens().map(LibraryAccessToken.init) } catch { throw PHPhotosError(error) }
     }
 
     /// OpenPhotoKit: revokes the token with this id (or this secret), or every token of the client of that name.
     /// Returns the tokens revoked (empty when nothing matched).
     @discardableResult
-    public func revokeAccessTokens(matching idOrClient: String) throws -> [PHAccessToken] {
+    public func revokeAccessTokens(matching idOrClient: String) throws -> [LibraryAccessToken] {
         try requireOwner("revoking tokens")
-        do { return try engine().revokeAccessTokens(matching: idOrClient).map(PHAccessToken.init) } catch { throw PHPhotosError(error) }
+        do { return try engine().revokeAccessTokens(matching: idOrClient).map(LibraryAccessToken.init) } catch { throw PHPhotosError(error) }
     }
 
     /// OpenPhotoKit: the client a token's secret acts for, or nil when the token is unknown or revoked.
@@ -46,7 +46,7 @@ extension PHPhotoLibrary {
     }
 }
 
-extension PHAccessToken {
+extension LibraryAccessToken {
     init(_ record: AccessTokenRecord) {
         self.init(id: record.id, clientIdentifier: record.clientID, creationDate: record.createdDate)
     }

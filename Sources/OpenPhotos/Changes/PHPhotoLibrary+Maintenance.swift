@@ -2,7 +2,7 @@ import Foundation
 import PhotoLibraryEngine
 
 /// OpenPhotoKit: what ``PHPhotoLibrary/verify()`` found.
-public struct PHLibraryVerificationReport: Sendable, Equatable {
+public struct LibraryVerificationReport: Sendable, Equatable {
     /// One problem with the stored files.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
         /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile`, `unreadable` or `abandonedUpload` (partial uploads
@@ -30,10 +30,10 @@ extension PHPhotoLibrary {
     ///   - isCancelled: asked before each file; when it returns true the check stops, incomplete.
     public func verify(
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, isCancelled: (@Sendable () -> Bool)? = nil
-    ) throws -> PHLibraryVerificationReport {
+    ) throws -> LibraryVerificationReport {
         do {
             let (checked, problems, complete) = try engine().verify(progress: progress, isCancelled: isCancelled)
-            return PHLibraryVerificationReport(
+            return LibraryVerificationReport(
                 checkedFiles: checked,
                 problems: problems.map { .init(kind: $0.kind.rawValue, path: $0.path, detail: $0.detail) }, isComplete: complete)
         } catch {

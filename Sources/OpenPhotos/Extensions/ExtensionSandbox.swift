@@ -22,7 +22,7 @@ import Synchronization
 /// The namespaces need a kernel that lets unprivileged users create user namespaces (Linux ≥ 3.8 with
 /// `kernel.unprivileged_userns_clone=1`, the default of Debian ≥ 11 and most distributions; Ubuntu ≥ 24.04 allows it for
 /// `bwrap` through its AppArmor profile), or a host running as root. Where the sandbox cannot start, extensions are not
-/// run at all: ``PHEditingExtensionError/launchFailed(extension:reason:)`` says why.
+/// run at all: ``EditingExtensionError/launchFailed(extension:reason:)`` says why.
 enum ExtensionSandbox {
     /// bubblewrap's path, or nil when it is not installed.
     static let bubblewrap: String? = {
@@ -33,7 +33,7 @@ enum ExtensionSandbox {
 
     /// The program to start and its arguments, for running `executable` with `arguments` in the sandbox whose
     /// read-write folder is `workspace` (also its working directory).
-    static func command(executable: URL, arguments: [String], workspace: URL) throws(PHEditingExtensionError) -> (URL, [String]) {
+    static func command(executable: URL, arguments: [String], workspace: URL) throws(EditingExtensionError) -> (URL, [String]) {
         guard let bubblewrap else {
             throw .launchFailed(
                 extension: executable.lastPathComponent,
@@ -98,7 +98,7 @@ enum ExtensionSandbox {
     /// Whether bubblewrap can make its namespaces here (checked once per process, with the extension's own options).
     private static let availability = Mutex<String??>(nil)
 
-    private static func checkAvailable(_ bubblewrap: String, name: String) throws(PHEditingExtensionError) {
+    private static func checkAvailable(_ bubblewrap: String, name: String) throws(EditingExtensionError) {
         let known = availability.withLock { $0 }
         let problem: String?
         if let known {

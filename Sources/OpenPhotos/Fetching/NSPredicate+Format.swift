@@ -74,7 +74,7 @@ extension NSPredicate {
         let parsed = Result { () throws(FetchPredicateError) -> FetchPredicate in
             try PredicateParser.parse(predicateFormat, arguments: try PredicateArguments.convert(arguments))
         }
-        if case .failure(let error) = parsed { throw PHFetchOptionsError(error) }
+        if case .failure(let error) = parsed { throw FetchOptionsError(error) }
         self.init(block: { _, _ in
             photoKitMisuse("PhotoKit predicates are evaluated by the library's query engine, not in memory")
         })
@@ -158,25 +158,4 @@ enum PredicateArguments {
             throw .badArgument(format: "", message: "arguments of type \(type(of: argument)) are not supported")
         }
     }
-}
-
-/// The recoverable form of an unusable predicate or sort descriptor: the message names the key or operator
-/// and lists the keys PhotoKit supports for the fetched class.
-public struct PHFetchOptionsError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// What is wrong, e.g. "Unsupported predicate key 'filename' in a fetch of PHAsset. Supported keys: …".
-    public let message: String
-    /// The offending key, when the problem is a key.
-    public let key: String?
-
-    init(_ error: FetchPredicateError) {
-        self.message = error.description
-        if case .unsupportedKey(let key, _, _) = error { self.key = key } else { self.key = nil }
-    }
-
-    init(message: String, key: String?) {
-        self.message = message
-        self.key = key
-    }
-
-    public var description: String { message }
 }

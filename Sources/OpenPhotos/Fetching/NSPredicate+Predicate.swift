@@ -15,13 +15,13 @@ extension NSPredicate {
         self.init(compiled: expression)
     }
 
-    /// Creates a predicate from a Swift `#Predicate`, throwing ``PHFetchOptionsError`` naming the expression
+    /// Creates a predicate from a Swift `#Predicate`, throwing ``FetchOptionsError`` naming the expression
     /// that PhotoKit fetches cannot express.
     public convenience init(validating predicate: Predicate<PHAsset>) throws {
         do {
             self.init(compiled: try SwiftPredicateCompiler.compile(predicate.expression))
         } catch {
-            throw PHFetchOptionsError(error)
+            throw FetchOptionsError(error)
         }
     }
 

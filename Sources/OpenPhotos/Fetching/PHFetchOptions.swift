@@ -11,7 +11,7 @@ import PhotoLibraryEngine
 /// let assets = PHAsset.fetchAssets(with: options)
 /// ```
 ///
-/// Only the keys PhotoKit documents can be used (see ``PHFetchOptionsError``); an unsupported key traps when the
+/// Only the keys PhotoKit documents can be used (see ``FetchOptionsError``); an unsupported key traps when the
 /// fetch runs, as Apple's framework raises. Call ``validate(for:)`` first to handle bad options as errors.
 open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
     /// Which objects to include.
@@ -48,7 +48,7 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
 
     /// Checks that the predicate and sort descriptors can be used to fetch objects of a class
     /// (`PHAsset.self`, `PHAssetCollection.self`, `PHCollectionList.self` or `PHCollection.self`).
-    /// - throws: ``PHFetchOptionsError`` naming the unsupported key or operator.
+    /// - throws: ``FetchOptionsError`` naming the unsupported key or operator.
     public func validate(for objectClass: PHObject.Type) throws {
         do {
             let spec = try Self.spec(from: self)
@@ -66,7 +66,7 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
             if let predicate = spec.predicate { _ = try compiler.compile(predicate) }
             _ = try compiler.orderBy(spec.sortKeys)
         } catch {
-            throw PHFetchOptionsError(error)
+            throw FetchOptionsError(error)
         }
     }
 

@@ -7,13 +7,13 @@ import PhotoLibraryEngine
 extension PHPhotoLibrary {
     /// The first `limit` assets of a fetch after `cursor` (nil: from the start), and the cursor of the next page
     /// (nil after the last one). `collection` scopes the fetch as `fetchAssets(in:options:)` does.
-    /// - throws: ``PHFetchOptionsError`` for unsupported options or a cursor that is not one of this fetch's;
+    /// - throws: ``FetchOptionsError`` for unsupported options or a cursor that is not one of this fetch's;
     ///   ``PHPhotosError`` when the library cannot be read.
     package func fetchAssetPage(
         in collection: PHAssetCollection? = nil, options: PHFetchOptions, cursor: String?, limit: Int
     ) throws -> (assets: PHFetchResult<PHAsset>, nextCursor: String?) {
         let spec: FetchOptionsSpec
-        do { spec = try PHFetchOptions.spec(from: options) } catch { throw PHFetchOptionsError(error) }
+        do { spec = try PHFetchOptions.spec(from: options) } catch { throw FetchOptionsError(error) }
         let scope = collection.map(assetScope(of:)) ?? .library
         let fingerprint = Self.cursorFingerprint(scope: scope, spec: spec)
         let key = try cursor.map { try Self.decodeCursor($0, fingerprint: fingerprint) }
@@ -24,7 +24,7 @@ extension PHPhotoLibrary {
             let result = PHFetchResult<PHAsset>(storage: .assets(engine, ContiguousArray(ids)), library: self, options: options)
             return (result, next.map { Self.encodeCursor($0, fingerprint: fingerprint) })
         } catch let error as FetchPredicateError {
-            throw PHFetchOptionsError(error)
+            throw FetchOptionsError(error)
         } catch let error as LibraryError {
             throw PHPhotosError(error)
         }
@@ -54,7 +54,7 @@ extension PHPhotoLibrary {
     }
 
     private static func decodeCursor(_ cursor: String, fingerprint: String) throws -> [SQLArgument] {
-        let invalid = PHFetchOptionsError(message: "the cursor is not one this fetch gave (the filters or the order changed?)", key: "cursor")
+        let invalid = FetchOptionsError(message: "the cursor is not one this fetch gave (the filters or the order changed?)", key: "cursor")
         guard cursor.utf8.count <= 4096, let data = Data(base64URLEncoded: cursor),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["f"] as? String == fingerprint,
             let values = object["k"] as? [Any]

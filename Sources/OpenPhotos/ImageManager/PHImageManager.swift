@@ -116,7 +116,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
                 if let image {
                     continuation.resume(returning: image)
                 } else {
-                    continuation.resume(throwing: PHImageResultInfo(info).error ?? PHPhotosError(.internalError))
+                    continuation.resume(throwing: ImageResultInfo(info).error ?? PHPhotosError(.internalError))
                 }
             }
         }

@@ -113,7 +113,7 @@ struct ImageRoutes {
                 options: options
             ) { result = ($0, $1) }
             guard let image = result.0 else {
-                throw PHImageResultInfo(result.1).error
+                throw ImageResultInfo(result.1).error
                     ?? PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the image could not be made"])
             }
             let encoded = formatName == "webp" ? image.webpData(compressionQuality: 0.8) : image.jpegData(compressionQuality: 0.85)

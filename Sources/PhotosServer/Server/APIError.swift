@@ -98,7 +98,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.error("library error: \(error)", metadata: ["client": "\(context.session?.identifier ?? "-")"])
             }
             return try api.response(from: request, context: context)
-        } catch let error as PHFetchOptionsError {
+        } catch let error as FetchOptionsError {
             return try APIError.badRequest(error.message).response(from: request, context: context)
         } catch let error as HTTPError {
             return try APIError(

@@ -2,7 +2,7 @@ import Foundation
 
 /// OpenPhotoKit: why an edit through a photo editing extension did not happen. Every case names the extension;
 /// whatever the case, nothing was committed to the library.
-public enum PHEditingExtensionError: Error, CustomStringConvertible, Sendable, Equatable {
+public enum EditingExtensionError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The extension does not edit this kind of asset (its `PHSupportedMediaTypes`).
     case unsupportedMediaType(extension: String, mediaType: String)
     /// A setting the host was given is not declared, or its value does not fit the declaration.
@@ -51,6 +51,6 @@ public enum PHEditingExtensionError: Error, CustomStringConvertible, Sendable, E
     }
 }
 
-extension PHEditingExtensionError: LocalizedError {
+extension EditingExtensionError: LocalizedError {
     public var errorDescription: String? { description }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// `com.apple.photo-editing`, `NSExtensionAttributes` → `PHSupportedMediaTypes` `Image` / `Video`) and the
 /// executable. Linux has no view controllers to show, so the attributes also declare the extension's settings
 /// (`OpenPhotoKitSettings`: name, type, range, default), which the host passes in.
-public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
+public struct EditingExtension: Sendable, Hashable, CustomStringConvertible {
     /// The media an extension edits.
     public enum MediaType: String, Sendable, Hashable, CaseIterable {
         case image = "Image"
@@ -210,7 +210,7 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
     /// an earlier install of the same identifier.
     /// - parameter name: the program's name in the bundle (default: its file name).
     @discardableResult
-    public static func install(executable: URL, into folder: URL, as name: String? = nil) throws(ManifestError) -> PHEditingExtension {
+    public static func install(executable: URL, into folder: URL, as name: String? = nil) throws(ManifestError) -> EditingExtension {
         let fm = FileManager.default
         let staging = folder.appendingPathComponent(".install-\(UUID().uuidString)")
         func fail(_ reason: String) -> ManifestError { ManifestError(bundleURL: executable, reason: reason) }
@@ -263,12 +263,12 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
             throw fail("it did not print an Info.plist (--print-info-plist)\(printed.isEmpty ? "" : ": \(printed)")")
         }
         do { try plist.write(to: staging.appendingPathComponent("Info.plist")) } catch { throw fail("cannot write its Info.plist") }
-        let checked: PHEditingExtension
-        do { checked = try PHEditingExtension(bundleURL: staging) } catch { throw fail(error.reason) }
+        let checked: EditingExtension
+        do { checked = try EditingExtension(bundleURL: staging) } catch { throw fail(error.reason) }
         let target = folder.appendingPathComponent("\(checked.bundleIdentifier).photoextension")
         try? fm.removeItem(at: target)
         do { try fm.moveItem(at: staging, to: target) } catch { throw fail("cannot install into \(target.path): \(error.localizedDescription)") }
-        return try PHEditingExtension(bundleURL: target)
+        return try EditingExtension(bundleURL: target)
     }
 
     // MARK: - Discovery
@@ -290,17 +290,17 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
 
     /// The extensions installed in `searchPaths`, and the folders that look like extensions but cannot be used. An
     /// identifier found twice is taken from the first folder (so `$OPENPHOTOKIT_EXTENSIONS` overrides the others).
-    public static func installed(in searchPaths: [URL] = PHEditingExtension.searchPaths) -> (
-        extensions: [PHEditingExtension], problems: [ManifestError]
+    public static func installed(in searchPaths: [URL] = EditingExtension.searchPaths) -> (
+        extensions: [EditingExtension], problems: [ManifestError]
     ) {
-        var found: [PHEditingExtension] = []
+        var found: [EditingExtension] = []
         var problems: [ManifestError] = []
         var seen = Set<String>()
         for folder in searchPaths {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { continue }
             for name in names.sorted() where name.hasSuffix(".photoextension") {
                 do {
-                    let candidate = try PHEditingExtension(bundleURL: folder.appendingPathComponent(name))
+                    let candidate = try EditingExtension(bundleURL: folder.appendingPathComponent(name))
                     if seen.insert(candidate.bundleIdentifier).inserted { found.append(candidate) }
                 } catch {
                     problems.append(error)
@@ -311,7 +311,7 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The installed extension with a bundle identifier or display name (case-insensitive), or a unique prefix of one.
-    public static func named(_ name: String, in searchPaths: [URL] = PHEditingExtension.searchPaths) -> PHEditingExtension? {
+    public static func named(_ name: String, in searchPaths: [URL] = EditingExtension.searchPaths) -> EditingExtension? {
         let all = installed(in: searchPaths).extensions
         let lower = name.lowercased()
         if let exact = all.first(where: { $0.bundleIdentifier.lowercased() == lower || $0.displayName.lowercased() == lower }) { return exact }
@@ -320,8 +320,8 @@ public struct PHEditingExtension: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Checks settings typed as NAME=VALUE against the declarations; the declared defaults fill the rest.
-    /// - throws: ``PHEditingExtensionError/invalidSetting(extension:name:reason:)``.
-    package func resolveSettings(_ given: [String: String]) throws(PHEditingExtensionError) -> [String: EditingExtensionWire.SettingValue] {
+    /// - throws: ``EditingExtensionError/invalidSetting(extension:name:reason:)``.
+    package func resolveSettings(_ given: [String: String]) throws(EditingExtensionError) -> [String: EditingExtensionWire.SettingValue] {
         var values: [String: EditingExtensionWire.SettingValue] = [:]
         for (name, text) in given {
             guard let setting = settings.first(where: { $0.name == name }) else {

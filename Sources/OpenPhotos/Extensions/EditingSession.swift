@@ -11,8 +11,8 @@ import Synchronization
 /// private output folder, and hands back an output that the host — not the extension — validates and commits.
 ///
 /// ```swift
-/// let look = PHEditingExtension.named("org.openphotokit.example.look")!
-/// let session = PHEditingSession(extension: look, asset: asset, settings: ["look": "noir"])
+/// let look = EditingExtension.named("org.openphotokit.example.look")!
+/// let session = EditingSession(extension: look, asset: asset, settings: ["look": "noir"])
 /// let edited = try session.run()      // blocks; `session.cancel()` from another thread stops it
 /// ```
 ///
@@ -21,8 +21,8 @@ import Synchronization
 /// is not given the library's path (no `$PHOTOS_LIBRARY`; its `$HOME` and `$TMPDIR` are folders of the session), and
 /// every file it is given is a copy. Whatever it does — crash, hang, write
 /// garbage, answer out of order, point at a file outside its folder — the session ends with a
-/// ``PHEditingExtensionError`` naming it, and nothing is committed.
-public final class PHEditingSession: @unchecked Sendable {
+/// ``EditingExtensionError`` naming it, and nothing is committed.
+public final class EditingSession: @unchecked Sendable {
     /// How long each call may take before the extension is stopped.
     public struct Timeouts: Sendable {
         public var handshake: Double
@@ -34,14 +34,14 @@ public final class PHEditingSession: @unchecked Sendable {
         }
     }
 
-    public let editingExtension: PHEditingExtension
+    public let editingExtension: EditingExtension
     public let asset: PHAsset
     private let settings: [String: String]
     private let timeouts: Timeouts
     private let state = Mutex<(cancelled: Bool, confirmation: Bool?)>((false, nil))
 
     /// A session for `asset` with settings typed as the extension declares them (`["intensity": "0.5"]`).
-    public init(extension editingExtension: PHEditingExtension, asset: PHAsset, settings: [String: String] = [:], timeouts: Timeouts = Timeouts()) {
+    public init(extension editingExtension: EditingExtension, asset: PHAsset, settings: [String: String] = [:], timeouts: Timeouts = Timeouts()) {
         self.editingExtension = editingExtension
         self.asset = asset
         self.settings = settings
@@ -54,7 +54,7 @@ public final class PHEditingSession: @unchecked Sendable {
     /// Keeps one spare process of `editingExtension` started ahead of its next session, so that session does not
     /// wait for the program to load (a long-running host editing many assets; each session still gets a fresh
     /// process of its own). Spares of earlier calls stay until used; they exit when the host does.
-    public static func prepare(_ editingExtension: PHEditingExtension) {
+    public static func prepare(_ editingExtension: EditingExtension) {
         ExtensionProcess.keepSpare(of: editingExtension)
     }
 
@@ -64,11 +64,11 @@ public final class PHEditingSession: @unchecked Sendable {
     private var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Runs the edit to its end; returns the asset as edited.
-    /// - throws: ``PHEditingExtensionError`` (nothing committed).
+    /// - throws: ``EditingExtensionError`` (nothing committed).
     @discardableResult
-    public func run() throws(PHEditingExtensionError) -> PHAsset {
+    public func run() throws(EditingExtensionError) -> PHAsset {
         let name = editingExtension.displayName
-        let mediaType: PHEditingExtension.MediaType
+        let mediaType: EditingExtension.MediaType
         switch asset.mediaType {
         case .image: mediaType = .image
         case .video: mediaType = .video
@@ -196,9 +196,9 @@ public final class PHEditingSession: @unchecked Sendable {
     }
 }
 
-extension PHEditingSession {
+extension EditingSession {
     /// The file `name` of the extension's output folder: a plain file it wrote there, not a path out of it nor a link.
-    fileprivate static func writtenFile(_ name: String, in folder: URL, extension extensionName: String) throws(PHEditingExtensionError) -> URL {
+    fileprivate static func writtenFile(_ name: String, in folder: URL, extension extensionName: String) throws(EditingExtensionError) -> URL {
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
             throw .invalidOutput(extension: extensionName, reason: "its rendering \(name.debugDescription) is not a file of its output folder")
         }
@@ -228,7 +228,7 @@ private final class ExtensionProcess: @unchecked Sendable {
     /// Extensions whose next process is started ahead, and the spare processes started.
     private static let spares = Mutex<(wanted: Set<String>, ready: [String: ExtensionProcess])>(([], [:]))
 
-    static func keepSpare(of editingExtension: PHEditingExtension) {
+    static func keepSpare(of editingExtension: EditingExtension) {
         let key = editingExtension.executableURL.path
         let start = spares.withLock { state -> Bool in
             state.wanted.insert(key)
@@ -238,7 +238,7 @@ private final class ExtensionProcess: @unchecked Sendable {
     }
 
     /// A process for a session: the spare when one is running, else a new one; a new spare is started after.
-    static func take(_ editingExtension: PHEditingExtension) throws(PHEditingExtensionError) -> ExtensionProcess {
+    static func take(_ editingExtension: EditingExtension) throws(EditingExtensionError) -> ExtensionProcess {
         let key = editingExtension.executableURL.path
         let (spare, wanted) = spares.withLock { state in (state.ready.removeValue(forKey: key), state.wanted.contains(key)) }
         if wanted {
@@ -257,7 +257,7 @@ private final class ExtensionProcess: @unchecked Sendable {
     private let replies = Mutex<[Result<EditingExtensionWire.Reply, EditingExtensionWire.FrameError>]>([])
     private let arrived = DispatchSemaphore(value: 0)
 
-    init(_ editingExtension: PHEditingExtension) throws(PHEditingExtensionError) {
+    init(_ editingExtension: EditingExtension) throws(EditingExtensionError) {
         name = editingExtension.displayName
         // A broken pipe is an error of the write, not a signal that ends the host.
         signal(SIGPIPE, SIG_IGN)
@@ -308,7 +308,7 @@ private final class ExtensionProcess: @unchecked Sendable {
     func exchange(
         _ call: EditingExtensionWire.Call, expecting kind: EditingExtensionWire.Reply.Kind, phase: String, timeout: Double,
         isCancelled: () -> Bool
-    ) throws(PHEditingExtensionError) -> EditingExtensionWire.Reply {
+    ) throws(EditingExtensionError) -> EditingExtensionWire.Reply {
         do { try EditingExtensionWire.write(call, to: input.fileHandleForWriting.fileDescriptor) } catch {
             throw crashOrViolation(phase: phase, error: .endOfStream)
         }
@@ -333,7 +333,7 @@ private final class ExtensionProcess: @unchecked Sendable {
         }
     }
 
-    private func crashOrViolation(phase: String, error: EditingExtensionWire.FrameError) -> PHEditingExtensionError {
+    private func crashOrViolation(phase: String, error: EditingExtensionWire.FrameError) -> EditingExtensionError {
         switch error {
         case .endOfStream, .io:
             // The pipe closed: the process ended (or closed its output). Wait a moment for its status.
