@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import GRDBSQLite
 
 extension LibraryEngine {
@@ -48,6 +49,24 @@ extension LibraryEngine {
         guard access.canRead else { return [] }
         let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
         return try selectIDs(statement)
+    }
+
+    /// The row ids of the assets a fetch matches as they arrive (the first page before this returns, the rest from
+    /// the same read transaction in the background), and the newest transaction they reflect.
+    package func streamAssetIDs(
+        scope: AssetScope, options: FetchOptionsSpec, access: AccessContext, firstPage: Int = 100,
+        afterFirstPage: (@Sendable () -> Void)? = nil
+    ) throws -> (ids: AssetIDStream, version: Int64) {
+        guard access.canRead else { return (AssetIDStream([]), try changeHistoryBounds().current) }
+        let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
+        let version = Mutex<Int64>(0)
+        let stream = try AssetIDStream.stream(
+            statement, reader: reader, firstPage: firstPage,
+            alongside: { db in
+                let current = try Self.historyBounds(db).current
+                version.withLock { $0 = current }
+            }, afterFirstPage: afterFirstPage)
+        return (stream, version.withLock { $0 })
     }
 
     /// The row ids of the assets a fetch matches, and the newest transaction they reflect (read together).

@@ -14,8 +14,8 @@ import PhotoLibraryEngine
 /// ```
 open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked Sendable {
     enum Storage {
-        /// Asset row ids, loaded on demand from the engine.
-        case assets(LibraryEngine, ContiguousArray<Int64>)
+        /// Asset row ids as they arrive from the fetch's read (see `AssetIDStream`); objects loaded on demand.
+        case assets(LibraryEngine, AssetIDStream)
         /// Objects already loaded (collections, transient lists).
         case objects([ObjectType])
     }
@@ -78,14 +78,23 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     /// The number of objects in the result (constant for the result's lifetime).
     public var count: Int {
         switch storage {
-        case .assets(_, let ids): ids.count
+        case .assets(_, let ids): ids.all.count
         case .objects(let objects): objects.count
+        }
+    }
+
+    /// Whether `index` is in the result; for assets, waits only until that index has arrived (the first object of a
+    /// large fetch needs no count).
+    private func hasObject(at index: Int) -> Bool {
+        switch storage {
+        case .assets(_, let ids): ids.id(at: index) != nil
+        case .objects(let objects): index >= 0 && index < objects.count
         }
     }
 
     /// The object at an index. Traps when the index is out of bounds, as Apple's raises.
     open func object(at index: Int) -> ObjectType {
-        guard index >= 0, index < count else {
+        guard index >= 0, hasObject(at: index) else {
             photoKitMisuse("-[PHFetchResult objectAtIndex:]: index \(index) beyond bounds [0 .. \(count - 1)]")
         }
         switch storage {
@@ -103,8 +112,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
             }
             if let cached { return cached }
             let start = batch * Self.batchSize
-            let end = Swift.min(start + Self.batchSize, ids.count)
-            let slice = ids[start..<end]
+            let slice = ids.ids(in: start..<start + Self.batchSize)
             let records = (try? engine.loadAssets(slice)) ?? [:]
             let objects: [ObjectType] = slice.map { id in
                 let record = records[id] ?? Self.missingRecord(id)
@@ -137,7 +145,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     open subscript(index: Int) -> ObjectType { object(at: index) }
 
     /// The first object, or nil when the result is empty.
-    open var firstObject: ObjectType? { count > 0 ? object(at: 0) : nil }
+    open var firstObject: ObjectType? { hasObject(at: 0) ? object(at: 0) : nil }
     /// The last object, or nil when the result is empty.
     open var lastObject: ObjectType? { count > 0 ? object(at: count - 1) : nil }
 
@@ -161,7 +169,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
         case .assets(_, let ids):
             guard let asset = anObject as? PHAsset else { return NSNotFound }
             // Objects of this result carry their row id; others are matched by identifier.
-            if asset.record.id > 0, let found = ids[lower..<upper].firstIndex(of: asset.record.id) { return found }
+            if asset.record.id > 0, let found = ids.all[lower..<upper].firstIndex(of: asset.record.id) { return found }
             return NSNotFound
         case .objects(let objects):
             guard let target = anObject as? PHObject else {
@@ -199,7 +207,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     open func countOfAssets(with mediaType: PHAssetMediaType) -> Int {
         switch storage {
         case .assets(let engine, let ids):
-            return (try? engine.countAssets(ids, mediaType: mediaType.rawValue)) ?? 0
+            return (try? engine.countAssets(ids.all, mediaType: mediaType.rawValue)) ?? 0
         case .objects(let objects):
             return objects.reduce(0) { $0 + (($1 as? PHAsset)?.mediaType == mediaType ? 1 : 0) }
         }
@@ -218,7 +226,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
 
     /// The row ids of an asset result.
     var assetIDs: ContiguousArray<Int64>? {
-        if case .assets(_, let ids) = storage { return ids }
+        if case .assets(_, let ids) = storage { return ids.all }
         return nil
     }
 
@@ -226,7 +234,8 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     var localIdentifiers: [String] {
         switch storage {
         case .objects(let objects): return objects.compactMap { ($0 as? PHObject)?.localIdentifier }
-        case .assets(let engine, let ids):
+        case .assets(let engine, let stream):
+            let ids = stream.all
             let records = (try? engine.loadAssets(ids)) ?? [:]
             return ids.compactMap { records[$0]?.localIdentifier }
         }
@@ -235,7 +244,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     /// Bytes held by the result's membership (excluding cached objects): used by the benchmark.
     public var membershipByteCount: Int {
         switch storage {
-        case .assets(_, let ids): ids.capacity * MemoryLayout<Int64>.stride
+        case .assets(_, let ids): ids.byteCount
         case .objects(let objects): objects.count * MemoryLayout<ObjectType>.stride
         }
     }

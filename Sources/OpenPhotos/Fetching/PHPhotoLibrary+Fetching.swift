@@ -57,7 +57,9 @@ extension PHPhotoLibrary {
         let spec = spec(options)
         guard let engine = engineIfAvailable else { return unavailable() }
         let access = self.access
-        let (ids, version) = run({ try engine.fetchAssetIDsAndVersion(scope: scope, options: spec, access: access) }, empty: ([], 0))
+        // The first page before this returns; the rest of the membership arrives from the same read in the background.
+        let (ids, version) = run(
+            { try engine.streamAssetIDs(scope: scope, options: spec, access: access) }, empty: (AssetIDStream([]), 0))
         let result = PHFetchResult<PHAsset>(storage: .assets(engine, ids), library: self, options: options)
         if case .ordered = scope {} else { result.origin = .assets(scope, spec, access) }
         result.version = version
@@ -91,7 +93,7 @@ extension PHPhotoLibrary {
         let spec = spec(options)
         guard let engine = engineIfAvailable else { return nil }
         let ids = run({ try engine.keyAssetIDs(scope: assetScope(of: collection), options: spec, access: access) }, empty: [])
-        return PHFetchResult(storage: .assets(engine, ids), library: self, options: options)
+        return PHFetchResult(storage: .assets(engine, AssetIDStream(ids)), library: self, options: options)
     }
 
     func fetchStoredCollections<T: PHCollection>(_ scope: CollectionScope, table: KeyTable, options: PHFetchOptions?) -> PHFetchResult<T> {

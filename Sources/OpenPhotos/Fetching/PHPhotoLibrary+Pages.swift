@@ -21,7 +21,7 @@ extension PHPhotoLibrary {
         do { engine = try self.engine() } catch { throw PHPhotosError(error) }
         do {
             let (ids, next) = try engine.fetchAssetPage(scope: scope, options: spec, access: access, after: key, limit: limit)
-            let result = PHFetchResult<PHAsset>(storage: .assets(engine, ContiguousArray(ids)), library: self, options: options)
+            let result = PHFetchResult<PHAsset>(storage: .assets(engine, AssetIDStream(ContiguousArray(ids))), library: self, options: options)
             return (result, next.map { Self.encodeCursor($0, fingerprint: fingerprint) })
         } catch let error as FetchPredicateError {
             throw FetchOptionsError(error)

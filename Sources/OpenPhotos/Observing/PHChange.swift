@@ -75,11 +75,12 @@ open class PHChange: NSObject, @unchecked Sendable {
             let updated = Set((span ?? changes).updatedAssets.map(\.id))
             guard
                 let (after, diff) = try? state.assetFetchChange(
-                    before: before, scope: scope, options: spec, access: access, touched: rowLocal ? span?.touchedAssetIDs : nil,
+                    before: before.all, scope: scope, options: spec, access: access, touched: rowLocal ? span?.touchedAssetIDs : nil,
                     updated: updated),
                 !diff.isEmpty
             else { return nil }
-            let afterResult = PHFetchResult<T>(storage: .assets(live, after), library: fetchResult.library, options: fetchResult.fetchOptions)
+            let afterResult = PHFetchResult<T>(
+                storage: .assets(live, AssetIDStream(after)), library: fetchResult.library, options: fetchResult.fetchOptions)
             afterResult.origin = fetchResult.origin
             afterResult.version = delivery.stateVersion
             return PHFetchResultChangeDetails(before: fetchResult, after: afterResult, diff: diff, incremental: incremental)

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The row ids of an asset fetch, in order, as they arrive: a fetch answers with its first page while one read
+/// transaction — the fetch's snapshot of the library — goes on stepping the rest on a background thread. Readers
+/// of an index wait only until that index has arrived; ``all`` waits for the whole membership. The membership is the
+/// one state the read transaction saw, whatever commits meanwhile (PhotoKit's fetch results are frozen at fetch
+/// time, their changes come as change details).
+package final class AssetIDStream: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var ids: ContiguousArray<Int64>
+    private var complete: Bool
+    /// Why the rest could not be read (the ids before it stay; the membership ends there).
+    private var failure: (any Error)?
+
+    /// A membership already read.
+    package init(_ ids: ContiguousArray<Int64>) {
+        self.ids = ids
+        complete = true
+    }
+
+    private init() {
+        ids = []
+        complete = false
+    }
+
+    /// The id at `index`, waiting until it arrives; nil when the membership ends before it.
+    package func id(at index: Int) -> Int64? {
+        condition.lock()
+        defer { condition.unlock() }
+        while index >= ids.count, !complete { condition.wait() }
+        return index >= 0 && index < ids.count ? ids[index] : nil
+    }
+
+    /// The ids in `range` that the membership has, waiting until its end has arrived.
+    package func ids(in range: Range<Int>) -> ArraySlice<Int64> {
+        condition.lock()
+        defer { condition.unlock() }
+        while range.upperBound > ids.count, !complete { condition.wait() }
+        let upper = Swift.min(range.upperBound, ids.count)
+        return range.lowerBound < upper ? ids[range.lowerBound..<upper] : []
+    }
+
+    /// Every id, once all have arrived.
+    package var all: ContiguousArray<Int64> {
+        condition.lock()
+        defer { condition.unlock() }
+        while !complete { condition.wait() }
+        return ids
+    }
+
+    /// Whether every id has arrived (nothing waits).
+    package var isComplete: Bool { condition.withLock { complete } }
+
+    /// Bytes held by the ids.
+    package var byteCount: Int { condition.withLock { ids.capacity * MemoryLayout<Int64>.stride } }
+
+    /// Steps `statement` (first column: a row id) in one read transaction of `reader` on a background thread, and
+    /// returns once `firstPage` ids have arrived or all have. `alongside` runs first in the same transaction (it sees
+    /// the same state). Throws what the read threw before the first page.
+    /// `afterFirstPage` runs on the background thread once the first page is published, inside the read (tests
+    /// hold it there to commit meanwhile).
+    static func stream(
+        _ statement: SQLFragment, reader: any DatabaseReader, firstPage: Int, alongside: (@Sendable (Database) throws -> Void)? = nil,
+        afterFirstPage: (@Sendable () -> Void)? = nil
+    ) throws -> AssetIDStream {
+        let stream = AssetIDStream()
+        DispatchQueue.global(qos: .userInitiated).async {
+            do {
+                try reader.read { db in
+                    try alongside?(db)
+                    let prepared = try db.cachedStatement(sql: statement.sql)
+                    try prepared.setArguments(statement.statementArguments)
+                    let handle = prepared.sqliteStatement
+                    // Published in pieces: the first page at once, then every 4,096 ids (few wake-ups).
+                    var pending = ContiguousArray<Int64>()
+                    var published = 0
+                    func publish(done: Bool) {
+                        stream.condition.lock()
+                        stream.ids.append(contentsOf: pending)
+                        if done {
+                            stream.ids = ContiguousArray(stream.ids)  // no growth slack: 8 bytes per asset
+                            stream.complete = true
+                        }
+                        stream.condition.broadcast()
+                        stream.condition.unlock()
+                        published += pending.count
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                    while true {
+                        let code = sqlite3_step(handle)
+                        if code == SQLITE_ROW {
+                            pending.append(sqlite3_column_int64(handle, 0))
+                            if published == 0, pending.count >= firstPage {
+                                publish(done: false)
+                                afterFirstPage?()
+                            } else if published > 0, pending.count >= 4096 {
+                                publish(done: false)
+                            }
+                        } else if code == SQLITE_DONE {
+                            publish(done: true)
+                            return
+                        } else {
+                            sqlite3_reset(handle)
+                            throw DatabaseError(
+                                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                sql: statement.sql)
+                        }
+                    }
+                }
+            } catch {
+                stream.condition.lock()
+                stream.failure = error
+                stream.complete = true
+                stream.condition.broadcast()
+                stream.condition.unlock()
+            }
+        }
+        stream.condition.lock()
+        defer { stream.condition.unlock() }
+        while stream.ids.count < firstPage, !stream.complete { stream.condition.wait() }
+        if let failure = stream.failure, stream.ids.isEmpty { throw failure }
+        return stream
+    }
+}
