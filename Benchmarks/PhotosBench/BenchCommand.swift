@@ -146,6 +146,7 @@ struct BenchCore: ParsableCommand {
         let before = heapInUse()
         let held = PHAsset.fetchAssets(with: options)
         _ = held.firstObject
+        _ = held.count  // the whole membership read
         let after = heapInUse()
         let perAsset = Double(after - before) / Double(max(held.count, 1))
         results["fetchResultBytesPerAsset"] = perAsset

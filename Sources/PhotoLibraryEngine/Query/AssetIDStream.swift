@@ -80,7 +80,14 @@ package final class AssetIDStream: @unchecked Sendable {
                         stream.condition.lock()
                         stream.ids.append(contentsOf: pending)
                         if done {
-                            stream.ids = ContiguousArray(stream.ids)  // no growth slack: 8 bytes per asset
+                            // No growth slack (up to half the buffer): a fetch result holds 8 bytes per asset.
+                            let ids = stream.ids
+                            if ids.capacity > ids.count + ids.count / 16 {
+                                stream.ids = ContiguousArray(unsafeUninitializedCapacity: ids.count) { buffer, count in
+                                    _ = ids.withUnsafeBufferPointer { buffer.initialize(from: $0) }
+                                    count = ids.count
+                                }
+                            }
                             stream.complete = true
                         }
                         stream.condition.broadcast()
