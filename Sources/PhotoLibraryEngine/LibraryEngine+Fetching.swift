@@ -88,27 +88,9 @@ extension LibraryEngine {
     package func selectIDs(_ statement: SQLFragment, alongside: ((Database) throws -> Void)? = nil) throws -> ContiguousArray<Int64> {
         try reader.read { db in
             try alongside?(db)
-            let prepared = try db.cachedStatement(sql: statement.sql)
-            try prepared.setArguments(statement.statementArguments)
-            let handle = prepared.sqliteStatement
             var ids = ContiguousArray<Int64>()
-            while true {
-                let code = sqlite3_step(handle)
-                if code == SQLITE_ROW {
-                    ids.append(sqlite3_column_int64(handle, 0))
-                } else if code == SQLITE_DONE {
-                    // Give back the growth slack (up to half the buffer): a fetch result holds 8 bytes per asset.
-                    guard ids.capacity > ids.count + ids.count / 16 else { return ids }
-                    return ContiguousArray(unsafeUninitializedCapacity: ids.count) { buffer, count in
-                        _ = ids.withUnsafeBufferPointer { buffer.initialize(from: $0) }
-                        count = ids.count
-                    }
-                } else {
-                    sqlite3_reset(handle)
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-                }
-            }
+            try AssetIDStream.step(statement, in: db) { ids.append($0) }
+            return AssetIDStream.exactSize(ids)
         }
     }
 

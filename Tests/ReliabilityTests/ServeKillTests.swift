@@ -117,10 +117,14 @@ struct ServeKillTests {
             let answers = Mutex(0)
             let clientDone = DispatchSemaphore(value: 0)
             let clientFinished = Mutex(false)
+            let clientExited = Mutex(false)
             let firstPicture = picture
             let (serverPort, pictures) = (port, files)
             Thread.detachNewThread {
-                defer { clientDone.signal() }
+                defer {
+                    clientExited.withLock { $0 = true }
+                    clientDone.signal()
+                }
                 for (index, bytes) in pictures.enumerated() {
                     guard
                         let upload = Self.exchange(
@@ -157,7 +161,11 @@ struct ServeKillTests {
             } else {
                 other = nil
             }
-            usleep(UInt32(50_000 + random.next(below: 600_000)))
+            // Each kill comes at a random instant after the client's first answer: something is at stake whatever
+            // the machine's load (a fixed delay from the start killed a slow server before it answered anything).
+            let waitUntil = Date().addingTimeInterval(60)
+            while answers.withLock({ $0 }) == 0, !clientExited.withLock({ $0 }), Date() < waitUntil { usleep(5_000) }
+            usleep(UInt32(random.next(below: 600_000)))
             server.kill()
             let end = server.wait(samplingMemory: false)
             result.kills += 1

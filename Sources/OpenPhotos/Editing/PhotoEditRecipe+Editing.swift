@@ -47,26 +47,21 @@ extension PhotoEditRecipe {
         // event loop or the cooperative pool).
         let output = PHContentEditingOutput(contentEditingInput: input)
         let identifier = asset.localIdentifier
-        let size = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CGSize, any Error>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(
-                    with: Result {
-                        guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true])
-                        else {
-                            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the input of \(identifier)"])
-                        }
-                        let rendered = recipe.apply(to: source)
-                        let colorSpace = CGColorSpace.renderingDestination(for: source.colorSpace)
-                        do {
-                            try CIContext().writeJPEGRepresentation(
-                                of: rendered, to: output.renderedContentURL, colorSpace: colorSpace,
-                                options: [kCGImageDestinationLossyCompressionQuality: quality])
-                        } catch {
-                            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the edit: \(error)"])
-                        }
-                        return rendered.extent.size
-                    })
+        let size = try await Self.offThread { () throws -> CGSize in
+            guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true])
+            else {
+                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the input of \(identifier)"])
             }
+            let rendered = recipe.apply(to: source)
+            let colorSpace = CGColorSpace.renderingDestination(for: source.colorSpace)
+            do {
+                try CIContext().writeJPEGRepresentation(
+                    of: rendered, to: output.renderedContentURL, colorSpace: colorSpace,
+                    options: [kCGImageDestinationLossyCompressionQuality: quality])
+            } catch {
+                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the edit: \(error)"])
+            }
+            return rendered.extent.size
         }
         output.adjustmentData = recipe.adjustmentData
         try await library.performChanges { PHAssetChangeRequest(for: asset).contentEditingOutput = output }
@@ -90,31 +85,36 @@ extension PhotoEditRecipe {
         let input = try await asset.requestContentEditingInput(with: options)
         // Decoding and rendering block: on a dispatch queue, not on the caller's thread (a server's event loop).
         let recipe = self
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(
-                    with: Result {
-                        guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true])
-                        else {
-                            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the photo"])
-                        }
-                        let scale = min(1, Double(width) / source.extent.width, Double(height) / source.extent.height)
-                        let reduced =
-                            scale < 1
-                            ? source.applyingFilter(
-                                "CILanczosScaleTransform", parameters: [kCIInputScaleKey: scale, kCIInputAspectRatioKey: 1.0])
-                            : source
-                        guard
-                            // Without the original's metadata (place, camera, dates), as `/image` answers are: a
-                            // preview is shown, not kept.
-                            let data = CIContext().jpegRepresentation(
-                                of: recipe.apply(to: reduced).settingProperties([:]), colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
-                        else {
-                            throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the preview could not be encoded"])
-                        }
-                        return data
-                    })
+        return try await Self.offThread { () throws -> Data in
+            guard let url = input.fullSizeImageURL, let source = CIImage(contentsOf: url, options: [.applyOrientationProperty: true])
+            else {
+                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot read the photo"])
             }
+            let scale = min(1, Double(width) / source.extent.width, Double(height) / source.extent.height)
+            let reduced =
+                scale < 1
+                ? source.applyingFilter(
+                    "CILanczosScaleTransform", parameters: [kCIInputScaleKey: scale, kCIInputAspectRatioKey: 1.0])
+                : source
+            guard
+                // Without the original's metadata (place, camera, dates), as `/image` answers are: a
+                // preview is shown, not kept.
+                let data = CIContext().jpegRepresentation(
+                    of: recipe.apply(to: reduced).settingProperties([:]), colorSpace: CGColorSpace(name: CGColorSpace.sRGB)!)
+            else {
+                throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the preview could not be encoded"])
+            }
+            return data
+        }
+    }
+}
+
+extension PhotoEditRecipe {
+    /// Decoding and rendering block: they run on a dispatch queue, not on the caller's thread (a server's event loop
+    /// or the cooperative pool).
+    static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try work() }) }
         }
     }
 }
