@@ -172,7 +172,7 @@ let package = Package(
         ),
 
         // Fuzzing: the untrusted-input parsers as libFuzzer targets (scripts/fuzz.sh); not part of any product.
-        .target(name: "PhotosFuzzing", dependencies: ["PhotoLibraryEngine", "PhotoMedia"], swiftSettings: strict),
+        .target(name: "PhotosFuzzing", dependencies: ["PhotoLibraryEngine", "PhotoMedia", "CRaw"], swiftSettings: strict),
         .target(name: "CFuzzerDriver"),
         .executableTarget(name: "photos-fuzz", dependencies: ["PhotosFuzzing", "CFuzzerDriver"], swiftSettings: strict),
 

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff heif movie)
+[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff heif movie raw)
 
 echo "fuzz: building photos-fuzz with libFuzzer and AddressSanitizer (.build-fuzz)" >&2
 # The toolchain's lld links it: gold stops with an internal error on the sanitizer runtime.
@@ -52,6 +52,10 @@ for target in "${targets[@]}"; do
   # HEIF: mutations of iPhone photos' first kilobytes, where the box structure is.
   if [ "$target" = heif ] && [ -d ../shared/media/heic ] && [ -z "$(ls -A "$corpus")" ]; then
     for f in ../shared/media/heic/*; do head -c 65536 "$f" >"$corpus/seed-$(basename "$f")"; done
+  fi
+  # RAW: the DNGs check-c.sh checks (generated: small mosaics of odd shapes and orientations).
+  if [ "$target" = raw ] && [ -z "$(ls -A "$corpus")" ]; then
+    python3 Tests/CShimChecks/make_dng.py "$corpus.seed" && cp "$corpus.seed"/*.dng "$corpus"/ && rm -rf "$corpus.seed"
   fi
   # Swift's backtracer would wait instead of letting libFuzzer write the crash and exit.
   if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 PHOTOS_FUZZ_TARGET=$target \

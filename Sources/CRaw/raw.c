@@ -9,7 +9,9 @@
 struct craw_file {
     libraw_data_t *raw;
     void *bytes;
+    size_t size;
     char *path;
+    int needs_reopen;
 };
 
 static void fail(char *error, size_t size, const char *what, int code) {
@@ -86,17 +88,34 @@ craw_file *craw_open(const char *path, const void *bytes, size_t size, craw_info
     info->baseline_exposure = file->raw->color.dng_levels.baseline_exposure;
     snprintf(info->make, sizeof info->make, "%s", file->raw->idata.make);
     snprintf(info->model, sizeof info->model, "%s", file->raw->idata.model);
-    /* libraw_adjust_sizes_info_only leaves the file needing a reopen before unpacking. */
-    libraw_recycle(file->raw);
-    status = file->path ? libraw_open_file(file->raw, file->path) : libraw_open_buffer(file->raw, file->bytes, size);
-    if (status == LIBRAW_SUCCESS) status = libraw_unpack(file->raw);
-    if (status != LIBRAW_SUCCESS) { fail(error, error_size, "unpack", status); craw_close(file); return NULL; }
-    info->as_shot_temperature = as_shot_temperature(file->raw);
+    /* Nothing is unpacked yet: reading a file's facts costs its header, not its mosaic. */
+    file->size = size;
+    file->needs_reopen = 1; /* libraw_adjust_sizes_info_only leaves it to be opened again before unpacking */
     return file;
+}
+
+/* Opens the file again when its last use left it unusable for the next (sizes read, or a development done). */
+static int reopen(craw_file *file) {
+    if (!file->needs_reopen) return LIBRAW_SUCCESS;
+    libraw_recycle(file->raw);
+    file->needs_reopen = 0;
+    return file->path ? libraw_open_file(file->raw, file->path) : libraw_open_buffer(file->raw, file->bytes, file->size);
+}
+
+float craw_as_shot_temperature(craw_file *file) {
+    /* The colour data is sound only once the mosaic unpacked: on damaged files LibRaw's parser leaves it undefined. */
+    int status = reopen(file);
+    if (status == LIBRAW_SUCCESS) status = libraw_unpack(file->raw);
+    file->needs_reopen = 1;
+    return status == LIBRAW_SUCCESS ? as_shot_temperature(file->raw) : 0;
 }
 
 unsigned short *craw_develop(craw_file *file, int draft, int half, int *width, int *height, char *error, size_t error_size) {
     libraw_data_t *raw = file->raw;
+    int status = reopen(file);
+    if (status == LIBRAW_SUCCESS) status = libraw_unpack(raw);
+    if (status != LIBRAW_SUCCESS) { fail(error, error_size, "unpack", status); return NULL; }
+    file->needs_reopen = 1;
     raw->params.output_bps = 16;
     raw->params.output_color = 1; /* sRGB primaries */
     raw->params.gamm[0] = 1.0;    /* linear */
@@ -107,7 +126,7 @@ unsigned short *craw_develop(craw_file *file, int draft, int half, int *width, i
     raw->params.half_size = half ? 1 : 0;
     raw->params.user_qual = draft ? 0 : 3;
     raw->params.highlight = 0;
-    int status = libraw_dcraw_process(raw);
+    status = libraw_dcraw_process(raw);
     if (status != LIBRAW_SUCCESS) { fail(error, error_size, "develop", status); return NULL; }
     libraw_processed_image_t *image = libraw_dcraw_make_mem_image(raw, &status);
     if (!image) { fail(error, error_size, "develop", status); return NULL; }
@@ -127,6 +146,8 @@ unsigned short *craw_develop(craw_file *file, int draft, int half, int *width, i
 }
 
 unsigned char *craw_preview_jpeg(craw_file *file, size_t *size) {
+    if (reopen(file) != LIBRAW_SUCCESS) return NULL;
+    file->needs_reopen = 1;
     if (libraw_unpack_thumb(file->raw) != LIBRAW_SUCCESS) return NULL;
     int status = 0;
     libraw_processed_image_t *thumb = libraw_dcraw_make_mem_thumb(file->raw, &status);

@@ -89,13 +89,13 @@ open class CIRAWFilter: CIFilter, @unchecked Sendable {
     /// The temperature of the scene's light in kelvin; the as-shot estimate by default (6500 when the file has none).
     /// A higher value renders warmer, as Core Image's.
     open var neutralTemperature: Float {
-        get { read(\.neutralTemperature) }
+        get { read(\.neutralTemperature) ?? source.asShotTemperature }
         set { write(\.neutralTemperature, newValue) }
     }
 
     /// The tint of the scene's light (green −, magenta +); 0 by default.
     open var neutralTint: Float {
-        get { read(\.neutralTint) }
+        get { read(\.neutralTint) ?? 0 }
         set { write(\.neutralTint, newValue) }
     }
 
@@ -162,14 +162,18 @@ open class CIRAWFilter: CIFilter, @unchecked Sendable {
         var image = CIImage(cgImage: developed)
         let ev = settings.exposure + settings.baselineExposure
         if ev != 0 { image = image.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: Double(ev)]) }
-        let asShot = RAWSettings(source.info)
-        if settings.neutralTemperature != asShot.neutralTemperature || settings.neutralTint != asShot.neutralTint {
-            image = image.applyingFilter(
-                "CITemperatureAndTint",
-                parameters: [
-                    "inputNeutral": CIVector(x: CGFloat(settings.neutralTemperature), y: CGFloat(settings.neutralTint)),
-                    "inputTargetNeutral": CIVector(x: CGFloat(asShot.neutralTemperature), y: CGFloat(asShot.neutralTint)),
-                ])
+        // A white balance of the caller's, relative to the as-shot one the development used.
+        if settings.neutralTemperature != nil || settings.neutralTint != nil {
+            let asShot = source.asShotTemperature
+            let (temperature, tint) = (settings.neutralTemperature ?? asShot, settings.neutralTint ?? 0)
+            if temperature != asShot || tint != 0 {
+                image = image.applyingFilter(
+                    "CITemperatureAndTint",
+                    parameters: [
+                        "inputNeutral": CIVector(x: CGFloat(temperature), y: CGFloat(tint)),
+                        "inputTargetNeutral": CIVector(x: CGFloat(asShot), y: 0),
+                    ])
+            }
         }
         if settings.boostAmount > 0 {
             // A contrast curve on the perceptual values (smoothstep), mixed in by the amount.
@@ -192,8 +196,10 @@ private struct RAWSettings {
     var exposure: Float = 0
     var baselineExposure: Float
     var boostAmount: Float = 1
-    var neutralTemperature: Float
-    var neutralTint: Float = 0
+    /// nil: as shot.
+    var neutralTemperature: Float?
+    /// nil: as shot (0).
+    var neutralTint: Float?
     var draft = false
     var scaleFactor: Float = 1
     var orientation: CGImagePropertyOrientation
@@ -205,7 +211,6 @@ private struct RAWSettings {
 
     init(_ info: craw_info) {
         baselineExposure = info.baseline_exposure
-        neutralTemperature = info.as_shot_temperature > 0 ? info.as_shot_temperature.rounded() : 6500
         orientation = CGImagePropertyOrientation(rawValue: UInt32(info.orientation)) ?? .up
     }
 }
@@ -267,6 +272,21 @@ private final class RAWSource: @unchecked Sendable {
             colorSpace: CGColorSpace(name: CGColorSpace.linearSRGB), bytes: bytes)
         lock.withLock { developed[key] = image }
         return image
+    }
+
+    private var asShot: Float?
+
+    /// The as-shot white balance as a temperature, estimated once (it unpacks the mosaic); 6500 when there is none.
+    var asShotTemperature: Float {
+        if let known = lock.withLock({ asShot }) { return known }
+        var estimate: Float = 0
+        if let (file, _) = Self.open(url: url, data: data) {
+            estimate = craw_as_shot_temperature(file)
+            craw_close(file)
+        }
+        let temperature = estimate > 0 ? estimate.rounded() : 6500
+        lock.withLock { asShot = temperature }
+        return temperature
     }
 
     /// The embedded JPEG preview.

@@ -69,17 +69,6 @@ extension LibraryEngine {
         return (stream, version.withLock { $0 })
     }
 
-    /// The row ids of the assets a fetch matches, and the newest transaction they reflect (read together).
-    package func fetchAssetIDsAndVersion(
-        scope: AssetScope, options: FetchOptionsSpec, access: AccessContext
-    ) throws -> (ids: ContiguousArray<Int64>, version: Int64) {
-        guard access.canRead else { return ([], try changeHistoryBounds().current) }
-        let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
-        var version: Int64 = 0
-        let ids = try selectIDs(statement) { db in version = try Self.historyBounds(db).current }
-        return (ids, version)
-    }
-
     /// Runs a statement whose first column is a row id, collecting the ids.
     /// `alongside` runs in the same read transaction (it sees the same state).
     ///

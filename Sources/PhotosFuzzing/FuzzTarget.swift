@@ -1,3 +1,4 @@
+import CRaw
 import Foundation
 import PhotoLibraryEngine
 import PhotoMedia
@@ -26,6 +27,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// A HEIF file through the media pipeline as an import meets it: checked by the HEIF helper process first (where
     /// libheif's assertions end the helper, not this process), then probed and, when sound, rendered small here.
     case heif
+    /// A camera RAW file through CRaw (LibRaw): opened from bytes, developed small (draft, half size), previewed.
+    case raw
 
     private static let arguments: [PredicateValue] = [
         .string("x"), .int(1), .double(2.5), .date(Date(timeIntervalSince1970: 0)), .array([.int(1), .int(2)]), .string("creationDate"),
@@ -64,6 +67,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                     request: RenderRequest(target: (32, 32), fit: .fit, resize: .fast), pixelLimit: 4096 * 4096)
                 var exporter = MovieExporter(container: .mpeg4, video: .h264(long: 64, short: 64))
                 exporter.timeRange = (0, 0.5)
+                exporter.displayMatrix = [0, 1 << 16, 0, -(1 << 16), 0, 0, 0, 0, 1 << 30]  // a composition's own
                 let out = URL(fileURLWithPath: path + ".out.mp4")
                 try? exporter.export(URL(fileURLWithPath: path), to: out)
                 unlink(out.path)
@@ -75,6 +79,18 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
                     path, displayWidth: info.pixelWidth, displayHeight: info.pixelHeight,
                     request: RenderRequest(target: (64, 64), fit: .fit, resize: .fast))
             }
+        case .raw:
+            var info = craw_info()
+            var error = [CChar](repeating: 0, count: 256)
+            guard let file = craw_open(nil, input.baseAddress, input.count, &info, &error, error.count) else { return }
+            defer { craw_close(file) }
+            // Mosaics too large for a quick run are only opened (their header is what is fuzzed most).
+            if Int(info.width) * Int(info.height) <= 4096 * 4096 {
+                var (width, height): (Int32, Int32) = (0, 0)
+                craw_free(craw_develop(file, 1, 1, &width, &height, &error, error.count))
+            }
+            var size = 0
+            craw_free(craw_preview_jpeg(file, &size))
         }
     }
 

@@ -74,7 +74,7 @@ struct HostilePredicateTests {
         let engine = try LibraryEngine.open(at: library.url)
         var options = FetchOptionsSpec()
         options.predicate = try PredicateParser.parse(alternating(16), arguments: [])
-        let ids = try engine.fetchAssetIDsAndVersion(scope: .library, options: options, access: engine.accessContext(clientID: nil)).0
+        let ids = try engine.fetchAssetIDs(scope: .library, options: options, access: engine.accessContext(clientID: nil))
         #expect(ids.count == 1)
     }
 
@@ -103,7 +103,7 @@ struct HostilePredicateTests {
             var options = FetchOptionsSpec()
             options.predicate = try PredicateParser.parse(format, arguments: [])
             options.includeAllBurstAssets = true
-            return try engine.fetchAssetIDsAndVersion(scope: .library, options: options, access: engine.accessContext(clientID: nil)).0.count
+            return try engine.fetchAssetIDs(scope: .library, options: options, access: engine.accessContext(clientID: nil)).count
         }
         #expect(try count("burstIdentifier != 'x'") == 2)
         #expect(try count("NOT (burstIdentifier == 'x')") == 2)
