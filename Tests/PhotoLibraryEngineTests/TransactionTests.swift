@@ -280,8 +280,17 @@ struct EditingEngineTests {
         }
         var placed: [String] = []
         var slot: URL?
+        // A writer "dies" when its engine is released (its slot's lock goes with it). Work it handed to other threads
+        // (change delivery) can hold it a moment longer on a busy machine: the reopen waits until it is really gone.
+        weak var dead: LibraryEngine?
+        func waitForTheWriterToDie() throws {
+            let deadline = Date().addingTimeInterval(30)
+            while dead != nil, Date() < deadline { usleep(1_000) }
+            try #require(dead == nil, "the writer's engine was never released")
+        }
         do {
             let writer = try LibraryEngine.open(at: library.url)
+            dead = writer
             try edit(writer, version: 1)
             let v2 = try paths(writer)
             #expect(v2.count == 3 && v2[1].hasSuffix("_v2_render.jpeg") && v2[2].hasSuffix("_v2_adjustments.plist"))
@@ -293,6 +302,7 @@ struct EditingEngineTests {
             for path in placed { try Data([7]).write(to: library.url.appendingPathComponent(path)) }
         }
         // The writer died before committing: version 2 stays whole, version 3's files go.
+        try waitForTheWriterToDie()
         let reopened = try LibraryEngine.open(at: library.url)
         let after = try paths(reopened)
         #expect(after.count == 3 && after[1].hasSuffix("_v2_render.jpeg"))
@@ -304,6 +314,7 @@ struct EditingEngineTests {
         // Committed, then died before removing what it superseded: the journal still lists those files.
         do {
             let writer = try LibraryEngine.open(at: library.url)
+            dead = writer
             let slot = try writer.slots.folder()
             let superseded = try paths(writer)
             try writer.database.write { db in
@@ -312,6 +323,7 @@ struct EditingEngineTests {
             }
             _ = try writer.bundle.writeIntent(Array(superseded[1...]), in: slot)
         }
+        try waitForTheWriterToDie()
         let last = try LibraryEngine.open(at: library.url)
         #expect(try paths(last).count == 1)
         #expect(try last.verify().problems == [], "no orphan of the superseded version")
