@@ -147,17 +147,17 @@ extension LibraryEngine {
 
     /// Stored collections (albums, smart albums, folders).
     package func fetchCollections(
-        scope: CollectionScope, table: KeyTable, options: FetchOptionsSpec, access: AccessContext
+        scope: CollectionScope, entity: FetchEntity, options: FetchOptionsSpec, access: AccessContext
     ) throws -> [CollectionRecord] {
         guard access.canRead else { return [] }
-        let statement = try FetchPlanner(access: access).collections(scope: scope, table: table, options: options)
+        let statement = try FetchPlanner(access: access).collections(scope: scope, table: entity.keyTable, options: options)
         return try reader.read { db in
             try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map(CollectionRecord.init(row:))
         }
     }
 
     /// Computed moments, optionally restricted (by year, month, identifier or containing asset).
-    package func fetchMoments(filter: SQLFragment?, options: FetchOptionsSpec, access: AccessContext) throws -> [CollectionRecord] {
+    package func fetchMoments(_ filter: MomentFilter, options: FetchOptionsSpec, access: AccessContext) throws -> [CollectionRecord] {
         guard access.canRead else { return [] }
         let statement = try FetchPlanner(access: access).moments(filter: filter, options: options)
         return try reader.read { db in
@@ -178,7 +178,7 @@ extension LibraryEngine {
 
     /// Moment lists: years (`momentListYear`, subtype 2) or months (`momentListCluster`, subtype 1), oldest first.
     package func fetchMomentLists(subtype: Int?, access: AccessContext) throws -> [CollectionRecord] {
-        let moments = try fetchMoments(filter: nil, options: FetchOptionsSpec(), access: access)
+        let moments = try fetchMoments(.all, options: FetchOptionsSpec(), access: access)
         var lists: [CollectionRecord] = []
         for (listSubtype, length) in [(2, 4), (1, 7)] where subtype == nil || subtype == listSubtype {
             var groups: [(key: String, start: Date?, end: Date?)] = []
@@ -201,12 +201,6 @@ extension LibraryEngine {
             }
         }
         return lists
-    }
-
-    /// The moment an asset belongs to.
-    package func momentFilter(containingAssetID id: Int64) -> SQLFragment {
-        SQLFragment(
-            "(c.day, c.place) = (SELECT local_day, place_cell FROM asset WHERE id = ?)", [.integer(id)])
     }
 
     /// The row id of a stored collection.
@@ -240,14 +234,15 @@ extension ResourceRecord {
 }
 
 extension LibraryEngine {
-    /// One page of an asset fetch after `key` (the sort values of the last row of the page before; nil: the first
-    /// page): the row ids in order and the key of the page's last row, nil when this is the last page.
+    /// One page of an asset fetch after `cursor` (nil: the first page): the row ids in order and the cursor of the
+    /// page after, nil when this is the last page.
     package func fetchAssetPage(
-        scope: AssetScope, options: FetchOptionsSpec, access: AccessContext, after key: [SQLArgument]?, limit: Int
-    ) throws -> (ids: [Int64], next: [SQLArgument]?) {
+        scope: AssetScope, options: FetchOptionsSpec, access: AccessContext, after cursor: PageCursor?, limit: Int
+    ) throws -> (ids: [Int64], next: PageCursor?) {
         guard access.canRead, limit > 0 else { return ([], nil) }
         // One more row than asked says whether a page follows.
-        let (statements, keyCount) = try FetchPlanner(access: access).assetPage(scope: scope, options: options, after: key, limit: limit + 1)
+        let (statements, keyCount) = try FetchPlanner(access: access).assetPage(
+            scope: scope, options: options, after: cursor?.key, limit: limit + 1)
         // The statements in turn, in one read transaction, until one row more than the page.
         let rows = try read { db in
             var rows: [Row] = []
@@ -271,6 +266,6 @@ extension LibraryEngine {
                 }
             }
         }
-        return (ids, next)
+        return (ids, PageCursor(key: next, scope: scope, options: options))
     }
 }

@@ -62,7 +62,7 @@ struct KeysetPageTests {
         }
         for size in 1...4 {
             var paged: [Int64] = []
-            var key: [SQLArgument]?
+            var key: PageCursor?
             repeat {
                 let page = try engine.fetchAssetPage(scope: .library, options: newestFirst(), access: owner, after: key, limit: size)
                 #expect(page.ids.count <= size)

@@ -51,20 +51,17 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
     /// - throws: ``FetchOptionsError`` naming the unsupported key or operator.
     public func validate(for objectClass: PHObject.Type) throws {
         do {
-            let spec = try Self.spec(from: self)
-            let table: KeyTable
-            if objectClass == PHAsset.self {
-                table = .asset
-            } else if objectClass == PHAssetCollection.self {
-                table = .assetCollection
-            } else if objectClass == PHCollectionList.self {
-                table = .collectionList
-            } else {
-                table = .collection
-            }
-            let compiler = PredicateCompiler(table: table)
-            if let predicate = spec.predicate { _ = try compiler.compile(predicate) }
-            _ = try compiler.orderBy(spec.sortKeys)
+            let entity: FetchEntity =
+                if objectClass == PHAsset.self {
+                    .asset
+                } else if objectClass == PHAssetCollection.self {
+                    .assetCollection
+                } else if objectClass == PHCollectionList.self {
+                    .collectionList
+                } else {
+                    .collection
+                }
+            try Self.spec(from: self).validate(for: entity)
         } catch {
             throw FetchOptionsError(error)
         }

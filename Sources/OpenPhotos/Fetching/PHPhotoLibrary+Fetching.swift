@@ -96,11 +96,11 @@ extension PHPhotoLibrary {
         return PHFetchResult(storage: .assets(engine, AssetIDStream(ids)), library: self, options: options)
     }
 
-    func fetchStoredCollections<T: PHCollection>(_ scope: CollectionScope, table: KeyTable, options: PHFetchOptions?) -> PHFetchResult<T> {
+    func fetchStoredCollections<T: PHCollection>(_ scope: CollectionScope, entity: FetchEntity, options: PHFetchOptions?) -> PHFetchResult<T> {
         reportingFailure {
             let spec = spec(options)
             guard let engine = engineIfAvailable else { return unavailable() }
-            let records = run({ try engine.fetchCollections(scope: scope, table: table, options: spec, access: access) }, empty: [])
+            let records = run({ try engine.fetchCollections(scope: scope, entity: entity, options: spec, access: access) }, empty: [])
             return PHFetchResult(objects: records.compactMap { makeCollection($0) as? T }, library: self, options: options)
         }
     }
@@ -110,32 +110,32 @@ extension PHPhotoLibrary {
             ? PHAssetCollection(record: record, library: self) : PHCollectionList(record: record, library: self)
     }
 
-    func fetchMomentRecords(filter: SQLFragment?, options: PHFetchOptions?) -> [CollectionRecord] {
+    func fetchMomentRecords(_ filter: MomentFilter, options: PHFetchOptions?) -> [CollectionRecord] {
         let spec = spec(options)
         guard let engine = engineIfAvailable else { return [] }
-        return run({ try engine.fetchMoments(filter: filter, options: spec, access: access) }, empty: [])
+        return run({ try engine.fetchMoments(filter, options: spec, access: access) }, empty: [])
     }
 
     func fetchAssetCollections(type: Int, subtype: PHAssetCollectionSubtype, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
         if type == 3 {
             return reportingFailure {
                 PHFetchResult(
-                    objects: fetchMomentRecords(filter: nil, options: options).map { PHAssetCollection(record: $0, library: self) },
+                    objects: fetchMomentRecords(.all, options: options).map { PHAssetCollection(record: $0, library: self) },
                     library: self, options: options)
             }
         }
         var subtypeFilter: Int? = subtype == .any ? nil : subtype.rawValue
         // Ported code often asks for smart albums with an album subtype and still expects smart albums.
         if type == 2, let value = subtypeFilter, value < 200 { subtypeFilter = nil }
-        return fetchStoredCollections(.assetCollections(type: type, subtype: subtypeFilter), table: .assetCollection, options: options)
+        return fetchStoredCollections(.assetCollections(type: type, subtype: subtypeFilter), entity: .assetCollection, options: options)
     }
 
     func fetchAssetCollections(withLocalIdentifiers identifiers: [String], options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
         let stored: PHFetchResult<PHAssetCollection> = fetchStoredCollections(
-            .localIdentifiers(identifiers, kind: .assetCollection), table: .assetCollection, options: options)
+            .localIdentifiers(identifiers, kind: .assetCollection), entity: .assetCollection, options: options)
         let momentIDs = identifiers.filter { $0.hasSuffix("/L0/060") }
         if momentIDs.isEmpty { return stored }
-        let moments = fetchMomentRecords(filter: nil, options: options).filter { momentIDs.contains($0.localIdentifier) }
+        let moments = fetchMomentRecords(.all, options: options).filter { momentIDs.contains($0.localIdentifier) }
         return PHFetchResult(
             objects: stored.allObjects + moments.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
     }
@@ -143,10 +143,9 @@ extension PHPhotoLibrary {
     func fetchAssetCollections(containing asset: PHAsset, type: Int, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
         switch type {
         case 1:
-            return fetchStoredCollections(.albumsContaining(assetID: asset.record.id), table: .assetCollection, options: options)
+            return fetchStoredCollections(.albumsContaining(assetID: asset.record.id), entity: .assetCollection, options: options)
         case 3:
-            guard let engine = engineIfAvailable else { return PHFetchResult() }
-            let records = fetchMomentRecords(filter: engine.momentFilter(containingAssetID: asset.record.id), options: options)
+            let records = fetchMomentRecords(.containingAsset(asset.record.id), options: options)
             return PHFetchResult(objects: records.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
         default:
             return PHFetchResult()
@@ -154,15 +153,15 @@ extension PHPhotoLibrary {
     }
 
     func fetchMoments(in momentList: PHCollectionList?, options: PHFetchOptions?) -> PHFetchResult<PHAssetCollection> {
-        var filter: SQLFragment? = nil
+        var filter = MomentFilter.all
         switch momentList?.record.momentKey {
-        case .year(let year): filter = SQLFragment("substr(c.day, 1, 4) = ?", [.text(year)])
-        case .cluster(let month): filter = SQLFragment("substr(c.day, 1, 7) = ?", [.text(month)])
+        case .year(let year): filter = .year(year)
+        case .cluster(let month): filter = .month(month)
         case .moment, .none:
             if momentList != nil { return PHFetchResult() }
         }
         return reportingFailure {
-            let records = fetchMomentRecords(filter: filter, options: options)
+            let records = fetchMomentRecords(filter, options: options)
             return PHFetchResult(objects: records.map { PHAssetCollection(record: $0, library: self) }, library: self, options: options)
         }
     }
@@ -181,12 +180,12 @@ extension PHPhotoLibrary {
             }
         }
         let subtypeFilter = subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype
-        return fetchStoredCollections(.collectionLists(type: type, subtype: subtypeFilter), table: .collectionList, options: options)
+        return fetchStoredCollections(.collectionLists(type: type, subtype: subtypeFilter), entity: .collectionList, options: options)
     }
 
     func fetchCollectionLists(withLocalIdentifiers identifiers: [String], options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
         let stored: PHFetchResult<PHCollectionList> = fetchStoredCollections(
-            .localIdentifiers(identifiers, kind: .collectionList), table: .collectionList, options: options)
+            .localIdentifiers(identifiers, kind: .collectionList), entity: .collectionList, options: options)
         guard identifiers.contains(where: { $0.hasSuffix("/L0/070") }) else { return stored }
         let lists = momentLists(subtype: nil).filter { identifiers.contains($0.localIdentifier) }
         return PHFetchResult(objects: stored.allObjects + lists, library: self, options: options)
@@ -204,7 +203,7 @@ extension PHPhotoLibrary {
             return PHFetchResult(objects: lists, library: self, options: options)
         }
         guard let id = collection.record.id else { return PHFetchResult() }
-        return fetchStoredCollections(.parent(ofCollectionID: id), table: .collectionList, options: options)
+        return fetchStoredCollections(.parent(ofCollectionID: id), entity: .collectionList, options: options)
     }
 
     func fetchCollections(in list: PHCollectionList, options: PHFetchOptions?) -> PHFetchResult<PHCollection> {
@@ -216,7 +215,7 @@ extension PHPhotoLibrary {
             return PHFetchResult(objects: moments.allObjects, library: self, options: options)
         }
         guard let id = list.record.id else { return PHFetchResult() }
-        return fetchStoredCollections(.children(of: id), table: .collection, options: options)
+        return fetchStoredCollections(.children(of: id), entity: .collection, options: options)
     }
 }
 

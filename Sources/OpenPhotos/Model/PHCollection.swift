@@ -40,6 +40,6 @@ open class PHCollection: PHObject, @unchecked Sendable {
     /// The top level of the user's albums and folders, in the user's order.
     open class func fetchTopLevelUserCollections(with options: PHFetchOptions?) -> PHFetchResult<PHCollection> {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        return library.refetchable { $0.fetchStoredCollections(.children(of: nil), table: .collection, options: options) }
+        return library.refetchable { $0.fetchStoredCollections(.children(of: nil), entity: .collection, options: options) }
     }
 }

@@ -267,7 +267,7 @@ package struct FetchPlanner: Sendable {
     }
 
     /// Moments computed from assets: one row per (local day, place cell), oldest first.
-    package func moments(filter: SQLFragment?, options: FetchOptionsSpec) throws(FetchPredicateError) -> SQLFragment {
+    package func moments(filter: MomentFilter, options: FetchOptionsSpec) throws(FetchPredicateError) -> SQLFragment {
         var assetConditions = [SQLFragment("a.trashed_date IS NULL AND a.is_hidden = 0 AND a.local_day IS NOT NULL")]
         if let access = accessCondition() { assetConditions.append(access) }
         let assetWhere = SQLFragment.joined(assetConditions, separator: " AND ")
@@ -278,7 +278,13 @@ package struct FetchPlanner: Sendable {
             NULL AS title FROM asset a WHERE \(assetWhere.sql) GROUP BY a.local_day, a.place_cell
             """
         var conditions: [SQLFragment] = []
-        if let filter { conditions.append(filter) }
+        switch filter {
+        case .all: break
+        case .year(let year): conditions.append(SQLFragment("substr(c.day, 1, 4) = ?", [.text(year)]))
+        case .month(let month): conditions.append(SQLFragment("substr(c.day, 1, 7) = ?", [.text(month)]))
+        case .containingAsset(let id):
+            conditions.append(SQLFragment("(c.day, c.place) = (SELECT local_day, place_cell FROM asset WHERE id = ?)", [.integer(id)]))
+        }
         if let predicate = options.predicate {
             conditions.append(try PredicateCompiler(table: .assetCollection).compile(predicate))
         }
