@@ -20,3 +20,21 @@ extension LibraryEngine {
         }
     }
 }
+
+extension LibraryEngine {
+    /// Copies (or, with `move`, hard-links) an incoming file into this writer's staging area, hashing it on the way
+    /// (see ``FileStager``); a change request that names it takes it by rename when it commits.
+    package func stage(file source: URL, move: Bool, durable: Bool = true, knownSHA256: String? = nil) throws(LibraryError) -> StagedFile {
+        try stager.stage(file: source, move: move, durable: durable, knownSHA256: knownSHA256)
+    }
+
+    /// Makes staged files durable, all at once (an import stages without syncing each file).
+    package func syncStaged(_ files: [StagedFile]) throws(LibraryError) {
+        try stager.syncStagedFiles(files)
+    }
+
+    /// Drops staged files no transaction will take (a duplicate, a cancelled import, a failed batch).
+    package func discardStaged(_ files: [StagedFile]) {
+        for file in files { try? FileManager.default.removeItem(at: file.url) }
+    }
+}

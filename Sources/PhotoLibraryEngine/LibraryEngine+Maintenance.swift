@@ -108,3 +108,22 @@ extension LibraryEngine {
         return (rows.count, problems, true)
     }
 }
+
+/// What a library's store is, to tell whether it is still the one opened: for a library folder, the database file's
+/// device and inode (a library moved away, deleted or replaced by another has none or another).
+package struct StoreIdentity: Sendable, Equatable {
+    let device: UInt64
+    let inode: UInt64
+}
+
+extension LibraryEngine {
+    /// The identity of the store now; nil when it is gone.
+    package func storeIdentity() -> StoreIdentity? {
+        var info = stat()
+        guard stat(bundle.databaseURL.path, &info) == 0 else { return nil }
+        return StoreIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
+    /// Where the library is, for messages.
+    package var locationDescription: String { bundle.url.path }
+}

@@ -32,6 +32,8 @@ package struct LibraryConfiguration: Sendable {
 /// database writer, reads run concurrently on WAL snapshots.
 package final class LibraryEngine: Sendable {
     package let bundle: LibraryBundle
+    /// Where the library's bytes are (the bundle's files: ``FolderBlobStore``).
+    package let blobs: any BlobStore
     package let database: any DatabaseWriter
     /// Where reads go: the database, or for a pinned engine (see ``pinned(to:)``) a snapshot of one moment.
     package let reader: any DatabaseReader
@@ -146,6 +148,7 @@ package final class LibraryEngine: Sendable {
         slots: WriterSlots? = nil
     ) {
         self.bundle = bundle
+        self.blobs = FolderBlobStore(bundle: bundle)
         self.database = database
         self.reader = reader ?? database
         self.isReadOnly = readOnly

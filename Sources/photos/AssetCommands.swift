@@ -153,21 +153,13 @@ struct Show: ParsableCommand {
     /// The adjustment as the library stores it (its `.adjustmentData` resource, Apple's Adjustments.plist keys); the
     /// built-in editor's recipe spelled out.
     static func adjustment(_ resources: [PHAssetResource]) -> [String: Any]? {
-        guard let resource = resources.first(where: { $0.type == .adjustmentData }), let url = resource.fileURL,
-            let data = try? Data(contentsOf: url),
-            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-        else { return nil }
+        guard let adjustment = resources.first(where: { $0.type == .adjustmentData })?.storedAdjustment else { return nil }
         var object: [String: Any] = [
-            "formatIdentifier": plist["adjustmentFormatIdentifier"] as? String ?? "",
-            "formatVersion": plist["adjustmentFormatVersion"] as? String ?? "",
-            "editor": plist["adjustmentEditorBundleID"] as? String ?? NSNull(),
-            "timestamp": (plist["adjustmentTimestamp"] as? Date).map { Output.isoDate($0) } ?? NSNull(),
-            "dataSize": (plist["adjustmentData"] as? Data)?.count ?? 0,
+            "formatIdentifier": adjustment.data.formatIdentifier, "formatVersion": adjustment.data.formatVersion,
+            "editor": adjustment.editor ?? NSNull(), "timestamp": adjustment.timestamp.map { Output.isoDate($0) } ?? NSNull(),
+            "dataSize": adjustment.data.data.count,
         ]
-        if let identifier = plist["adjustmentFormatIdentifier"] as? String, let version = plist["adjustmentFormatVersion"] as? String,
-            let bytes = plist["adjustmentData"] as? Data,
-            let recipe = PhotoEditRecipe(adjustmentData: PHAdjustmentData(formatIdentifier: identifier, formatVersion: version, data: bytes))
-        {
+        if let recipe = PhotoEditRecipe(adjustmentData: adjustment.data) {
             object["recipe"] = recipe.steps.map { "\($0)" }
         }
         return object

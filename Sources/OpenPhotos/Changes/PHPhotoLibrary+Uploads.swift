@@ -24,7 +24,7 @@ extension PHPhotoLibrary {
     package func makeUploadsFolder() throws -> LibraryUploadsFolder {
         do {
             let engine = try engine()
-            return LibraryUploadsFolder(try ProcessFolder(in: engine.bundle.uploadsURL, label: "serve"))
+            return LibraryUploadsFolder(try engine.makeUploadArea(label: "serve"))
         } catch {
             throw PHPhotosError(error)
         }

@@ -158,7 +158,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         let adjustment = stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
         let handles = adjustment.map { canHandle?($0) ?? false } ?? false
         let (chosen, basis) = state.inputSource(editorHandlesAdjustment: handles)
-        guard let resource = chosen, let file = try? engine.bundle.resolveExisting(resource.path),
+        guard let resource = chosen, let file = try? engine.materialize(resource),
             FileManager.default.fileExists(atPath: file.path)
         else {
             throw LibraryError.missingResource("the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier) is missing")
@@ -170,7 +170,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         // The input's files in a folder of their own: an output of the same session writes `FullSizeRender.jpg` beside
         // it, the name a rendering input has too.
         let inputFolder = workspace.url.appendingPathComponent("Input")
-        do { try LibraryBundle.createDirectory(inputFolder) } catch {
+        do { try POSIXFiles.createDirectory(inputFolder) } catch {
             throw LibraryError.internalError("cannot create \(inputFolder.path): \(error)")
         }
         let copy = inputFolder.appendingPathComponent(
@@ -250,7 +250,7 @@ final class EditingWorkspace: @unchecked Sendable {
         let root = try parent ?? Self.processFolder.get()
         do {
             url = root.appendingPathComponent(UUID().uuidString)
-            try LibraryBundle.createDirectory(url)
+            try POSIXFiles.createDirectory(url)
         } catch {
             throw LibraryError.internalError("cannot create an editing folder in \(root.path): \(error)")
         }
@@ -268,10 +268,10 @@ final class EditingWorkspace: @unchecked Sendable {
     static let processFolder: Result<URL, LibraryError> = {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-Editing-\(getuid())")
         do {
-            try LibraryBundle.createDirectory(root)
+            try POSIXFiles.createDirectory(root)
             sweepAbandoned(in: root)
             let folder = root.appendingPathComponent("\(getpid())-\(UUID().uuidString.prefix(8))")
-            try LibraryBundle.createDirectory(folder)
+            try POSIXFiles.createDirectory(folder)
             let lock = open(folder.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
                 throw LibraryError.internalError("cannot lock \(folder.path): \(String(cString: strerror(errno)))")

@@ -121,7 +121,7 @@ package enum EditingExtensionWire {
         var length = UInt32(body.count).bigEndian
         var frame = Data(bytes: &length, count: 4)
         frame.append(body)
-        let failure = frame.withUnsafeBytes { LibraryBundle.writeAll(fd, $0) }
+        let failure = frame.withUnsafeBytes { POSIXFiles.writeAll(fd, $0) }
         if let failure { throw .io(failure) }
     }
 

@@ -122,7 +122,7 @@ public final class EditingSession: @unchecked Sendable {
         let outputFolder = input.workspace.url.appendingPathComponent("Output")
         var displayImage: String?
         do {
-            try LibraryBundle.createDirectory(outputFolder)
+            try POSIXFiles.createDirectory(outputFolder)
             if let display = input.displaySizeImage?.jpegData(compressionQuality: 0.9) {
                 let url = input.workspace.url.appendingPathComponent("Input/DisplaySize.jpg")
                 try display.write(to: url)
@@ -263,7 +263,7 @@ private final class ExtensionProcess: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         do {
             workspace = try EditingWorkspace()
-            for folder in ["Home", "Tmp"] { try LibraryBundle.createDirectory(workspace.url.appendingPathComponent(folder)) }
+            for folder in ["Home", "Tmp"] { try POSIXFiles.createDirectory(workspace.url.appendingPathComponent(folder)) }
         } catch {
             throw .launchFailed(extension: name, reason: "cannot create its session folder: \(error)")
         }

@@ -16,9 +16,10 @@ package struct RenderKey: Hashable, Sendable {
         self.request = request
     }
 
-    /// A file name for the rendering, readable and unique per key.
-    var fileName: String {
-        var name = "\(sha256.prefix(16))-"
+    /// The name of the rendering among the asset's derivatives, readable and unique per key; it begins with the
+    /// rendered file's ``Derivatives/namePrefix(sha256:)`` so a superseded version's go with it.
+    var derivativeName: String {
+        var name = Derivatives.namePrefix(sha256: sha256)
         if let target = request.target { name += "\(target.width)x\(target.height)" } else { name += "max" }
         name += "-\(request.fit == .fit ? "fit" : "fill")-\(request.resize)"
         if let crop = request.crop { name += String(format: "-c%.4f,%.4f,%.4f,%.4f", crop.x, crop.y, crop.width, crop.height) }
@@ -86,43 +87,4 @@ package final class ImageMemoryCache: @unchecked Sendable {
 
     package var byteCount: Int { state.withLock { $0.bytes } }
     package var count: Int { state.withLock { $0.entries.count } }
-}
-
-/// Renderings persisted inside the library (`resources/derivatives/<uuid>/…`): raw pixels behind a small header,
-/// written beside and renamed, removed with their asset.
-enum DerivativeStore {
-    private static let magic = Array("OPKPIX1\0".utf8)
-
-    static func url(_ key: RenderKey, library: URL) -> URL? {
-        LibraryBundle(url: library).derivativesURL(assetUUID: key.assetUUID)?.appendingPathComponent(key.fileName)
-    }
-
-    static func read(_ key: RenderKey, library: URL) -> PixelBuffer? {
-        guard let file = url(key, library: library), let data = try? Data(contentsOf: file, options: .mappedIfSafe), data.count > 20,
-            Array(data.prefix(8)) == magic
-        else { return nil }
-        let header = Array(data[8..<20])
-        let width = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
-        let height = Int(header[4]) << 24 | Int(header[5]) << 16 | Int(header[6]) << 8 | Int(header[7])
-        let bands = Int(header[8])
-        guard width > 0, height > 0, (1...4).contains(bands), data.count == 20 + width * height * bands else { return nil }
-        return PixelBuffer(width: width, height: height, bands: bands, bytes: Data(data[20...]))
-    }
-
-    static func write(_ pixels: PixelBuffer, for key: RenderKey, library: URL) {
-        guard let target = url(key, library: library) else { return }
-        let folder = target.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
-        var data = Data(magic + be32(pixels.width) + be32(pixels.height) + [UInt8(pixels.bands), 0, 0, 0])
-        data.append(pixels.bytes)
-        let temporary = folder.appendingPathComponent(".\(UUID().uuidString).partial")
-        // rename(2) replaces the target atomically: a reader sees the old derivative or the new one, never none.
-        do {
-            try data.write(to: temporary)
-            if rename(temporary.path, target.path) != 0 { unlink(temporary.path) }
-        } catch {
-            unlink(temporary.path)
-        }
-    }
 }

@@ -304,7 +304,8 @@ open class PHImageManager: NSObject, @unchecked Sendable {
 
     struct Source {
         var url: URL
-        var library: URL
+        /// Where its derivatives are kept (nil: nowhere, a loose file).
+        var engine: LibraryEngine?
         var assetUUID: String
         var sha256: String
         var uniformTypeIdentifier: String
@@ -346,7 +347,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         }
         let isVideo = asset.mediaType == .video
         return Source(
-            url: url, library: asset.library?.libraryURL ?? url.deletingLastPathComponent(),
+            url: url, engine: asset.library?.engineIfAvailable,
             assetUUID: String(asset.localIdentifier.prefix { $0 != "/" }), sha256: resource.sha256,
             uniformTypeIdentifier: resource.uniformTypeIdentifier,
             videoRotation: isVideo ? ((try? MediaProbe().probe(url).rotation) ?? 0) : nil,
@@ -446,7 +447,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let key = Self.key(plan)
         if let cached = memory.pixels(for: key) { return cached }
         let cacheable = plan.request.crop == nil && plan.request.target.map { max($0.width, $0.height) <= 1024 } ?? false
-        if cacheable, let stored = DerivativeStore.read(key, library: plan.source.library) {
+        if cacheable, let stored = plan.source.engine?.derivative(assetUUID: key.assetUUID, name: key.derivativeName) {
             memory.insert(stored, for: key)
             return stored
         }
@@ -484,7 +485,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
                 plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
         }
         memory.insert(pixels, for: key)
-        if cacheable, persistsDerivatives { DerivativeStore.write(pixels, for: key, library: plan.source.library) }
+        if cacheable, persistsDerivatives { plan.source.engine?.storeDerivative(pixels, assetUUID: key.assetUUID, name: key.derivativeName) }
         return pixels
     }
 

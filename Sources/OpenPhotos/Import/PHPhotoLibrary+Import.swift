@@ -148,8 +148,8 @@ extension PHPhotoLibrary {
             case nil: break
             }
         }
-        do { try engine.stager.syncStagedFiles(items.map(\.staged)) } catch {
-            for item in items { try? FileManager.default.removeItem(at: item.staged.url) }
+        do { try engine.syncStaged(items.map(\.staged)) } catch {
+            engine.discardStaged(items.map(\.staged))
             throw PHPhotosError(error)
         }
 
@@ -161,7 +161,7 @@ extension PHPhotoLibrary {
         let existing: [String: String]
         let seesEverything = access.canRead && !access.isLimited
         do { existing = seesEverything ? try engine.assetIdentifiers(withSHA256: items.map(\.staged.sha256)) : [:] } catch {
-            for item in items { try? FileManager.default.removeItem(at: item.staged.url) }
+            engine.discardStaged(items.map(\.staged))
             throw PHPhotosError(error)
         }
         var firstWithDigest: [String: URL] = [:]
@@ -173,7 +173,7 @@ extension PHPhotoLibrary {
                 return true
             }
             report.duplicates.append(ImportDuplicate(file: item.file, existingLocalIdentifier: existing[digest], sameAs: earlier))
-            try? FileManager.default.removeItem(at: item.staged.url)
+            engine.discardStaged([item.staged])
             return false
         }
 
@@ -208,7 +208,7 @@ extension PHPhotoLibrary {
             case .success(let identifiers): report.importedLocalIdentifiers += identifiers
             case .failure(let error) where batch.count == 1:
                 for item in batch[0] {
-                    try? FileManager.default.removeItem(at: item.staged.url)
+                    engine.discardStaged([item.staged])
                     report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
                 }
             case .failure:
@@ -219,7 +219,7 @@ extension PHPhotoLibrary {
                     case .success(let identifiers): report.importedLocalIdentifiers += identifiers
                     case .failure(let error):
                         for item in unit {
-                            try? FileManager.default.removeItem(at: item.staged.url)
+                            engine.discardStaged([item.staged])
                             report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
                         }
                     }
@@ -229,7 +229,7 @@ extension PHPhotoLibrary {
         }
         // Cancelled: what was staged and not committed goes now (a kill would leave it to the next open's sweep).
         for unit in units[start...] {
-            for item in unit { try? FileManager.default.removeItem(at: item.staged.url) }
+            engine.discardStaged(unit.map(\.staged))
         }
         phase("commit")
         return report
@@ -256,13 +256,13 @@ extension PHPhotoLibrary {
             return .failure(ImportFailure(file: file, reason: error.message))
         }
         let staged: StagedFile
-        do { staged = try engine.stager.stage(file: file, move: move, durable: false, knownSHA256: knownSHA256) } catch {
+        do { staged = try engine.stage(file: file, move: move, durable: false, knownSHA256: knownSHA256) } catch {
             return .failure(ImportFailure(file: file, reason: error.message))
         }
         do {
             return .item(ImportItem(file: file, staged: staged, info: try engine.configuration.probe.probe(staged.url)))
         } catch {
-            try? FileManager.default.removeItem(at: staged.url)
+            engine.discardStaged([staged])
             return .failure(
                 ImportFailure(file: file, reason: error.description.replacingOccurrences(of: staged.url.path, with: file.lastPathComponent)))
         }

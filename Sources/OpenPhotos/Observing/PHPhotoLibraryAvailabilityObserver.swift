@@ -26,7 +26,7 @@ final class AvailabilityMonitor: Sendable {
         var observers: [WeakObserver] = []
         var timer: (any DispatchSourceTimer)?
         var reason: PHPhotosError?
-        var identity: (device: UInt64, inode: UInt64)?
+        var identity: StoreIdentity?
     }
 
     private let state = Mutex(State())
@@ -34,17 +34,18 @@ final class AvailabilityMonitor: Sendable {
 
     var reason: PHPhotosError? { state.withLock { $0.reason } }
 
-    func register(_ observer: any PHPhotoLibraryAvailabilityObserver, library: PHPhotoLibrary, databaseURL: URL) {
+    func register(_ observer: any PHPhotoLibraryAvailabilityObserver, library: PHPhotoLibrary) {
         state.withLock { state in
             state.observers.removeAll { $0.observer == nil || $0.observer === observer }
             state.observers.append(WeakObserver(observer: observer))
             guard state.timer == nil, state.reason == nil else { return }
-            state.identity = Self.identity(of: databaseURL)
+            let engine = library.engineIfAvailable
+            state.identity = engine?.storeIdentity()
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + .milliseconds(500), repeating: .milliseconds(500))
             timer.setEventHandler { [weak self, weak library] in
                 guard let self, let library else { return }
-                self.check(library: library, databaseURL: databaseURL)
+                self.check(library: library, engine: engine)
             }
             timer.resume()
             state.timer = timer
@@ -61,16 +62,15 @@ final class AvailabilityMonitor: Sendable {
         }
     }
 
-    private func check(library: PHPhotoLibrary, databaseURL: URL) {
+    private func check(library: PHPhotoLibrary, engine: LibraryEngine?) {
         let observers: [any PHPhotoLibraryAvailabilityObserver] = state.withLock { state in
-            guard state.reason == nil, let before = state.identity else { return [] }
-            let now = Self.identity(of: databaseURL)
-            guard now == nil || now! != before else { return [] }
+            guard state.reason == nil, let before = state.identity, let engine else { return [] }
+            guard engine.storeIdentity() != before else { return [] }
             state.reason = PHPhotosError(
                 .libraryVolumeOffline,
                 userInfo: [
                     NSLocalizedDescriptionKey:
-                        "the library at \(databaseURL.deletingLastPathComponent().deletingLastPathComponent().path) is gone or was replaced"
+                        "the library at \(engine.locationDescription) is gone or was replaced"
                 ])
             state.timer?.cancel()
             state.timer = nil
@@ -78,18 +78,12 @@ final class AvailabilityMonitor: Sendable {
         }
         for observer in observers { observer.photoLibraryDidBecomeUnavailable(library) }
     }
-
-    private static func identity(of url: URL) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
 }
 
 extension PHPhotoLibrary {
     /// Registers an object to be told when the library becomes unavailable (held weakly).
     public func register(_ observer: any PHPhotoLibraryAvailabilityObserver) {
-        availabilityMonitor.register(observer, library: self, databaseURL: LibraryBundle(url: libraryURL).databaseURL)
+        availabilityMonitor.register(observer, library: self)
     }
 
     /// Stops telling an object about the library's availability.

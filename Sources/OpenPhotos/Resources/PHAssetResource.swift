@@ -65,11 +65,29 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     public var fileSize: Int64 { record.fileSize }
     /// OpenPhotoKit: the SHA-256 of the stored bytes (hex).
     public var sha256: String { record.sha256 }
-    /// OpenPhotoKit: where the bytes are stored; nil when the stored path would leave the library (a damaged or
-    /// crafted database row is never followed outside it).
+    /// OpenPhotoKit: a local file holding the bytes, for code that reads files (a decoder, `sendfile`): the stored
+    /// file itself in a library folder, a local copy where the library keeps its files elsewhere. Read it, never
+    /// write it. nil when the bytes are missing or the stored name would leave the library (a damaged or crafted
+    /// row is never followed outside it).
     public var fileURL: URL? {
-        guard let library else { return nil }
-        return try? LibraryBundle(url: library.libraryURL).resolveExisting(record.path)
+        guard let engine = library?.engineIfAvailable else { return nil }
+        return try? engine.materialize(record)
+    }
+
+    /// The size of the stored bytes, read from where they are kept (nil when they are missing).
+    package var storedSize: Int64? {
+        guard let engine = library?.engineIfAvailable else { return nil }
+        return try? engine.storedSize(of: record)
+    }
+
+    /// The adjustment an `.adjustmentData` resource holds, read within the size an adjustment may have, with the
+    /// client that made it and when (nil when the file does not say).
+    package var storedAdjustment: (data: PHAdjustmentData, editor: String?, timestamp: Date?)? {
+        guard let stored = library?.engineIfAvailable?.adjustment(in: record) else { return nil }
+        return (
+            PHAdjustmentData(formatIdentifier: stored.formatIdentifier, formatVersion: stored.formatVersion, data: stored.data),
+            stored.editor, stored.timestamp.timeIntervalSince1970 == 0 ? nil : stored.timestamp
+        )
     }
 
     /// Private keys read with `value(forKey:)` on Apple platforms (`fileSize`, `locallyAvailable`); unknown keys return nil.

@@ -172,17 +172,16 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
         guard let library = resource.library, library.access.canRead else {
             return PHPhotosError(.accessUserDenied, userInfo: [NSLocalizedDescriptionKey: "this client may not read the library's resources"])
         }
-        guard let url = resource.fileURL, let input = FileHandle(forReadingAtPath: url.path) else {
+        guard let engine = library.engineIfAvailable, (try? engine.storedSize(of: resource.record)) != nil else {
             return PHPhotosError(
                 .missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
         }
-        defer { try? input.close() }
         let total = max(resource.fileSize, 1)
         var done: Int64 = 0
         while true {
             if isCancelled(id) { return PHPhotosError(.userCancelled) }
             let chunk: Data
-            do { chunk = try input.read(upToCount: Self.chunkSize) ?? Data() } catch { return error }
+            do { chunk = try engine.read(resource.record, offset: done, count: Self.chunkSize) } catch { return PHPhotosError(error) }
             if chunk.isEmpty { break }
             deliver(chunk)
             done += Int64(chunk.count)

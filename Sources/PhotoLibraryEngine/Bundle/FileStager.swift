@@ -38,7 +38,7 @@ package struct FileStager: Sendable {
 
     package func stage(data: Data) throws(LibraryError) -> StagedFile {
         let url = try newStagingURL()
-        do { try LibraryBundle.writeDurably(data, to: url) } catch let error as LibraryError { throw error } catch {
+        do { try POSIXFiles.writeDurably(data, to: url) } catch let error as LibraryError { throw error } catch {
             throw .internalError("\(error)")
         }
         let digest = SHA256.hash(data: data)
@@ -89,7 +89,7 @@ package struct FileStager: Sendable {
             if fd < 0 || fsync(fd) != 0 { failed.withLock { $0 = $0 ?? files[index].url.path } }
             if fd >= 0 { close(fd) }
         }
-        if let path = failed.withLock({ $0 }) { throw LibraryBundle.posixError("fsync \(path)") }
+        if let path = failed.withLock({ $0 }) { throw POSIXFiles.posixError("fsync \(path)") }
     }
 
     private func copyAndHash(from source: URL, to destination: URL, durable: Bool) throws(LibraryError) -> (Int64, String) {
@@ -109,10 +109,10 @@ package struct FileStager: Sendable {
         _ source: URL, to destination: URL, followingLinks: Bool, hashing: Bool, durable: Bool
     ) throws(LibraryError) -> (Int64, String?) {
         let input = open(source.path, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW))
-        guard input >= 0 else { throw LibraryBundle.posixError("open \(source.path)") }
+        guard input >= 0 else { throw POSIXFiles.posixError("open \(source.path)") }
         defer { close(input) }
         let output = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard output >= 0 else { throw LibraryBundle.posixError("create \(destination.path)") }
+        guard output >= 0 else { throw POSIXFiles.posixError("create \(destination.path)") }
         var ok = false
         defer {
             close(output)
@@ -126,17 +126,17 @@ package struct FileStager: Sendable {
             let n = read(input, buffer.baseAddress, chunkSize)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw LibraryBundle.posixError("read \(source.path)")
+                throw POSIXFiles.posixError("read \(source.path)")
             }
             if n == 0 { break }
             if hashing { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n])) }
-            if let failure = LibraryBundle.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
+            if let failure = POSIXFiles.writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<n])) {
                 errno = failure
-                throw LibraryBundle.posixError("write \(destination.path)")
+                throw POSIXFiles.posixError("write \(destination.path)")
             }
             total += Int64(n)
         }
-        if durable { guard fsync(output) == 0 else { throw LibraryBundle.posixError("fsync \(destination.path)") } }
+        if durable { guard fsync(output) == 0 else { throw POSIXFiles.posixError("fsync \(destination.path)") } }
         ok = true
         return (total, hashing ? hex(hasher.finalize()) : nil)
     }
@@ -148,7 +148,7 @@ package struct FileStager: Sendable {
 
     package static func hashFile(_ url: URL) throws(LibraryError) -> (Int64, String) {
         let input = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw LibraryBundle.posixError("open \(url.path)") }
+        guard input >= 0 else { throw POSIXFiles.posixError("open \(url.path)") }
         defer { close(input) }
         var hasher = SHA256()
         var total: Int64 = 0
@@ -158,7 +158,7 @@ package struct FileStager: Sendable {
             let n = read(input, buffer.baseAddress, chunkSize)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw LibraryBundle.posixError("read \(url.path)")
+                throw POSIXFiles.posixError("read \(url.path)")
             }
             if n == 0 { break }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))

@@ -40,17 +40,8 @@ package struct LibraryBundle: Sendable {
     /// Creates the folder layout (idempotent). Folders it creates are the owner's only (0700).
     package func createLayout() throws {
         for dir in [url, databaseURL.deletingLastPathComponent(), originalsURL, resourcesURL, writersURL] {
-            try Self.createDirectory(dir)
+            try POSIXFiles.createDirectory(dir)
         }
-    }
-
-    /// Creates a folder and its missing parents with mode 0700 (existing ones keep theirs).
-    package static func createDirectory(_ dir: URL) throws {
-        var info = stat()
-        if stat(dir.path, &info) == 0 { return }
-        let parent = dir.deletingLastPathComponent()
-        if parent.path != dir.path { try createDirectory(parent) }
-        guard mkdir(dir.path, 0o700) == 0 || errno == EEXIST else { throw posixError("create \(dir.path)") }
     }
 
     /// The absolute URL of a path relative to the bundle, refusing paths that leave it: absolute paths, `..`,
@@ -121,16 +112,6 @@ package struct LibraryBundle: Sendable {
         return resourcesURL.appendingPathComponent("derivatives/\(assetUUID.prefix(1))/\(assetUUID)")
     }
 
-    /// Removes an asset's cached renderings of one version (derivative names begin with the rendered file's
-    /// SHA-256): a superseded rendering's thumbnails go with it, the original's stay.
-    package func removeDerivatives(assetUUID: String, sha256: String) {
-        guard let folder = derivativesURL(assetUUID: assetUUID), sha256.count >= 16,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
-        else { return }
-        let prefix = "\(sha256.prefix(16))-"
-        for name in names where name.hasPrefix(prefix) { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
-    }
-
     package func originalPath(assetUUID: String, suffix: String, fileExtension: String) -> String {
         "originals/\(assetUUID.prefix(1))/\(assetUUID)\(suffix).\(fileExtension)"
     }
@@ -142,7 +123,7 @@ package struct LibraryBundle: Sendable {
     package func writeIntent(_ paths: [String], in slot: URL) throws -> URL {
         let journal = slot.appendingPathComponent("intent-\(UUID().uuidString).txt")
         let data = Data(paths.joined(separator: "\n").utf8)
-        try Self.writeDurably(data, to: journal)
+        try POSIXFiles.writeDurably(data, to: journal)
         return journal
     }
 
@@ -170,56 +151,14 @@ package struct LibraryBundle: Sendable {
 
     // MARK: - Atomic placement
 
-    /// Writes data to a file and flushes it to disk before returning.
-    package static func writeDurably(_ data: Data, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw posixError("open \(url.path)") }
-        defer { close(fd) }
-        if let failure = data.withUnsafeBytes({ writeAll(fd, $0) }) {
-            errno = failure
-            throw posixError("write \(url.path)")
-        }
-        guard fsync(fd) == 0 else { throw posixError("fsync \(url.path)") }
-    }
-
-    /// Writes all of `bytes` to `fd`, retrying short and interrupted writes; the errno of a failure, or nil.
-    package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += n
-        }
-        return nil
-    }
-
     /// Renames a staged file into place; returns the destination folder, which the caller syncs (once per folder
     /// for a transaction's files) before it commits.
     @discardableResult
     package func place(staged: URL, at relativePath: String) throws -> URL {
         let destination = try resolve(relativePath)
         let folder = destination.deletingLastPathComponent()
-        try Self.createDirectory(folder)
-        guard rename(staged.path, destination.path) == 0 else { throw Self.posixError("rename to \(relativePath)") }
+        try POSIXFiles.createDirectory(folder)
+        guard rename(staged.path, destination.path) == 0 else { throw POSIXFiles.posixError("rename to \(relativePath)") }
         return folder
-    }
-
-    package static func syncDirectory(_ url: URL) {
-        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
-        }
-    }
-
-    package static func posixError(_ what: String) -> LibraryError {
-        let code = errno
-        let message = String(cString: strerror(code))
-        if code == ENOSPC || code == EDQUOT { return .notEnoughSpace("\(what): \(message)") }
-        if code == EACCES || code == EPERM || code == EROFS { return .accessRestricted("\(what): \(message)") }
-        return .internalError("\(what): \(message)")
     }
 }

@@ -40,7 +40,7 @@ package final class WriterSlot: Sendable {
             let uuid = UUID().uuidString
             let lockURL = writers.appendingPathComponent("\(uuid).lock")
             let fd = open(lockURL.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw LibraryBundle.posixError("create the writer lock in \(writers.path)") }
+            guard fd >= 0 else { throw POSIXFiles.posixError("create the writer lock in \(writers.path)") }
             var info = stat()
             // Locked by a sweeper that found it first, or already unlinked by one: take another name.
             guard flock(fd, LOCK_EX | LOCK_NB) == 0, fstat(fd, &info) == 0, info.st_nlink == 1 else {
@@ -49,12 +49,12 @@ package final class WriterSlot: Sendable {
             }
             let folder = writers.appendingPathComponent(uuid)
             guard mkdir(folder.path, 0o700) == 0 else {
-                let error = LibraryBundle.posixError("create the writer slot \(folder.path)")
+                let error = POSIXFiles.posixError("create the writer slot \(folder.path)")
                 unlink(lockURL.path)
                 close(fd)
                 throw error
             }
-            LibraryBundle.syncDirectory(writers)
+            POSIXFiles.syncDirectory(writers)
             return WriterSlot(url: folder, lockURL: lockURL, descriptor: fd)
         }
         throw .internalError("cannot make a writer slot in \(writers.path)")

@@ -75,7 +75,7 @@ extension LibraryEngine {
                     }
                 }
                 // The renames reach the disk before the rows that name them: one fsync per folder.
-                for folder in folders { LibraryBundle.syncDirectory(folder) }
+                for folder in folders { POSIXFiles.syncDirectory(folder) }
                 for asset in prepared {
                     let id = try self.insert(asset, access: access, now: now, db: db)
                     summary.note(.init(id: id, localIdentifier: asset.localIdentifier), .inserted)
@@ -102,15 +102,13 @@ extension LibraryEngine {
 
         // 3. Committed: remove purged and superseded files (and their cached derivatives) and moved sources, then
         // the journals.
-        for path in purgedPaths + superseded.map(\.path) {
-            if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) }
-        }
+        for path in purgedPaths + superseded.map(\.path) { blobs.remove(path) }
         for path in purgedPaths {
-            let uuid = String((path as NSString).lastPathComponent.prefix(36))
-            if let derivatives = bundle.derivativesURL(assetUUID: uuid) { try? FileManager.default.removeItem(at: derivatives) }
+            blobs.removeDerivatives(assetUUID: String((path as NSString).lastPathComponent.prefix(36)), prefix: nil)
         }
         for rendering in superseded where ResourceType.renderings.contains(rendering.type) {
-            bundle.removeDerivatives(assetUUID: String(rendering.assetLocalIdentifier.prefix { $0 != "/" }), sha256: rendering.sha256)
+            blobs.removeDerivatives(
+                assetUUID: String(rendering.assetLocalIdentifier.prefix { $0 != "/" }), prefix: Derivatives.namePrefix(sha256: rendering.sha256))
         }
         for file in staged {
             if let source = file.sourceToRemove { try? FileManager.default.removeItem(at: source) }

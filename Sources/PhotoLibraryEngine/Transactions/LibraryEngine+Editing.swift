@@ -173,7 +173,7 @@ extension LibraryEngine {
 
     /// The stored adjustment data of an asset's last edit; nil when unedited or unreadable.
     package func adjustment(of state: EditingState) -> StoredAdjustment? {
-        guard let record = state.adjustmentResource, let data = bundle.readSmallFile(record.path, limit: StoredAdjustment.maximumFileSize)
+        guard let record = state.adjustmentResource, let data = blobs.readSmall(record.path, limit: StoredAdjustment.maximumFileSize)
         else { return nil }
         return StoredAdjustment(propertyList: data)
     }
@@ -365,7 +365,7 @@ extension LibraryEngine {
             placed += placedPaths(plan)
             folders.formUnion(try place(plan))
         }
-        for folder in folders { LibraryBundle.syncDirectory(folder) }
+        for folder in folders { POSIXFiles.syncDirectory(folder) }
         for plan in plans { try writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
         superseded = replaced
     }
@@ -469,7 +469,7 @@ extension LibraryEngine {
             let to = try bundle.resolve(base.to)
             unlink(to.path)  // an orphan of a writer that died (never a referenced file: versions only grow)
             guard link(from.path, to.path) == 0 else {
-                throw LibraryBundle.posixError("link the previous version of \(plan.prepared.localIdentifier)")
+                throw POSIXFiles.posixError("link the previous version of \(plan.prepared.localIdentifier)")
             }
             folders.insert(to.deletingLastPathComponent())
         }

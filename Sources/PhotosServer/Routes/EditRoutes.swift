@@ -86,11 +86,8 @@ struct EditRoutes {
     static func describe(_ asset: PHAsset) throws -> Response {
         let resources = PHAssetResource.assetResources(for: asset)
         var recipe: Any = NSNull()
-        if let url = resources.first(where: { $0.type == .adjustmentData })?.fileURL,
-            let plist = try? PropertyListSerialization.propertyList(from: Data(contentsOf: url), format: nil) as? [String: Any],
-            let format = plist["adjustmentFormatIdentifier"] as? String, let version = plist["adjustmentFormatVersion"] as? String,
-            let data = plist["adjustmentData"] as? Data,
-            let parsed = PhotoEditRecipe(adjustmentData: PHAdjustmentData(formatIdentifier: format, formatVersion: version, data: data)),
+        if let stored = resources.first(where: { $0.type == .adjustmentData })?.storedAdjustment,
+            let parsed = PhotoEditRecipe(adjustmentData: stored.data),
             let object = try? JSONSerialization.jsonObject(with: parsed.adjustmentData.data)
         {
             recipe = object

@@ -140,9 +140,8 @@ struct ImageRoutes {
             guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == type }) else {
                 throw APIError.notFound("the asset has no \(typeName) resource")
             }
-            guard let url = resource.fileURL, let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-                let size = (attributes[.size] as? NSNumber)?.intValue
-            else {
+            // The stored bytes as a local file served without a copy (the library's own file where it keeps files).
+            guard let size = resource.storedSize.flatMap({ Int(exactly: $0) }), let url = resource.fileURL else {
                 throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
             }
             return (resource, url.path, size)

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Where a library's bytes live: originals, renderings, adjustment data, cached derivatives and files received and
+/// not yet imported. The engine reads and writes them only through this seam, so a store whose blobs are not files
+/// (object storage) can stand in for the folder beside the database.
+///
+/// Blobs are named by the key the metadata store keeps for them (a resource's stored path). No key reaches a caller
+/// above the engine as a file: the one way out is ``materialize(_:)``, for a decoder that reads files.
+package protocol BlobStore: Sendable {
+    /// The size of a stored blob, from the store (never the size the metadata claims).
+    /// - throws: ``LibraryError/missingResource(_:)`` when it is not there.
+    func size(of key: String) throws(LibraryError) -> Int64
+
+    /// Up to `count` bytes of a stored blob from `offset` (fewer at its end, none past it).
+    func read(_ key: String, offset: Int64, count: Int) throws(LibraryError) -> Data
+
+    /// A whole small blob (a recipe, a plist): nil when it is missing, not a plain blob, or larger than `limit` —
+    /// judged by what is stored, and never more than `limit` bytes read.
+    func readSmall(_ key: String, limit: Int) -> Data?
+
+    /// A local file holding the blob's bytes, for a decoder (libvips, libavformat) or for serving it without a copy:
+    /// the stored file itself in a folder store, a cached copy in a store that is not local. Readers must not write it.
+    func materialize(_ key: String) throws(LibraryError) -> URL
+
+    /// A cached derivative of an asset (a thumbnail's pixels), nil when there is none.
+    func derivative(assetUUID: String, name: String) -> Data?
+
+    /// Stores a derivative, replacing one of the same name atomically (a reader sees the old one or the new one,
+    /// never none). Derivatives can always be made again: a failure is not an error.
+    func storeDerivative(_ data: Data, assetUUID: String, name: String)
+
+    /// Removes a stored blob (one no committed row references any more); a missing blob is not an error.
+    func remove(_ key: String)
+
+    /// Removes an asset's derivatives whose names begin with `prefix` (those of one rendered version), or all of
+    /// them when `prefix` is nil (the asset is gone).
+    func removeDerivatives(assetUUID: String, prefix: String?)
+
+    /// A new area of this process for files received and not yet imported (the server's uploads), in the store so
+    /// that importing them moves no bytes. It is this process's while the area lives; a process that dies leaves it
+    /// to the next writer's recovery.
+    func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The blob store of a library folder: each blob a file under the bundle (`originals/`, `resources/`), resolved by
+/// ``LibraryBundle`` so that a key from a damaged or crafted database row never leads outside it.
+package struct FolderBlobStore: BlobStore {
+    package let bundle: LibraryBundle
+
+    package init(bundle: LibraryBundle) { self.bundle = bundle }
+
+    package func size(of key: String) throws(LibraryError) -> Int64 {
+        let file = try bundle.resolveExisting(key)
+        var info = stat()
+        guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .missingResource("the stored file \(key) is missing")
+        }
+        return Int64(info.st_size)
+    }
+
+    package func read(_ key: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
+        let file = try bundle.resolveExisting(key)
+        let fd = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw .missingResource("the stored file \(key) cannot be opened: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
+            if n < 0, errno == EINTR { continue }
+            if n < 0 { throw POSIXFiles.posixError("read \(key)") }
+            if n == 0 { break }
+            done += n
+        }
+        return Data(bytes[..<done])
+    }
+
+    package func readSmall(_ key: String, limit: Int) -> Data? {
+        bundle.readSmallFile(key, limit: limit)
+    }
+
+    package func materialize(_ key: String) throws(LibraryError) -> URL {
+        try bundle.resolveExisting(key)
+    }
+
+    package func derivative(assetUUID: String, name: String) -> Data? {
+        guard let folder = bundle.derivativesURL(assetUUID: assetUUID), Self.isPlainName(name) else { return nil }
+        return try? Data(contentsOf: folder.appendingPathComponent(name), options: .mappedIfSafe)
+    }
+
+    package func storeDerivative(_ data: Data, assetUUID: String, name: String) {
+        guard let folder = bundle.derivativesURL(assetUUID: assetUUID), Self.isPlainName(name) else { return }
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let temporary = folder.appendingPathComponent(".\(UUID().uuidString).partial")
+        // rename(2) replaces the target atomically: a reader sees the old derivative or the new one, never none.
+        do {
+            try data.write(to: temporary)
+            if rename(temporary.path, folder.appendingPathComponent(name).path) != 0 { unlink(temporary.path) }
+        } catch {
+            unlink(temporary.path)
+        }
+    }
+
+    package func remove(_ key: String) {
+        if let file = try? bundle.resolveExisting(key) { try? FileManager.default.removeItem(at: file) }
+    }
+
+    package func removeDerivatives(assetUUID: String, prefix: String?) {
+        guard let folder = bundle.derivativesURL(assetUUID: assetUUID) else { return }
+        guard let prefix else {
+            try? FileManager.default.removeItem(at: folder)
+            return
+        }
+        guard !prefix.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+    }
+
+    package func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder {
+        try ProcessFolder(in: bundle.uploadsURL, label: label)
+    }
+
+    /// A derivative's name is one path component of safe characters.
+    private static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && name.utf8.count < 200
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import OpenPhotos
+import PhotoLibraryEngine
+import PhotoMedia
+import PhotosTesting
+import Testing
+
+/// The blob store of a library folder: what the engine reads and writes through it, and what it refuses.
+@Suite("Folder blob store")
+struct BlobStoreTests {
+    /// A library with one imported photo; its original's key and bytes.
+    func libraryWithOnePhoto() throws -> (TestLibrary, LibraryEngine, ResourceRecord, Data) {
+        let library = try TestLibrary()
+        let file = try library.makeImage(width: 80, height: 60)
+        try library.library.performChangesAndWait { _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file) }
+        let engine = try LibraryEngine.open(at: library.url)
+        let asset = try #require(PHAsset.fetchAssets(with: library.options()).firstObject)
+        let stored = try #require(try engine.asset(localIdentifier: asset.localIdentifier))
+        let record = try #require(try engine.resources(assetID: stored.id).first)
+        return (library, engine, record, try Data(contentsOf: file))
+    }
+
+    @Test func readsRangesAndSizesFromTheStoredBytes() throws {
+        let (library, engine, record, bytes) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        #expect(try engine.storedSize(of: record) == Int64(bytes.count))
+        #expect(try engine.read(record, offset: 0, count: 10) == bytes.prefix(10))
+        #expect(try engine.read(record, offset: 5, count: 7) == bytes[5..<12])
+        // At the end: fewer bytes, then none.
+        #expect(try engine.read(record, offset: Int64(bytes.count - 3), count: 100) == bytes.suffix(3))
+        #expect(try engine.read(record, offset: Int64(bytes.count) + 10, count: 100) == Data())
+        // Materialized for a decoder: the same bytes.
+        #expect(try Data(contentsOf: engine.materialize(record)) == bytes)
+    }
+
+    @Test func keysThatLeaveTheLibraryAreRefused() throws {
+        let (library, engine, _, _) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        let outside = library.scratch.appendingPathComponent("secret.txt")
+        try Data("secret".utf8).write(to: outside)
+        for key in ["../\(library.url.lastPathComponent)/../secret.txt", outside.path, "originals/../../secret.txt", "", "originals//x"] {
+            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.materialize(key) }
+            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.size(of: key) }
+            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.read(key, offset: 0, count: 6) }
+            #expect(engine.blobs.readSmall(key, limit: 100) == nil)
+        }
+        #expect(throws: LibraryError.self) { try engine.blobs.size(of: "originals/0/missing.jpg") }
+    }
+
+    @Test func smallReadsStopAtTheirLimit() throws {
+        let (library, engine, record, bytes) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        #expect(engine.blobs.readSmall(record.path, limit: bytes.count) == bytes)
+        #expect(engine.blobs.readSmall(record.path, limit: bytes.count - 1) == nil)
+    }
+
+    @Test func derivativesRoundTripAndAreReplacedWhole() throws {
+        let (library, engine, record, _) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        let uuid = String(record.assetLocalIdentifier.prefix { $0 != "/" })
+        let name = Derivatives.namePrefix(sha256: record.sha256) + "4x2-fit-exact.pixels"
+        #expect(engine.derivative(assetUUID: uuid, name: name) == nil)
+        let first = PixelBuffer(width: 4, height: 2, bands: 3, bytes: Data((0..<24).map { UInt8($0) }))
+        engine.storeDerivative(first, assetUUID: uuid, name: name)
+        #expect(engine.derivative(assetUUID: uuid, name: name) == first)
+        let second = PixelBuffer(width: 4, height: 2, bands: 3, bytes: Data((0..<24).map { UInt8(100 + $0) }))
+        engine.storeDerivative(second, assetUUID: uuid, name: name)
+        #expect(engine.derivative(assetUUID: uuid, name: name) == second)
+        // Names that are not one plain component, and asset ids that are not UUIDs, are never stored or read.
+        for bad in ["../x.pixels", ".hidden", "a/b"] {
+            engine.storeDerivative(first, assetUUID: uuid, name: bad)
+            #expect(engine.derivative(assetUUID: uuid, name: bad) == nil)
+        }
+        engine.storeDerivative(first, assetUUID: "../../originals", name: name)
+        #expect(engine.derivative(assetUUID: "../../originals", name: name) == nil)
+        // One version's derivatives go with it; the rest stay until the asset goes.
+        let other = "0123456789abcdef-4x2-fit-exact.pixels"
+        engine.storeDerivative(first, assetUUID: uuid, name: other)
+        engine.blobs.removeDerivatives(assetUUID: uuid, prefix: Derivatives.namePrefix(sha256: record.sha256))
+        #expect(engine.derivative(assetUUID: uuid, name: name) == nil)
+        #expect(engine.derivative(assetUUID: uuid, name: other) == first)
+        engine.blobs.removeDerivatives(assetUUID: uuid, prefix: nil)
+        #expect(engine.derivative(assetUUID: uuid, name: other) == nil)
+    }
+
+    /// A damaged derivative (cut short by a full disk, or another format) is a miss, never wrong pixels.
+    @Test func aDamagedDerivativeIsAMiss() throws {
+        let (library, engine, record, _) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        let uuid = String(record.assetLocalIdentifier.prefix { $0 != "/" })
+        let name = Derivatives.namePrefix(sha256: record.sha256) + "4x2.pixels"
+        let pixels = PixelBuffer(width: 4, height: 2, bands: 3, bytes: Data(repeating: 7, count: 24))
+        engine.storeDerivative(pixels, assetUUID: uuid, name: name)
+        let stored = try #require(engine.blobs.derivative(assetUUID: uuid, name: name))
+        engine.blobs.storeDerivative(stored.prefix(stored.count - 1), assetUUID: uuid, name: name)
+        #expect(engine.derivative(assetUUID: uuid, name: name) == nil)
+        engine.blobs.storeDerivative(Data("OPKPIX2\0".utf8) + stored.dropFirst(8), assetUUID: uuid, name: name)
+        #expect(engine.derivative(assetUUID: uuid, name: name) == nil)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// The layering ARCHITECTURE.md describes, checked in the sources: nothing above the engine names SQL, the database,
+/// a file of the library or the engine's storage parts — so a second store behind the engine changes nothing above it.
+@Suite("Layering")
+struct LayeringTests {
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        .standardizedFileURL
+
+    /// The modules above the engine.
+    static let aboveTheEngine = ["OpenPhotos", "PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "Photos", "PhotosUI"]
+
+    /// What they must not name: SQL and its building blocks, the SQLite files, the bundle's layout, and the engine's
+    /// storage parts (its database, blob store, bundle and stager).
+    static let forbidden = [
+        "import GRDB", "SQLFragment", "SQLArgument", "KeyTable", "PredicateCompiler", "FetchPlanner", ".sqlite", "-shm", "-wal",
+        "LibraryBundle", "FolderBlobStore", "engine.database", "engine.reader", "engine.bundle", "engine.blobs", "engine.stager",
+        "engine.slots",
+    ]
+
+    /// Whether `line` names `word` as a whole (`KeyTable`, not `sortKeyTable`; Apple's
+    /// `relinquishingLibraryBundleToWriter` is not `LibraryBundle`).
+    static func names(_ line: Substring, _ word: String) -> Bool {
+        var searchStart = line.startIndex
+        while let range = line.range(of: word, range: searchStart..<line.endIndex) {
+            let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
+            let after = range.upperBound == line.endIndex ? nil : line[range.upperBound]
+            func isIdentifier(_ c: Character?) -> Bool { c.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
+            let startsWord = !(word.first!.isLetter) || !isIdentifier(before)
+            let endsWord = !(word.last!.isLetter) || !isIdentifier(after)
+            if startsWord && endsWord { return true }
+            searchStart = range.upperBound
+        }
+        return false
+    }
+
+    @Test func theCheckMatchesWholeNames() {
+        #expect(Self.names("let x: KeyTable", "KeyTable"))
+        #expect(!Self.names("let sortKeyTable = 1", "KeyTable"))
+        #expect(!Self.names("case relinquishingLibraryBundleToWriter", "LibraryBundle"))
+        #expect(Self.names("open(\"Photos.sqlite\")", ".sqlite"))
+        #expect(Self.names("import GRDB", "import GRDB"))
+    }
+
+    @Test func nothingAboveTheEngineNamesStorage() throws {
+        var offences: [String] = []
+        var filesRead = 0
+        for module in Self.aboveTheEngine {
+            let folder = Self.sources.appendingPathComponent(module)
+            let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path), "\(folder.path)")
+            while let path = enumerator.nextObject() as? String {
+                guard path.hasSuffix(".swift") else { continue }
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                filesRead += 1
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    for word in Self.forbidden where Self.names(line, word) {
+                        offences.append("\(module)/\(path):\(number + 1): \(word)")
+                    }
+                }
+            }
+        }
+        #expect(filesRead > 100, "the sources were not found at \(Self.sources.path)")
+        #expect(offences == [])
+    }
+}
