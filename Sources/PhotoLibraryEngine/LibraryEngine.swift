@@ -18,7 +18,8 @@ package struct LibraryConfiguration: Sendable {
     package var trashRetention: TimeInterval?
     /// The media reader used for new files.
     package var probe = MediaProbe()
-    /// Whether observers are woken by inotify on the database files when another process commits (else they poll).
+    /// Whether observers are woken by the store's signal when another process commits (for SQLite, inotify on the
+    /// database files), else they poll.
     package var watchesDatabaseFiles = true
     /// How often observers look for other processes' commits: without file watching, and as the safety net
     /// beside it.
@@ -160,7 +161,8 @@ package final class LibraryEngine: Sendable {
         self.changeCenter =
             changeCenter
             ?? ChangeCenter(
-                database: database, databaseURL: configuration.watchesDatabaseFiles ? bundle.databaseURL : nil,
+                database: database,
+                signal: SQLiteCommitSignal(databaseURL: bundle.databaseURL, watchesFiles: configuration.watchesDatabaseFiles),
                 pollInterval: configuration.changePollInterval, watchedPollInterval: configuration.watchedChangePollInterval)
     }
 

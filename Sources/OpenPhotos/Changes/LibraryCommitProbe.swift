@@ -1,19 +1,18 @@
 import Foundation
 import PhotoLibraryEngine
-import Synchronization
 
 /// OpenPhotoKit: whether a library committed anything since the last look, by any process — one cheap look per
 /// call (a server checks it before every request to keep per-commit caches exact). Make one with
 /// ``PHPhotoLibrary/makeCommitProbe()``.
 package final class LibraryCommitProbe: Sendable {
-    private let probe: Mutex<DatabaseCommitProbe>
+    private let probe: any CommitProbe
 
-    init(_ probe: consuming DatabaseCommitProbe) {
-        self.probe = Mutex(probe)
+    init(_ probe: any CommitProbe) {
+        self.probe = probe
     }
 
     /// True when the library committed since the last call (or since the probe was made).
-    package func changed() -> Bool { probe.withLock { $0.changed() } }
+    package func changed() -> Bool { probe.changed() }
 }
 
 extension PHPhotoLibrary {

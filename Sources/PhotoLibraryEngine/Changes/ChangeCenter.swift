@@ -18,8 +18,8 @@ package struct ChangeDelivery: Sendable {
 /// engine: once each, in commit order, on one serial queue that is never a committing caller's.
 ///
 /// Commits made through this engine wake the queue at once and come with a snapshot pinned right after their
-/// commit. Commits of other processes (or other engines on the same file) wake it through inotify on the
-/// database's files (``DatabaseWatcher``), with a slow poll of the journal's newest id as a safety net, or a fast
+/// commit. Commits of other processes (or other engines on the same store) wake it through the store's
+/// ``CommitSignal`` (for SQLite, inotify on the database's files), with a slow poll of the journal's newest id as a safety net, or a fast
 /// poll where inotify is missing; a wake-up costs one indexed read. Nothing runs while nobody subscribes.
 package final class ChangeCenter: @unchecked Sendable {
     package typealias Handler = @Sendable (ChangeDelivery) -> Void
@@ -36,21 +36,21 @@ package final class ChangeCenter: @unchecked Sendable {
     /// ``didCommit(_:snapshot:)``, so a local commit is never described against a later state.
     private var localCommitsInFlight = 0
     private var timer: (any DispatchSourceTimer)?
-    private var watcher: DatabaseWatcher?
-    private let databaseURL: URL?
+    private var watcher: (any CommitWatch)?
+    let signal: any CommitSignal
     /// How often other processes' commits are looked for while someone subscribes, without inotify.
     package let pollInterval: DispatchTimeInterval
     /// The safety-net poll while inotify watches the database.
     package let watchedPollInterval: DispatchTimeInterval
-    /// Whether inotify wakes this center (false: it polls every ``pollInterval``).
+    /// Whether the store's signal wakes this center (false: it polls every ``pollInterval``).
     package private(set) var isWatching = false
 
     init(
-        database: any DatabaseWriter, databaseURL: URL?, pollInterval: DispatchTimeInterval = .milliseconds(50),
+        database: any DatabaseWriter, signal: any CommitSignal, pollInterval: DispatchTimeInterval = .milliseconds(50),
         watchedPollInterval: DispatchTimeInterval = .seconds(1)
     ) {
         self.database = database
-        self.databaseURL = databaseURL
+        self.signal = signal
         self.pollInterval = pollInterval
         self.watchedPollInterval = watchedPollInterval
     }
@@ -106,11 +106,8 @@ package final class ChangeCenter: @unchecked Sendable {
 
     /// Starts the wake-ups; called with the lock held when the first subscriber arrives.
     private func startPolling() {
-        if let databaseURL {
-            let watcher = DatabaseWatcher(databaseURL: databaseURL, queue: queue) { [weak self] in self?.wake() }
-            isWatching = watcher.start()
-            self.watcher = isWatching ? watcher : nil
-        }
+        watcher = signal.watch(on: queue) { [weak self] in self?.wake() }
+        isWatching = watcher != nil
         let interval = isWatching ? watchedPollInterval : pollInterval
         let source = DispatchSource.makeTimerSource(queue: queue)
         source.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
@@ -122,9 +119,10 @@ package final class ChangeCenter: @unchecked Sendable {
     /// Which wake-up the scheduled follow-ups belong to: a later wake-up supersedes them with its own.
     private var wakeGeneration = 0
 
-    /// A file event: pump now, and again a few moments later. The event comes when the other process writes its
-    /// transaction's frames to the `-wal` file, just before it publishes them in the WAL index; a read in between
-    /// still sees the previous state, and no further event would come. Every event starts its own follow-ups (2,
+    /// A signal: pump now, and again a few moments later. A signal can come just before the commit is visible (for
+    /// SQLite, the file event comes when the other process writes its transaction's frames to the `-wal` file, just
+    /// before it publishes them in the WAL index); a read in between still sees the previous state, and no further
+    /// signal would come. Every event starts its own follow-ups (2,
     /// 10, 30 and 200 ms later; those of an earlier event are dropped): a commit that follows another within the
     /// window is seen within milliseconds, not at the end of the first one's window. (The safety poll catches
     /// anything later.)
@@ -170,4 +168,9 @@ package final class ChangeCenter: @unchecked Sendable {
             }
         }
     }
+}
+
+extension LibraryEngine {
+    /// A probe of this library's commits by any process (see ``CommitProbe``).
+    package func makeCommitProbe() -> any CommitProbe { changeCenter.signal.makeProbe() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Whether a commit became visible in the library's database since the last look, by any process.
 ///
@@ -7,9 +8,16 @@ import Foundation
 /// and salts. Reading those 48 bytes with `pread` tells exactly whether anything was committed since the last read —
 /// one system call without a path to resolve, and neither early (a log write not yet published) nor late. Without
 /// the index (a library not in WAL mode) the size, time and inode of the database files (`stat`) stand in.
-package struct DatabaseCommitProbe: ~Copyable {
-    private var index: Int32
-    private var header = Header()
+final class WALIndexProbe: CommitProbe {
+    private let state: Mutex<State>
+
+    private struct State {
+        var index: Int32
+        var header = Header()
+        var stamp: [[Int]] = []
+        let indexPath: String
+        let paths: [String]
+    }
 
     /// The index header's 48 bytes, compared as six words (no allocation per request).
     private struct Header: Equatable {
@@ -19,45 +27,40 @@ package struct DatabaseCommitProbe: ~Copyable {
                 && a.words.4 == b.words.4 && a.words.5 == b.words.5
         }
     }
-    private let indexPath: String
-    private let paths: [String]
-    private var stamp: [[Int]] = []
 
-    init(bundle: LibraryBundle) {
-        let database = bundle.databaseURL.path
-        indexPath = database + "-shm"
-        paths = [database, database + "-wal"]
-        index = open(indexPath, O_RDONLY | O_CLOEXEC)
+    init(databaseURL: URL) {
+        let database = databaseURL.path
+        state = Mutex(
+            State(index: open(database + "-shm", O_RDONLY | O_CLOEXEC), indexPath: database + "-shm", paths: [database, database + "-wal"]))
         _ = changed()
     }
 
-    deinit { if index >= 0 { close(index) } }
-
     /// True when the database changed since the last call.
-    package mutating func changed() -> Bool {
-        if index >= 0 {
+    func changed() -> Bool {
+        state.withLock { Self.changed(&$0) }
+    }
+
+    deinit { state.withLock { if $0.index >= 0 { close($0.index) } } }
+
+    private static func changed(_ state: inout State) -> Bool {
+        if state.index >= 0 {
             var now = Header()
-            let descriptor = index
+            let descriptor = state.index
             if withUnsafeMutableBytes(of: &now.words, { pread(descriptor, $0.baseAddress, 48, 0) }) == 48 {
-                defer { header = now }
-                return now != header
+                defer { state.header = now }
+                return now != state.header
             }
             // The index is gone (every connection closed, which this server's own do not): open it again.
-            close(index)
-            index = open(indexPath, O_RDONLY | O_CLOEXEC)
+            close(state.index)
+            state.index = open(state.indexPath, O_RDONLY | O_CLOEXEC)
             return true
         }
-        let now = paths.map { path -> [Int] in
+        let now = state.paths.map { path -> [Int] in
             var info = stat()
             guard stat(path, &info) == 0 else { return [] }
             return [Int(info.st_size), Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec), Int(info.st_ino)]
         }
-        defer { stamp = now }
-        return now != stamp
+        defer { state.stamp = now }
+        return now != state.stamp
     }
-}
-
-extension LibraryEngine {
-    /// A probe of this library's commits by any process (see ``DatabaseCommitProbe``).
-    package func makeCommitProbe() -> DatabaseCommitProbe { DatabaseCommitProbe(bundle: bundle) }
 }

@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// Wakes a queue when another process writes the library's database: inotify on the database's folder, for the
+/// Wakes a queue when a process writes a SQLite database: inotify on the database's folder, for the
 /// SQLite files of that database (a commit in WAL mode always writes the `-wal` file; a checkpoint writes the main
 /// file). Watching the folder rather than the files keeps working when SQLite deletes and re-creates the `-wal`.
 ///
@@ -12,7 +12,7 @@ import Foundation
 /// cheap and idempotent (the change center reads the journal's newest id), because this process's own writes
 /// wake it too. Where inotify is missing (not Linux, or out of watches) ``start()`` returns false and the change
 /// center polls instead.
-final class DatabaseWatcher: @unchecked Sendable {
+final class SQLiteFileWatcher: CommitWatch, @unchecked Sendable {
     private let databaseURL: URL
     private let queue: DispatchQueue
     private let handler: @Sendable () -> Void
