@@ -47,9 +47,19 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // C libraries behind tiny system-library modules with static-inline shims.
+        // C libraries behind tiny system-library modules (their headers and pkg-config flags) and C targets that wrap
+        // them for Swift, with `.c` files by concern.
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips for Swift: image wrappers, operations by name, the libheif runtime, one initialisation.
+        .target(name: "CVipsShims", dependencies: ["CVips"], linkerSettings: ["vips", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }),
+        // Sample photos for `photos demo`; test images with known pixels for the tests (PhotosTesting only).
+        .target(name: "CSampleImages", dependencies: ["CVips"], linkerSettings: ["vips", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }),
+        .target(name: "CTestImages", dependencies: ["CVips"], linkerSettings: ["vips", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }),
         .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+        // libavformat for Swift: probing and metadata, poster frames, the movie exporter.
+        .target(
+            name: "CAVFormatShims", dependencies: ["CAVFormat"],
+            linkerSettings: ["avformat", "avcodec", "avutil", "swscale", "swresample"].map { .linkedLibrary($0) }),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         // The HEIF check helper: C, linked against the system's libheif.
         .executableTarget(name: "openphotokit-heif-check", linkerSettings: [.linkedLibrary("heif")]),
@@ -63,7 +73,7 @@ let package = Package(
         // Adapters: decoding and metadata.
         .target(
             name: "PhotoMedia",
-            dependencies: ["CVips", "CAVFormat", "CExif", "CProcessControl", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CVipsShims", "CAVFormatShims", "CExif", "CProcessControl", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The library itself: bundle, store, queries, transactions, access policy.
@@ -79,7 +89,7 @@ let package = Package(
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
         // Core Image on libvips: CIImage, CIFilter, CIContext and the CoreGraphics values they need.
-        .target(name: "OpenCoreImage", dependencies: ["CVips", "CExif", "CRaw", "UniformTypeIdentifiers"], swiftSettings: strict),
+        .target(name: "OpenCoreImage", dependencies: ["CVipsShims", "CExif", "CRaw", "UniformTypeIdentifiers"], swiftSettings: strict),
         // ImageIO's keys (`kCGImageDestinationLossyCompressionQuality` as a `CFString`) under Apple's module name.
         .target(name: "ImageIO", dependencies: ["UniformTypeIdentifiers"], swiftSettings: strict),
         // `import CoreImage` on Linux (it brings ImageIO's keys, as Apple's does).
@@ -108,7 +118,7 @@ let package = Package(
         .target(
             name: "PhotosTesting",
             dependencies: [
-                "OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "SampleMedia", "CVips", "CProcessControl",
+                "OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "SampleMedia", "CVipsShims", "CTestImages", "CProcessControl",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
@@ -133,7 +143,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // Generated sample media (libvips and ffmpeg) for `photos demo`, the tests and the benchmarks.
-        .target(name: "SampleMedia", dependencies: ["CVips", "PhotoMedia"], swiftSettings: strict),
+        .target(name: "SampleMedia", dependencies: ["CVipsShims", "CSampleImages", "PhotoMedia"], swiftSettings: strict),
         // What the command-line programs share: one-line errors, progress on standard error, Ctrl-C.
         .target(name: "CommandLineSupport", dependencies: ["OpenPhotos"], swiftSettings: strict),
         .executableTarget(
@@ -143,7 +153,6 @@ let package = Package(
                 "PhotosServer",
                 "PhotoLibraryEngine",
                 "PhotoMedia",
-                "CVips",
                 "SampleMedia",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -160,7 +169,8 @@ let package = Package(
                 "PhotosServer",
                 "PhotoLibraryEngine",
                 "PhotoMedia",
-                "CVips",
+                "CVipsShims",
+                "CBenchBaselines",
                 "PhotosTesting",
                 "CHeapStats",
                 "CommandLineSupport",
@@ -170,6 +180,9 @@ let package = Package(
             path: "Benchmarks/PhotosBench",
             swiftSettings: strict
         ),
+
+        // The libvips baselines photos-bench compares with.
+        .target(name: "CBenchBaselines", dependencies: ["CVips"], path: "Benchmarks/CBenchBaselines", linkerSettings: ["vips", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }),
 
         // Fuzzing: the untrusted-input parsers as libFuzzer targets (scripts/fuzz.sh); not part of any product.
         .target(name: "PhotosFuzzing", dependencies: ["PhotoLibraryEngine", "PhotoMedia", "CRaw"], swiftSettings: strict),

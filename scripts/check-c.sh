@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks the C shims' memory safety on real and generated movies, and CRaw's on generated DNGs (part of the test
-# command):
+# Checks the C shims' memory safety on real and generated movies (CAVFormatShims), images (CVipsShims) and DNGs
+# (CRaw) (part of the test command):
 #   1. Tests/CShimChecks/av_check.c built with AddressSanitizer + UndefinedBehaviorSanitizer (the shim's own code);
 #   2. the same built plain and run under valgrind's memcheck, which also sees what the uninstrumented system libraries
 #      (libswscale's vector stores, decoders) write into buffers the shim gives them — the class of bug that corrupted
@@ -47,7 +47,7 @@ damaged+=(/dev/null "$0")
 echo "check-c: AddressSanitizer + UBSan over ${#movies[@]} movies and ${#damaged[@]} damaged inputs" >&2
 # shellcheck disable=SC2086
 cc "${flags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-  Tests/CShimChecks/av_check.c -o "$work/av_check_asan" $libs -lm
+  Tests/CShimChecks/av_check.c Sources/CAVFormatShims/*.c -I Sources/CAVFormatShims/include -o "$work/av_check_asan" $libs -lm
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   "$work/av_check_asan" "$work/scratch" "${movies[@]}" --damaged "${damaged[@]}" >"$work/asan.log" 2>&1 \
   || { tail -40 "$work/asan.log" >&2; echo "check-c: AddressSanitizer run FAILED (log: $work/asan.log)" >&2; exit 1; }
@@ -57,12 +57,34 @@ if [ "$quick" = no ]; then
   command -v valgrind >/dev/null || { echo "check-c: valgrind is missing (scripts/setup.sh installs it)" >&2; exit 1; }
   echo "check-c: valgrind memcheck over the same inputs" >&2
   # shellcheck disable=SC2086
-  cc "${flags[@]}" Tests/CShimChecks/av_check.c -o "$work/av_check" $libs -lm
+  cc "${flags[@]}" Tests/CShimChecks/av_check.c Sources/CAVFormatShims/*.c -I Sources/CAVFormatShims/include -o "$work/av_check" $libs -lm
   valgrind -q --error-exitcode=99 --leak-check=no "$work/av_check" "$work/scratch" "${movies[@]}" --damaged "${damaged[@]}" \
     >"$work/valgrind.log" 2>&1 \
     || { grep -m 60 -E "==[0-9]+==|failed|FAIL" "$work/valgrind.log" >&2; echo "check-c: valgrind run FAILED (log: $work/valgrind.log)" >&2; exit 1; }
   tail -1 "$work/valgrind.log" >&2
 fi
+# Images (Sources/CVipsShims over libvips and libheif): images the check writes (every orientation, odd sizes, a HEIF
+# grid of partial tiles), the photos of ../shared/media when it is beside the repository, and its damaged JPEGs. Damaged
+# HEIF files are left out: libheif asserts on some, which is why the library reads them in a helper process first
+# (HEIFCheck), and PNG bombs are refused by the probe's pixel limit before libvips sees them. libvips' and GLib's own
+# caches live as long as the process, so leaks are not reported here.
+echo "check-c: CVipsShims under AddressSanitizer + UBSan" >&2
+images=()
+damaged_images=(/dev/null "$0")
+if [ -d ../shared/media ]; then
+  while IFS= read -r -d '' f; do images+=("$f"); done < <(find ../shared/media -type f \( -iname '*.jpg' -o -iname '*.jpeg' -o -iname '*.png' -o -iname '*.heic' -o -iname '*.heif' \) ! -path '*/broken/*' -print0 | sort -z)
+  while IFS= read -r -d '' f; do damaged_images+=("$f"); done < <(find ../shared/media/broken -type f -iname '*.jpg' -print0 2>/dev/null | sort -z)
+fi
+mkdir -p "$work/vips-scratch"
+# shellcheck disable=SC2046
+cc "${flags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+  Tests/CShimChecks/vips_check.c Sources/CVipsShims/*.c Sources/CSampleImages/*.c -I Sources/CVipsShims/include \
+  -I Sources/CSampleImages/include -o "$work/vips_check_asan" $(pkg-config --cflags --libs vips) -lm
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  "$work/vips_check_asan" "$work/vips-scratch" "${images[@]}" --damaged "${damaged_images[@]}" >"$work/vips-asan.log" 2>&1 \
+  || { grep -v -E 'VIPS-WARNING|^$|Premature end|Corrupt JPEG' "$work/vips-asan.log" | tail -40 >&2; echo "check-c: CVipsShims AddressSanitizer run FAILED (log: $work/vips-asan.log)" >&2; exit 1; }
+tail -1 "$work/vips-asan.log" >&2
+
 # Camera RAW (Sources/CRaw over LibRaw): generated DNGs of awkward shapes and damaged copies of them.
 python3 Tests/CShimChecks/make_dng.py "$work/raw"
 echo "check-c: CRaw under AddressSanitizer + UBSan, then valgrind, over generated and damaged DNGs" >&2

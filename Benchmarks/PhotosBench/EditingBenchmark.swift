@@ -1,5 +1,6 @@
 import ArgumentParser
-import CVips
+import CBenchBaselines
+import CVipsShims
 import CommandLineSupport
 import Foundation
 import OpenPhotos

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CVips
+import CVipsShims
 import CommandLineSupport
 import Foundation
 import OpenPhotos

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Renders ``CIImage`` recipes into pixels, bitmaps, ``CGImage``s and encoded files.

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// An image as Core Image sees it: a recipe, not pixels.

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Reads and re-encodes images held in memory (for the `UIImage` stand-in).

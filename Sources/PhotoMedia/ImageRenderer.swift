@@ -1,5 +1,5 @@
-import CAVFormat
-import CVips
+import CAVFormatShims
+import CVipsShims
 import Foundation
 
 #if canImport(Glibc)
@@ -356,14 +356,5 @@ package enum ImageRenderer {
         }
         defer { cvips_free(memory) }
         return PixelBuffer(width: Int(width), height: Int(height), bands: Int(bands), bytes: Data(bytes: memory, count: length))
-    }
-
-    /// Writes a test image whose displayed top-left corner is red, top-right green and bottom-left blue, stored
-    /// rotated or mirrored so that EXIF orientation `orientation` displays it upright at `width` × `height`.
-    package static func writeMarkerImage(to path: String, width: Int, height: Int, orientation: Int) throws(MediaError) {
-        MediaProbe.initializeLibraries()
-        guard cvips_write_marker_image(path, Int32(width), Int32(height), Int32(orientation)) == 0 else {
-            throw .corrupt(path: path, reason: MediaProbe.takeVipsError())
-        }
     }
 }

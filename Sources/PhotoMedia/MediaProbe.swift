@@ -1,5 +1,5 @@
-import CAVFormat
-import CVips
+import CAVFormatShims
+import CVipsShims
 import Foundation
 
 #if canImport(Glibc)
@@ -77,9 +77,7 @@ package struct MediaProbe: Sendable {
 
     private static let libraryInitialization: Bool = {
         MediaLog.install()
-        if cvips_init("OpenPhotoKit") != 0 { return false }
-        cheif_initialize()
-        vips_cache_set_max(0)
+        if cvips_start() != 0 { return false }
         cav_quiet()
         return true
     }()
@@ -256,7 +254,7 @@ package struct MediaProbe: Sendable {
 
     /// libvips keeps one process-wide error buffer; `vips_error_buffer_copy` reads and clears it under libvips' own
     /// lock (as OpenCoreImage's `VipsError.take` does).
-    static func takeVipsError() -> String {
+    package static func takeVipsError() -> String {
         var message = ""
         if let copy = vips_error_buffer_copy() {
             message = String(cString: copy)

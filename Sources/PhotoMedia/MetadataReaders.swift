@@ -1,4 +1,4 @@
-import CAVFormat
+import CAVFormatShims
 import CExif
 import Foundation
 

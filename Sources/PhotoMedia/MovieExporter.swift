@@ -1,4 +1,4 @@
-import CAVFormat
+import CAVFormatShims
 import Foundation
 
 /// Writes a movie into a new file with libavformat and libavcodec: a copy of its streams in another container

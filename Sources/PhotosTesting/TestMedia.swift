@@ -1,4 +1,5 @@
-import CVips
+import CTestImages
+import CVipsShims
 import Foundation
 import PhotoMedia
 import SampleMedia
@@ -138,5 +139,16 @@ extension TestMedia {
         let length = payload.count + 2
         bytes.insert(contentsOf: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + payload, at: 2)
         try Data(bytes).write(to: url)
+    }
+}
+
+extension TestMedia {
+    /// Writes a test image whose displayed top-left corner is red, top-right green and bottom-left blue, stored
+    /// rotated or mirrored so that EXIF orientation `orientation` displays it upright at `width` × `height`.
+    public static func writeMarkerImage(to path: String, width: Int, height: Int, orientation: Int) throws {
+        MediaProbe.initializeLibraries()
+        guard cvips_write_marker_image(path, Int32(width), Int32(height), Int32(orientation)) == 0 else {
+            throw MediaError.corrupt(path: path, reason: MediaProbe.takeVipsError())
+        }
     }
 }

@@ -1,4 +1,5 @@
-import CVips
+import CSampleImages
+import CVipsShims
 import Foundation
 import PhotoMedia
 

@@ -4,7 +4,7 @@
  * also sees the writes of the uninstrumented system libraries into buffers the shim hands them (how a tight RGB24
  * buffer overrun by swscale's vector stores was found). Exits non-zero when an entry point fails on a movie that
  * should decode, or when a result is inconsistent (poster frame size against the probe). */
-#include <CAVFormat/shim.h>
+#include "cavformat_shims.h"
 #include <stdlib.h>
 #include <unistd.h>
 

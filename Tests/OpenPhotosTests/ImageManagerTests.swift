@@ -17,7 +17,7 @@ struct ImageManagerTests {
         var files: [URL] = []
         for orientation in 1...8 {
             let file = library.scratch.appendingPathComponent("marker-\(orientation).jpg")
-            try ImageRenderer.writeMarkerImage(to: file.path, width: width, height: height, orientation: orientation)
+            try TestMedia.writeMarkerImage(to: file.path, width: width, height: height, orientation: orientation)
             files.append(file)
         }
         let report = try library.library.importItems(at: files)
@@ -339,7 +339,7 @@ struct UIImageTests {
         let folder = try TestMedia.temporaryDirectory("uiimage")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("marker.jpg")
-        try ImageRenderer.writeMarkerImage(to: file.path, width: 80, height: 60, orientation: 8)
+        try TestMedia.writeMarkerImage(to: file.path, width: 80, height: 60, orientation: 8)
         let image = try #require(UIImage(contentsOfFile: file.path))
         #expect(image.size == CGSize(width: 80, height: 60))
         #expect(image.imageOrientation == .left)

@@ -65,7 +65,7 @@ extension MetadataGapTests {
         // A marker image stored rotated for orientation 6, with that orientation in an eXIf chunk: once before the
         // image data (where libvips reads it), once after it, just before IEND.
         let marker = dir.appendingPathComponent("marker.png")
-        try ImageRenderer.writeMarkerImage(to: marker.path, width: 40, height: 30, orientation: 6)
+        try TestMedia.writeMarkerImage(to: marker.path, width: 40, height: 30, orientation: 6)
         var exif = TestEXIF()
         exif.orientation = 6
         let chunk = ("eXIf", Data(exif.tiff))

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Porter-Duff and blend-mode formulas on premultiplied RGBA (4 bands, float).

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Blurs and sharpening: neighbourhood operations on premultiplied pixels (transparent beyond the extent, so edges

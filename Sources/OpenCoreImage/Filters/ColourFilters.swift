@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// The colour adjustments: per-pixel formulas in Core Image's working space (linear light, unpremultiplied colours,

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Compositing and blend modes on premultiplied colours (F: the image, B: the background, α their alphas).

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Looks and effects: the Photos app's photo effects, vignettes, highlight and shadow recovery, pixellation.

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Per-pixel arithmetic on float images, the vocabulary filters are written in.

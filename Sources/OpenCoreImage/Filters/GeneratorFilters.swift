@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Generators: images of infinite extent computed from coordinates (crop them before rendering). Colours are

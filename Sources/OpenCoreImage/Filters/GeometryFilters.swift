@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Geometry: affine transforms, crops, straightening, Lanczos scaling, perspective correction.

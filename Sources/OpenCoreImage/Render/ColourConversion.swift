@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Conversions into and out of the working space (extended linear sRGB, premultiplied alpha, float).

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// A single colour everywhere: an infinite extent.

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// One step of a ``CIImage``'s recipe. Nodes are immutable and shared between images; rendering asks a node for a

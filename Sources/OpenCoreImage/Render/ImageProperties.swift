@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// A file's metadata in ImageIO's dictionary shape, as ``CIImage/properties`` reports it: `PixelWidth`,

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// A per-pixel colour operation on straight (unpremultiplied) linear RGB; alpha passes through.

@@ -1,5 +1,5 @@
 import CExif
-import CVips
+import CVipsShims
 import Foundation
 
 /// What an encoded file carries besides pixels: the colour space's ICC profile, and EXIF from the image's

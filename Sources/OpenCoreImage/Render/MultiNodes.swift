@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// Several images combined pixel by pixel (premultiplied RGBA each, rendered at the same region).

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// A node's rendering of one rectangle: a lazy libvips image exactly that many pixels wide and high, in Core Image's

@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// A libvips operation called by name with typed arguments, the way libvips' own language bindings call it:
@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Building runs no pixels: it adds a node to the lazy pipeline.
 struct VipsCall: ~Copyable {
-    private var op: UnsafeMutablePointer<CVips.VipsOperation>?
+    private var op: UnsafeMutablePointer<CVipsShims.VipsOperation>?
     private let name: String
 
     init(_ name: String) {
@@ -128,7 +128,7 @@ struct VipsCall: ~Copyable {
         cvips_operation_release(built)
     }
 
-    private consuming func build() throws(VipsError) -> UnsafeMutablePointer<CVips.VipsOperation> {
+    private consuming func build() throws(VipsError) -> UnsafeMutablePointer<CVipsShims.VipsOperation> {
         var pointer = op
         op = nil
         guard cvips_operation_build(&pointer) == 0, let pointer else { throw VipsError.take(name) }

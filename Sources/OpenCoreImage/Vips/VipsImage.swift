@@ -1,4 +1,4 @@
-import CVips
+import CVipsShims
 import Foundation
 
 /// One reference to a libvips image: a node of a lazy, demand-driven pipeline. Nothing is computed until a sink
@@ -94,9 +94,7 @@ struct VipsError: Error, CustomStringConvertible {
 /// libvips initialisation, once per process (idempotent with other modules that initialise it too).
 enum VipsRuntime {
     static let initialized: Bool = {
-        guard cvips_init("OpenCoreImage") == 0 else { return false }
-        cheif_initialize()
-        return true
+        cvips_start() == 0
     }()
 
     static func start() {

@@ -1,202 +1,18 @@
-#ifndef CAVFORMAT_SHIM_H
-#define CAVFORMAT_SHIM_H
-#include <libavformat/avformat.h>
-#include <libavutil/cpu.h>
-#include <libavutil/display.h>
-#include <libavutil/log.h>
-#include <libavutil/imgutils.h>
-#include <libavutil/pixdesc.h>
-#include <libavcodec/avcodec.h>
-#include <libswscale/swscale.h>
-#include <libswresample/swresample.h>
+#include "cavformat_shims.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* What the photo library needs from a movie: the first video stream's coded size, its display rotation,
-   and the container's duration. Fixed-arity so Swift can call it. Returns 0 on success, an AVERROR otherwise. */
-typedef struct cav_video_info {
-    int has_video;
-    int has_audio;
-    int width;
-    int height;
-    int rotation;          /* degrees, clockwise, normalised to 0, 90, 180, 270 */
-    double duration;       /* seconds, or -1 when unknown */
-    double frame_rate;     /* average frame rate, or 0 */
-} cav_video_info;
+int cav_exit_code(void) { return AVERROR_EXIT; }
 
-static inline void cav_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
+int cav_not_supported_code(void) { return AVERROR(ENOTSUP); }
 
-static inline int cav_probe_file(const char *path, cav_video_info *info) {
-    AVFormatContext *ctx = NULL;
-    memset(info, 0, sizeof(*info));
-    info->duration = -1;
-    int err = avformat_open_input(&ctx, path, NULL, NULL);
-    if (err < 0) return err;
-    err = avformat_find_stream_info(ctx, NULL);
-    if (err < 0) { avformat_close_input(&ctx); return err; }
-    if (ctx->duration != AV_NOPTS_VALUE && ctx->duration > 0) info->duration = (double)ctx->duration / AV_TIME_BASE;
-    for (unsigned i = 0; i < ctx->nb_streams; i++) {
-        AVStream *st = ctx->streams[i];
-        if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) info->has_audio = 1;
-        if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO || info->has_video) continue;
-        if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
-        info->has_video = 1;
-        info->width = st->codecpar->width;
-        info->height = st->codecpar->height;
-        if (st->avg_frame_rate.den > 0) info->frame_rate = av_q2d(st->avg_frame_rate);
-        const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
-        if (matrix) {
-            double theta = -av_display_rotation_get((const int32_t *)matrix);
-            if (!isnan(theta)) {
-                int deg = (int)lround(theta) % 360;
-                if (deg < 0) deg += 360;
-                info->rotation = ((deg + 45) / 90 * 90) % 360;
-            }
-        }
-    }
-    avformat_close_input(&ctx);
-    return 0;
-}
-
-static inline void cav_error_string(int err, char *buf, size_t len) { av_strerror(err, buf, len); }
-
-/* 1 when the movie's first video stream is HEVC, 0 when it is something else, an AVERROR when it cannot be read. */
-static inline int cav_video_is_hevc(const char *path) {
-    AVFormatContext *in = NULL;
-    int err = avformat_open_input(&in, path, NULL, NULL);
-    if (err < 0) return err;
-    int result = 0;
-    for (unsigned i = 0; i < in->nb_streams; i++) {
-        if (in->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
-            result = in->streams[i]->codecpar->codec_id == AV_CODEC_ID_HEVC;
-            break;
-        }
-    }
-    avformat_close_input(&in);
-    return result;
-}
-
-/* The container's and the first video stream's metadata as "key\tvalue\n" lines (keys as ffmpeg names them:
-   creation_time, com.apple.quicktime.creationdate, location, com.apple.quicktime.content.identifier …). Returns the
-   bytes written (truncated to len - 1), or an AVERROR. */
-static inline int cav_metadata(const char *path, char *buf, size_t len) {
-    AVFormatContext *ctx = NULL;
-    if (len == 0) return 0;
-    buf[0] = 0;
-    int err = avformat_open_input(&ctx, path, NULL, NULL);
-    if (err < 0) return err;
-    size_t used = 0;
-    AVDictionary *dicts[2] = { ctx->metadata, NULL };
-    for (unsigned i = 0; i < ctx->nb_streams; i++) {
-        if (ctx->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) { dicts[1] = ctx->streams[i]->metadata; break; }
-    }
-    for (int d = 0; d < 2; d++) {
-        const AVDictionaryEntry *e = NULL;
-        while (dicts[d] && (e = av_dict_get(dicts[d], "", e, AV_DICT_IGNORE_SUFFIX))) {
-            int n = snprintf(buf + used, len - used, "%s%s\t%s\n", d == 1 ? "stream:" : "", e->key, e->value);
-            if (n < 0 || (size_t)n >= len - used) { used = len - 1; break; }
-            used += (size_t)n;
-        }
-    }
-    avformat_close_input(&ctx);
-    return (int)used;
-}
-
-/* The first decodable frame of the first video stream at or after `seconds`, as 8-bit RGB (width * height * 3
-   bytes, stored orientation: the caller applies `rotation` from cav_probe_file). The caller frees *pixels with
-   av_free. Returns 0, or an AVERROR. Frames larger than max_pixels are refused. */
-static inline int cav_poster_frame(const char *path, double seconds, long max_pixels, uint8_t **pixels, int *width, int *height) {
-    AVFormatContext *ctx = NULL;
-    AVCodecContext *codec = NULL;
-    AVPacket *packet = NULL;
-    AVFrame *frame = NULL, *rgb = NULL;
-    struct SwsContext *sws = NULL;
-    *pixels = NULL;
-    int err = avformat_open_input(&ctx, path, NULL, NULL);
-    if (err < 0) return err;
-    if ((err = avformat_find_stream_info(ctx, NULL)) < 0) goto done;
-    int stream = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
-    if (stream < 0) { err = stream; goto done; }
-    AVStream *st = ctx->streams[stream];
-    const AVCodec *decoder = avcodec_find_decoder(st->codecpar->codec_id);
-    if (!decoder) { err = AVERROR_DECODER_NOT_FOUND; goto done; }
-    if ((long)st->codecpar->width * st->codecpar->height > max_pixels) { err = AVERROR(ERANGE); goto done; }
-    codec = avcodec_alloc_context3(decoder);
-    if (!codec) { err = AVERROR(ENOMEM); goto done; }
-    if ((err = avcodec_parameters_to_context(codec, st->codecpar)) < 0) goto done;
-    codec->thread_count = 1;
-    if ((err = avcodec_open2(codec, decoder, NULL)) < 0) goto done;
-    if (seconds > 0) av_seek_frame(ctx, stream, (int64_t)(seconds / av_q2d(st->time_base)), AVSEEK_FLAG_BACKWARD);
-    packet = av_packet_alloc();
-    frame = av_frame_alloc();
-    if (!packet || !frame) { err = AVERROR(ENOMEM); goto done; }
-    int got = 0;
-    while (!got && (err = av_read_frame(ctx, packet)) >= 0) {
-        if (packet->stream_index == stream && avcodec_send_packet(codec, packet) >= 0) {
-            if (avcodec_receive_frame(codec, frame) == 0) got = 1;
-        }
-        av_packet_unref(packet);
-    }
-    if (!got) {
-        /* Drain: some decoders hold the first frame until the end of the stream. */
-        avcodec_send_packet(codec, NULL);
-        if (avcodec_receive_frame(codec, frame) == 0) got = 1;
-    }
-    if (!got) { if (err >= 0 || err == AVERROR_EOF) err = AVERROR_INVALIDDATA; goto done; }
-    *width = frame->width;
-    *height = frame->height;
-    sws = sws_getContext(frame->width, frame->height, (enum AVPixelFormat)frame->format, frame->width, frame->height,
-                         AV_PIX_FMT_RGB24, SWS_BILINEAR, NULL, NULL, NULL);
-    if (!sws) { err = AVERROR(EINVAL); goto done; }
-    /* swscale's SIMD converters write whole vectors: past the end of a row whose bytes are not a multiple of the
-       vector (568 px of RGB24 from an iPhone video overran a tight buffer and corrupted the heap). Scale into a frame
-       that libavutil allocates with its own alignment and padding, then copy the rows out tightly. */
-    rgb = av_frame_alloc();
-    if (!rgb) { err = AVERROR(ENOMEM); goto done; }
-    rgb->format = AV_PIX_FMT_RGB24;
-    rgb->width = frame->width;
-    rgb->height = frame->height;
-    if ((err = av_frame_get_buffer(rgb, 0)) < 0) goto done;
-    if ((err = sws_scale(sws, (const uint8_t *const *)frame->data, frame->linesize, 0, frame->height, rgb->data,
-                         rgb->linesize)) != frame->height) { err = err < 0 ? err : AVERROR_INVALIDDATA; goto done; }
-    size_t stride = (size_t)frame->width * 3;
-    *pixels = av_malloc(stride * (size_t)frame->height);
-    if (!*pixels) { err = AVERROR(ENOMEM); goto done; }
-    for (int y = 0; y < frame->height; y++) memcpy(*pixels + stride * (size_t)y, rgb->data[0] + (size_t)rgb->linesize[0] * (size_t)y, stride);
-    err = 0;
-done:
-    if (rgb) av_frame_free(&rgb);
-    if (sws) sws_freeContext(sws);
-    if (frame) av_frame_free(&frame);
-    if (packet) av_packet_free(&packet);
-    if (codec) avcodec_free_context(&codec);
-    avformat_close_input(&ctx);
-    if (err < 0 && *pixels) { av_free(*pixels); *pixels = NULL; }
-    return err;
-}
-
-/* Export: copy or re-encode a movie into a new container.
-   video_codec: 0 copies every stream the container can hold (passthrough); 1 re-encodes the first video stream with
-   libx264, 2 with libx265 (tagged hvc1, 10-bit kept), scaled to fit max_long x max_short (0 = source size, never
-   enlarged) with `crf`; audio is copied, or re-encoded to AAC when the container cannot hold its codec (LPCM in MPEG-4). Timed-metadata and data tracks are left out. Container metadata (creation
-   date, location, Apple keys) and the display rotation are kept. `progress` (may be NULL) is told the fraction done
-   and stops the export by returning non-zero (the result is then AVERROR_EXIT). Returns 0, AVERROR(ENOTSUP) when an
-   audio or copied video codec cannot go into the container, or another AVERROR. The caller removes out_path on
-   failure. */
-typedef int (*cav_progress_fn)(void *context, double fraction);
-
-/* The error macros, which Swift cannot import. */
-static inline int cav_exit_code(void) { return AVERROR_EXIT; }
-static inline int cav_not_supported_code(void) { return AVERROR(ENOTSUP); }
-
-static inline int cav_copy_codec_tag(const AVOutputFormat *format, AVCodecParameters *par) {
+static int cav_copy_codec_tag(const AVOutputFormat *format, AVCodecParameters *par) {
     unsigned tag = 0;
     if (!format->codec_tag || av_codec_get_id(format->codec_tag, par->codec_tag) == par->codec_id ||
         !av_codec_get_tag2(format->codec_tag, par->codec_id, &tag)) return par->codec_tag;
     return 0;
 }
-
 
 /* An audio stream re-encoded to AAC during an export (when its codec cannot go into the container). */
 typedef struct cav_audio_coder {
@@ -207,7 +23,7 @@ typedef struct cav_audio_coder {
     float gain;
 } cav_audio_coder;
 
-static inline void cav_audio_free(cav_audio_coder *a) {
+static void cav_audio_free(cav_audio_coder *a) {
     avcodec_free_context(&a->dec);
     avcodec_free_context(&a->enc);
     swr_free(&a->swr);
@@ -215,7 +31,7 @@ static inline void cav_audio_free(cav_audio_coder *a) {
     av_frame_free(&a->out);
 }
 
-static inline int cav_audio_open(cav_audio_coder *a, AVStream *ist, AVStream *ost, const AVOutputFormat *format) {
+static int cav_audio_open(cav_audio_coder *a, AVStream *ist, AVStream *ost, const AVOutputFormat *format) {
     int err;
     const AVCodec *decoder = avcodec_find_decoder(ist->codecpar->codec_id);
     const AVCodec *encoder = avcodec_find_encoder(AV_CODEC_ID_AAC);
@@ -245,9 +61,9 @@ static inline int cav_audio_open(cav_audio_coder *a, AVStream *ist, AVStream *os
     return 0;
 }
 
-/* Encodes what the resampler holds in frames of the encoder's size (and the tail when flushing) and writes the
+static /* Encodes what the resampler holds in frames of the encoder's size (and the tail when flushing) and writes the
    packets to stream `index`. */
-static inline int cav_audio_encode(cav_audio_coder *a, AVFormatContext *out, int index, AVPacket *packet, int flush) {
+int cav_audio_encode(cav_audio_coder *a, AVFormatContext *out, int index, AVPacket *packet, int flush) {
     int err, frame_size = a->enc->frame_size > 0 ? a->enc->frame_size : 1024;
     for (;;) {
         int available = swr_get_out_samples(a->swr, 0);
@@ -288,8 +104,8 @@ static inline int cav_audio_encode(cav_audio_coder *a, AVFormatContext *out, int
     return err == AVERROR_EOF ? 0 : err;
 }
 
-/* Decodes an audio packet (NULL: the end) into the resampler, then encodes what is ready. */
-static inline int cav_audio_feed(cav_audio_coder *a, AVStream *ist, AVFormatContext *out, int index, AVPacket *in,
+static /* Decodes an audio packet (NULL: the end) into the resampler, then encodes what is ready. */
+int cav_audio_feed(cav_audio_coder *a, AVStream *ist, AVFormatContext *out, int index, AVPacket *in,
                                  AVPacket *packet) {
     int err = avcodec_send_packet(a->dec, in);
     if (err < 0 && err != AVERROR_INVALIDDATA && err != AVERROR_EOF) return err;
@@ -306,17 +122,7 @@ static inline int cav_audio_feed(cav_audio_coder *a, AVStream *ist, AVFormatCont
     return err;
 }
 
-/* A frame filter: the frame as RGBA at the output size (`stride` bytes per row), changed in place; `seconds` from the
- * start of the exported range. Non-zero stops the export (the value is returned, or AVERROR_EXIT when positive). */
-typedef int (*cav_frame_fn)(void *context, uint8_t *rgba, int width, int height, int stride, double seconds);
-
-/* cav_export with a frame filter (the video is re-encoded through RGBA) and a time range: frames before `start` and
- * from `end` on (when end > start) are left out, exact to the frame for re-encoded video; copied streams keep the
- * packets whose time is in the range. */
-/* cav_export_ex: as cav_export, with a frame filter, a time range (start, end; 0, 0 for all), an audio gain, whether
-   audio is kept (`keep_audio`), and the video's display matrix (`display_matrix`: 9 values as libavutil's
-   display.h lays them out, written instead of the source's; NULL keeps the source's). */
-static inline int cav_export_ex(const char *in_path, const char *out_path, const char *format_name, int video_codec,
+int cav_export_ex(const char *in_path, const char *out_path, const char *format_name, int video_codec,
                                 int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
                                 void *context, cav_frame_fn frame_fn, void *frame_context, double start, double end,
                                 double audio_gain, int keep_audio, const int32_t *display_matrix) {
@@ -589,12 +395,3 @@ done:
     avformat_close_input(&in);
     return err;
 }
-
-static inline int cav_export(const char *in_path, const char *out_path, const char *format_name, int video_codec,
-                             int max_long, int max_short, int crf, int faststart, cav_progress_fn progress,
-                             void *context) {
-    return cav_export_ex(in_path, out_path, format_name, video_codec, max_long, max_short, crf, faststart, progress, context,
-                         NULL, NULL, 0, 0, 1, 1, NULL);
-}
-
-#endif
