@@ -194,6 +194,8 @@ let package = Package(
             dependencies: ["OpenPhotos", "PhotosTesting", "openphotokit-heif-check"],
             swiftSettings: strict
         ),
+        // PhotoKit's public behaviour, run against every kind of library a LibraryProvider makes (PhotosTesting).
+        .testTarget(name: "ConformanceTests", dependencies: ["Photos", "PhotosTesting"], swiftSettings: strict),
         .testTarget(
             name: "PhotoLibraryEngineTests",
             dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],

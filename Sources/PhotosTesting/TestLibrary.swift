@@ -2,21 +2,25 @@ import Foundation
 import OpenPhotos
 import PhotoLibraryEngine
 
-/// A photo library in a temporary folder, for tests: removed when ``remove()`` is called.
+/// A new, empty photo library for a test, of the kind a ``LibraryProvider`` makes (a folder by default), with a
+/// temporary scratch folder for generated media: both removed when ``remove()`` is called.
 public final class TestLibrary: @unchecked Sendable {
     /// The library handle (the owner's).
     public let library: PHPhotoLibrary
-    /// The library folder.
+    /// The library's URL (`PHPhotoLibrary(url:)` opens another handle onto it): for the default provider, its folder.
     public let url: URL
-    /// A scratch folder beside it for generated media.
+    /// A scratch folder for generated media.
     public let scratch: URL
+    /// The kind of library.
+    public let provider: any LibraryProvider
 
-    /// Creates an empty library named `name` in a new temporary folder, opened as its owner.
-    public init(name: String = "Test") throws {
+    /// Creates an empty library named `name`, opened as its owner.
+    public init(name: String = "Test", provider: any LibraryProvider = LocalLibraryProvider()) throws {
         let root = try TestMedia.temporaryDirectory("OpenPhotoKit-\(name)")
-        url = root.appendingPathComponent("\(name).photoslibrary")
         scratch = root.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        self.provider = provider
+        url = try provider.makeLibrary(name: name, scratch: scratch)
         library = try PHPhotoLibrary(url: url, clientIdentifier: nil)
     }
 
@@ -67,8 +71,9 @@ public final class TestLibrary: @unchecked Sendable {
         return found.sorted()
     }
 
-    /// Deletes the folders.
+    /// Removes the library and the scratch folder.
     public func remove() {
-        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+        provider.removeLibrary(at: url)
+        try? FileManager.default.removeItem(at: scratch.deletingLastPathComponent())
     }
 }

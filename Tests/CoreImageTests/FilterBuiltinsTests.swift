@@ -1,9 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import CoreImage
-    import CoreImage.CIFilterBuiltins
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import Testing
 

@@ -1,8 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import CoreImage
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import Testing
 
@@ -161,135 +157,127 @@ import Testing
     }
 }
 
-#if !PHOTOKIT_COMPATIBILITY_TEST
-    @testable import OpenCoreImage
-    import PhotosTesting
+@testable import OpenCoreImage
+import PhotosTesting
 
-    /// A chain that begins with a downscale of a JPEG decodes it smaller in the first place (libjpeg's DCT scaling),
-    /// by the largest factor that still leaves at least the pixels kept — also through a straighten, whose clamp and
-    /// turn are merged with the scale into one resampling.
-    @Suite struct ShrinkOnLoadTests {
-        @Test func aDownscaledJPEGIsDecodedAtTheLargestSufficientShrink() throws {
-            let folder = try TestMedia.temporaryDirectory("shrink-on-load")
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let url = folder.appendingPathComponent("large.jpg")
-            try TestMedia.writeImage(to: url, width: 1600, height: 1200)
-            let context = CIContext()
-            func shrinks(_ make: (CIImage) -> CIImage) throws -> [Int] {
-                let image = make(try #require(CIImage(contentsOf: url)))
-                _ = try #require(context.createCGImage(image, from: image.extent))
-                return SourceNode.decodeShrinks(of: url.path)
-            }
-            // Making the image and its whole chain decodes nothing; the render decodes once.
-            let chain = try #require(CIImage(contentsOf: url)).applyingFilter("CISepiaTone").applyingGaussianBlur(sigma: 2)
-                .cropped(to: CGRect(x: 0, y: 0, width: 100, height: 100))
-            SourceNode.watchDecodes(of: url.path)
-            #expect(SourceNode.decodeShrinks(of: url.path).isEmpty)
-            _ = try #require(context.createCGImage(chain, from: chain.extent))
-            #expect(SourceNode.decodeShrinks(of: url.path) == [1])
-            SourceNode.watchDecodes(of: url.path)  // start over
-            #expect(try shrinks { $0 } == [1])
-            #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.25, y: 0.25)) } == [1, 4])
-            #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.3, y: 0.3)) } == [1, 4, 2])
-            let preview = try shrinks {
-                $0.transformed(by: CGAffineTransform(scaleX: 0.1, y: 0.1)).applyingFilter("CIStraightenFilter", parameters: [kCIInputAngleKey: 0.05])
-            }
-            #expect(preview == [1, 4, 2, 8])
+/// A chain that begins with a downscale of a JPEG decodes it smaller in the first place (libjpeg's DCT scaling),
+/// by the largest factor that still leaves at least the pixels kept — also through a straighten, whose clamp and
+/// turn are merged with the scale into one resampling.
+@Suite struct ShrinkOnLoadTests {
+    @Test func aDownscaledJPEGIsDecodedAtTheLargestSufficientShrink() throws {
+        let folder = try TestMedia.temporaryDirectory("shrink-on-load")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("large.jpg")
+        try TestMedia.writeImage(to: url, width: 1600, height: 1200)
+        let context = CIContext()
+        func shrinks(_ make: (CIImage) -> CIImage) throws -> [Int] {
+            let image = make(try #require(CIImage(contentsOf: url)))
+            _ = try #require(context.createCGImage(image, from: image.extent))
+            return SourceNode.decodeShrinks(of: url.path)
         }
+        // Making the image and its whole chain decodes nothing; the render decodes once.
+        let chain = try #require(CIImage(contentsOf: url)).applyingFilter("CISepiaTone").applyingGaussianBlur(sigma: 2)
+            .cropped(to: CGRect(x: 0, y: 0, width: 100, height: 100))
+        SourceNode.watchDecodes(of: url.path)
+        #expect(SourceNode.decodeShrinks(of: url.path).isEmpty)
+        _ = try #require(context.createCGImage(chain, from: chain.extent))
+        #expect(SourceNode.decodeShrinks(of: url.path) == [1])
+        SourceNode.watchDecodes(of: url.path)  // start over
+        #expect(try shrinks { $0 } == [1])
+        #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.25, y: 0.25)) } == [1, 4])
+        #expect(try shrinks { $0.transformed(by: CGAffineTransform(scaleX: 0.3, y: 0.3)) } == [1, 4, 2])
+        let preview = try shrinks {
+            $0.transformed(by: CGAffineTransform(scaleX: 0.1, y: 0.1)).applyingFilter("CIStraightenFilter", parameters: [kCIInputAngleKey: 0.05])
+        }
+        #expect(preview == [1, 4, 2, 8])
     }
-#endif
+}
 
-#if !PHOTOKIT_COMPATIBILITY_TEST
-    /// HEIF grids (iPhone photos) are decoded tile by tile as regions need them, turned upright, with the same pixels
-    /// libheif's whole-image decode gives.
-    @Suite struct HEIFTileTests {
-        static let colours: [[UInt8]] = [[220, 40, 40], [40, 200, 60], [50, 60, 210], [230, 220, 50], [200, 60, 200], [60, 200, 210]]
+/// HEIF grids (iPhone photos) are decoded tile by tile as regions need them, turned upright, with the same pixels
+/// libheif's whole-image decode gives.
+@Suite struct HEIFTileTests {
+    static let colours: [[UInt8]] = [[220, 40, 40], [40, 200, 60], [50, 60, 210], [230, 220, 50], [200, 60, 200], [60, 200, 210]]
 
-        @Test func aGridIsReadTileByTileWithEachTileInPlace() throws {
-            let folder = try TestMedia.temporaryDirectory("heif-grid")
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let url = folder.appendingPathComponent("grid.heic")
-            // 3 × 2 tiles of 64 px, one colour each, row by row from the top.
-            try TestMedia.writeHEICGrid(to: url, width: 192, height: 128, tile: 64) { x, y in Self.colours[(y / 64) * 3 + x / 64] }
-            #expect(try SourceNode.heifTiles(url.path, loader: "VipsForeignLoadHeifFile") != nil)
-            let image = try #require(CIImage(contentsOf: url))
-            #expect(image.extent == CGRect(x: 0, y: 0, width: 192, height: 128))
-            let bitmap = try #require(CIContext().bitmap(image))
-            for row in 0..<2 {
-                for column in 0..<3 {
-                    let got = bitmap[column * 64 + 32, row * 64 + 32]
-                    #expect(close(got, Self.colours[row * 3 + column] + [255], 6), "tile \(column),\(row): \(got)")
-                }
-            }
-        }
-
-        @Test(.enabled(if: TestMedia.sharedMediaFolder != nil)) func aTurnedIPhoneGridMatchesTheWholeImageDecode() throws {
-            let url = try #require(TestMedia.sharedMediaFolder).appendingPathComponent("livephoto/IMG_4394.HEIC")
-            let tiled = try #require(try SourceNode.heifTiles(url.path, loader: "VipsForeignLoadHeifFile"))
-            #expect(tiled.width == 3024 && tiled.height == 4032)  // upright (stored 4032×3024, turned 270° ccw)
-            // The same file from memory goes through libvips' heifload (the whole image at once): the same pixels.
-            let image = try #require(CIImage(contentsOf: url))
-            let whole = try #require(CIImage(data: try Data(contentsOf: url)))
-            #expect(image.extent == whole.extent)
-            let context = CIContext()
-            for (x, y) in [(100, 100), (1512, 2016), (2900, 3900), (3000, 50), (517, 1023)] {
-                let area = CGRect(x: x, y: y, width: 8, height: 8)
-                #expect(context.bitmap(image, area) == context.bitmap(whole, area), "\(x),\(y)")
+    @Test func aGridIsReadTileByTileWithEachTileInPlace() throws {
+        let folder = try TestMedia.temporaryDirectory("heif-grid")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("grid.heic")
+        // 3 × 2 tiles of 64 px, one colour each, row by row from the top.
+        try TestMedia.writeHEICGrid(to: url, width: 192, height: 128, tile: 64) { x, y in Self.colours[(y / 64) * 3 + x / 64] }
+        #expect(try SourceNode.heifTiles(url.path, loader: "VipsForeignLoadHeifFile") != nil)
+        let image = try #require(CIImage(contentsOf: url))
+        #expect(image.extent == CGRect(x: 0, y: 0, width: 192, height: 128))
+        let bitmap = try #require(CIContext().bitmap(image))
+        for row in 0..<2 {
+            for column in 0..<3 {
+                let got = bitmap[column * 64 + 32, row * 64 + 32]
+                #expect(close(got, Self.colours[row * 3 + column] + [255], 6), "tile \(column),\(row): \(got)")
             }
         }
     }
-#endif
 
-#if !PHOTOKIT_COMPATIBILITY_TEST
-    /// Consecutive affine colour steps merge into one matrix and one offset (one pass), with the same result.
-    @Suite struct ColourKernelMergingTests {
-        @Test func exposureColourControlsAndSepiaBecomeOneStep() throws {
-            let source = FilterTests.solid([200, 100, 50, 255], 2, 2)
-            let chain = source.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1])
-                .applyingFilter("CIColorControls", parameters: [kCIInputSaturationKey: 0.5, kCIInputContrastKey: 1.2])
-                .applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: -1])
-            let merged = try #require(chain.node as? AffineColourNode)
-            #expect(merged.input is SourceNode)
-            // The same pixels as the formulas applied one after another.
-            let c = [200, 100, 50].map { linear(UInt8($0)) }.map { $0 * 2 }
-            let l = 0.2125 * c[0] + 0.7154 * c[1] + 0.0721 * c[2]
-            let expected = c.map { (v: Double) -> UInt8 in encoded((((l + (v - l) * 0.5) - 0.5) * 1.2 + 0.5) / 2) }
-            let pixel = try #require(CIContext().bitmap(chain))[1, 1]
-            #expect(close(pixel, expected + [255], 1), "\(pixel) vs \(expected)")
-            #expect(
-                source.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1]).applyingFilter(
-                    "CIExposureAdjust", parameters: [kCIInputEVKey: -1]
-                ).node is AffineColourNode)
+    @Test(.enabled(if: TestMedia.sharedMediaFolder != nil)) func aTurnedIPhoneGridMatchesTheWholeImageDecode() throws {
+        let url = try #require(TestMedia.sharedMediaFolder).appendingPathComponent("livephoto/IMG_4394.HEIC")
+        let tiled = try #require(try SourceNode.heifTiles(url.path, loader: "VipsForeignLoadHeifFile"))
+        #expect(tiled.width == 3024 && tiled.height == 4032)  // upright (stored 4032×3024, turned 270° ccw)
+        // The same file from memory goes through libvips' heifload (the whole image at once): the same pixels.
+        let image = try #require(CIImage(contentsOf: url))
+        let whole = try #require(CIImage(data: try Data(contentsOf: url)))
+        #expect(image.extent == whole.extent)
+        let context = CIContext()
+        for (x, y) in [(100, 100), (1512, 2016), (2900, 3900), (3000, 50), (517, 1023)] {
+            let area = CGRect(x: x, y: y, width: 8, height: 8)
+            #expect(context.bitmap(image, area) == context.bitmap(whole, area), "\(x),\(y)")
         }
     }
-#endif
+}
 
-#if !PHOTOKIT_COMPATIBILITY_TEST
-    /// The shortcut is taken for exactly the shapes it handles.
-    @Suite struct DirectColourRenderPlanTests {
-        let sRGB = CGColorSpace(name: CGColorSpace.sRGB)!
-
-        func plans(_ image: CIImage, _ space: CGColorSpace? = nil, _ format: CIFormat = .RGBA8) throws -> Bool {
-            let layout = try BitmapLayout(format: format, colorSpace: space ?? sRGB, premultiplied: true)
-            return DirectColourRender.plan(image.node, region: PixelRect(covering: image.extent), layout: layout, colorSpace: space ?? sRGB) != nil
-        }
-
-        @Test func onlyColourStepsOverOpaqueSRGBBitmapsIntoSRGBBytes() throws {
-            let frame = CIImage(cgImage: BitmapColourRenderTests.frame)
-            let tinted = frame.applyingFilter("CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1.1, y: 0, z: 0, w: 0)])
-            #expect(try plans(frame))
-            #expect(try plans(tinted.cropped(to: CGRect(x: 2, y: 2, width: 10, height: 10))))
-            #expect(try plans(tinted.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1])), "merged into one step")
-            // Not: a filter reading neighbours, another output space or format, a source with alpha, a region past the extent.
-            #expect(try !plans(tinted.applyingFilter("CIGaussianBlur", parameters: [kCIInputRadiusKey: 2]).cropped(to: frame.extent)))
-            #expect(try !plans(tinted, CGColorSpace(name: CGColorSpace.displayP3)!))
-            #expect(try !plans(tinted, nil, .BGRA8))
-            #expect(try !plans(CIImage(cgImage: GeometryTests.corners.cgImage)))
-            let layout = try BitmapLayout(format: .RGBA8, colorSpace: sRGB, premultiplied: true)
-            #expect(
-                DirectColourRender.plan(tinted.node, region: PixelRect(x: -1, y: 0, width: 10, height: 10), layout: layout, colorSpace: sRGB) == nil)
-            // A matrix that uses alpha stays an RGBA kernel.
-            #expect(try !plans(frame.applyingFilter("CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1, y: 0, z: 0, w: 0.5)])))
-        }
+/// Consecutive affine colour steps merge into one matrix and one offset (one pass), with the same result.
+@Suite struct ColourKernelMergingTests {
+    @Test func exposureColourControlsAndSepiaBecomeOneStep() throws {
+        let source = FilterTests.solid([200, 100, 50, 255], 2, 2)
+        let chain = source.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1])
+            .applyingFilter("CIColorControls", parameters: [kCIInputSaturationKey: 0.5, kCIInputContrastKey: 1.2])
+            .applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: -1])
+        let merged = try #require(chain.node as? AffineColourNode)
+        #expect(merged.input is SourceNode)
+        // The same pixels as the formulas applied one after another.
+        let c = [200, 100, 50].map { linear(UInt8($0)) }.map { $0 * 2 }
+        let l = 0.2125 * c[0] + 0.7154 * c[1] + 0.0721 * c[2]
+        let expected = c.map { (v: Double) -> UInt8 in encoded((((l + (v - l) * 0.5) - 0.5) * 1.2 + 0.5) / 2) }
+        let pixel = try #require(CIContext().bitmap(chain))[1, 1]
+        #expect(close(pixel, expected + [255], 1), "\(pixel) vs \(expected)")
+        #expect(
+            source.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1]).applyingFilter(
+                "CIExposureAdjust", parameters: [kCIInputEVKey: -1]
+            ).node is AffineColourNode)
     }
-#endif
+}
+
+/// The shortcut is taken for exactly the shapes it handles.
+@Suite struct DirectColourRenderPlanTests {
+    let sRGB = CGColorSpace(name: CGColorSpace.sRGB)!
+
+    func plans(_ image: CIImage, _ space: CGColorSpace? = nil, _ format: CIFormat = .RGBA8) throws -> Bool {
+        let layout = try BitmapLayout(format: format, colorSpace: space ?? sRGB, premultiplied: true)
+        return DirectColourRender.plan(image.node, region: PixelRect(covering: image.extent), layout: layout, colorSpace: space ?? sRGB) != nil
+    }
+
+    @Test func onlyColourStepsOverOpaqueSRGBBitmapsIntoSRGBBytes() throws {
+        let frame = CIImage(cgImage: BitmapColourRenderTests.frame)
+        let tinted = frame.applyingFilter("CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1.1, y: 0, z: 0, w: 0)])
+        #expect(try plans(frame))
+        #expect(try plans(tinted.cropped(to: CGRect(x: 2, y: 2, width: 10, height: 10))))
+        #expect(try plans(tinted.applyingFilter("CIExposureAdjust", parameters: [kCIInputEVKey: 1])), "merged into one step")
+        // Not: a filter reading neighbours, another output space or format, a source with alpha, a region past the extent.
+        #expect(try !plans(tinted.applyingFilter("CIGaussianBlur", parameters: [kCIInputRadiusKey: 2]).cropped(to: frame.extent)))
+        #expect(try !plans(tinted, CGColorSpace(name: CGColorSpace.displayP3)!))
+        #expect(try !plans(tinted, nil, .BGRA8))
+        #expect(try !plans(CIImage(cgImage: GeometryTests.corners.cgImage)))
+        let layout = try BitmapLayout(format: .RGBA8, colorSpace: sRGB, premultiplied: true)
+        #expect(
+            DirectColourRender.plan(tinted.node, region: PixelRect(x: -1, y: 0, width: 10, height: 10), layout: layout, colorSpace: sRGB) == nil)
+        // A matrix that uses alpha stays an RGBA kernel.
+        #expect(try !plans(frame.applyingFilter("CIColorMatrix", parameters: ["inputRVector": CIVector(x: 1, y: 0, z: 0, w: 0.5)])))
+    }
+}

@@ -1,8 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import CoreImage
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 
 /// 8-bit straight RGBA pixels, rows from the top.

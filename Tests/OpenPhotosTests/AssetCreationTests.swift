@@ -1,8 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import PhotosTesting
 import Testing

@@ -1,9 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-    import CoreImage
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import PhotosTesting
 import Testing
@@ -299,19 +294,17 @@ struct ContentEditingTests {
         let (asset, _) = try Self.sidewaysAsset(library)
         try Self.commit(try Self.output(try await Self.requireInput(asset), recipe: "A"), to: asset, in: library.library)
         let edited = try Self.refetch(asset, library)
-        #if !PHOTOKIT_COMPATIBILITY_TEST
-            let file = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .photo }?.fileURL)
-            try FileManager.default.removeItem(at: file)
-            let (none, info) = try await Self.input(edited) { _ in true }
-            #expect(none == nil)
-            #expect((info[PHContentEditingInputErrorKey] as? PHPhotosError)?.code == .missingResource)
-            #expect(throws: PHPhotosError(.missingResource)) {
-                try library.library.performChangesAndWait { PHAssetChangeRequest(for: edited).revertAssetContentToOriginal() }
-            }
-            #expect(try Self.refetch(asset, library).hasAdjustments, "nothing changed")
-            // The current rendering is still there for editors that stack.
-            #expect(try await Self.input(edited).0 != nil)
-        #endif
+        let file = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .photo }?.fileURL)
+        try FileManager.default.removeItem(at: file)
+        let (none, info) = try await Self.input(edited) { _ in true }
+        #expect(none == nil)
+        #expect((info[PHContentEditingInputErrorKey] as? PHPhotosError)?.code == .missingResource)
+        #expect(throws: PHPhotosError(.missingResource)) {
+            try library.library.performChangesAndWait { PHAssetChangeRequest(for: edited).revertAssetContentToOriginal() }
+        }
+        #expect(try Self.refetch(asset, library).hasAdjustments, "nothing changed")
+        // The current rendering is still there for editors that stack.
+        #expect(try await Self.input(edited).0 != nil)
     }
 
     // MARK: - Validation at commit
@@ -583,10 +576,8 @@ struct ContentEditingTests {
             let assets = try change.changeDetails(for: .asset)
             #expect(assets.updatedLocalIdentifiers == [asset.localIdentifier] && assets.insertedLocalIdentifiers.isEmpty)
         }
-        #if !PHOTOKIT_COMPATIBILITY_TEST
-            #expect(history.map(\.contentChangedAssetLocalIdentifiers) == [[asset.localIdentifier], [], [asset.localIdentifier]])
-            #expect(history.allSatisfy { $0.clientIdentifier == nil })
-        #endif
+        #expect(history.map(\.contentChangedAssetLocalIdentifiers) == [[asset.localIdentifier], [], [asset.localIdentifier]])
+        #expect(history.allSatisfy { $0.clientIdentifier == nil })
         _ = others
     }
 
@@ -622,35 +613,33 @@ struct ContentEditingTests {
 
     // MARK: - The built-in editor
 
-    #if !PHOTOKIT_COMPATIBILITY_TEST
-        @Test func theBuiltInEditorReopensItsRecipeAndStacksOnNewerOnes() async throws {
-            let library = try TestLibrary()
-            defer { library.remove() }
-            let (asset, original) = try Self.sidewaysAsset(library)
-            let first = try await PhotoEditRecipe.edit(asset) { $0.setting(.crop(x: 0, y: 0, width: 0.5, height: 0.5)).setting(.exposure(ev: 1)) }
-            #expect(!first.reopened && (first.pixelWidth, first.pixelHeight) == (24, 32))
-            let second = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { $0.resetting("exposure") }
-            #expect(second.reopened && second.recipe.steps == [.crop(x: 0, y: 0, width: 0.5, height: 0.5)])
-            let edited = try Self.refetch(asset, library)
-            #expect(Self.types(edited) == [.photo, .fullSizePhoto, .adjustmentData], "reopened, not stacked")
-            #expect((edited.pixelWidth, edited.pixelHeight) == (24, 32))
+    @Test func theBuiltInEditorReopensItsRecipeAndStacksOnNewerOnes() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, original) = try Self.sidewaysAsset(library)
+        let first = try await PhotoEditRecipe.edit(asset) { $0.setting(.crop(x: 0, y: 0, width: 0.5, height: 0.5)).setting(.exposure(ev: 1)) }
+        #expect(!first.reopened && (first.pixelWidth, first.pixelHeight) == (24, 32))
+        let second = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { $0.resetting("exposure") }
+        #expect(second.reopened && second.recipe.steps == [.crop(x: 0, y: 0, width: 0.5, height: 0.5)])
+        let edited = try Self.refetch(asset, library)
+        #expect(Self.types(edited) == [.photo, .fullSizePhoto, .adjustmentData], "reopened, not stacked")
+        #expect((edited.pixelWidth, edited.pixelHeight) == (24, 32))
 
-            // A recipe of a newer major version is not handled: the editor gets the current rendering and stacks.
-            let newer = try Self.output(try await Self.requireInput(edited), recipe: #"{"steps":[],"v2":true}"#)
-            newer.adjustmentData = PHAdjustmentData(formatIdentifier: PhotoEditRecipe.formatIdentifier, formatVersion: "2.0", data: Data("{}".utf8))
-            try Self.commit(newer, to: edited, in: library.library)
-            let third = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { $0.setting(.look("mono")) }
-            #expect(!third.reopened && third.recipe.steps == [.look("mono")])
-            #expect(Self.types(try Self.refetch(asset, library)) == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
+        // A recipe of a newer major version is not handled: the editor gets the current rendering and stacks.
+        let newer = try Self.output(try await Self.requireInput(edited), recipe: #"{"steps":[],"v2":true}"#)
+        newer.adjustmentData = PHAdjustmentData(formatIdentifier: PhotoEditRecipe.formatIdentifier, formatVersion: "2.0", data: Data("{}".utf8))
+        try Self.commit(newer, to: edited, in: library.library)
+        let third = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { $0.setting(.look("mono")) }
+        #expect(!third.reopened && third.recipe.steps == [.look("mono")])
+        #expect(Self.types(try Self.refetch(asset, library)) == [.photo, .fullSizePhoto, .adjustmentData, .adjustmentBasePhoto])
 
-            // Resetting every step on the original is a revert.
-            let reverted = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { _ in PhotoEditRecipe() }
-            #expect(reverted.recipe.steps.isEmpty)
-            let after = try Self.refetch(asset, library)
-            #expect(after.hasAdjustments, "the base was another editor's rendering: an empty recipe on it is still an edit")
-            _ = original
-        }
-    #endif
+        // Resetting every step on the original is a revert.
+        let reverted = try await PhotoEditRecipe.edit(try Self.refetch(asset, library)) { _ in PhotoEditRecipe() }
+        #expect(reverted.recipe.steps.isEmpty)
+        let after = try Self.refetch(asset, library)
+        #expect(after.hasAdjustments, "the base was another editor's rendering: an empty recipe on it is still an edit")
+        _ = original
+    }
 
     // MARK: - Requests
 
@@ -680,22 +669,20 @@ struct ContentEditingTests {
         #expect(calls.entries == ["input"])
     }
 
-    #if !PHOTOKIT_COMPATIBILITY_TEST
-        @Test func aLimitedClientEditsWhatItMaySee() async throws {
-            let library = try TestLibrary()
-            defer { library.remove() }
-            let identifiers = try library.addImages(2)
-            try library.library.setAuthorization(.limited, for: "picker", selection: [identifiers[0]])
-            let picker = try PHPhotoLibrary(url: library.url, clientIdentifier: "picker")
-            let options = PHFetchOptions()
-            options.photoLibrary = picker
-            let visible = PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: options)
-            #expect(visible.count == 1)
-            let asset = try #require(visible.firstObject)
-            try Self.commit(try Self.output(try await Self.requireInput(asset), recipe: "picked"), to: asset, in: picker)
-            #expect(try Self.refetch(asset, library).hasAdjustments)
-        }
-    #endif
+    @Test func aLimitedClientEditsWhatItMaySee() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let identifiers = try library.addImages(2)
+        try library.library.setAuthorization(.limited, for: "picker", selection: [identifiers[0]])
+        let picker = try PHPhotoLibrary(url: library.url, clientIdentifier: "picker")
+        let options = PHFetchOptions()
+        options.photoLibrary = picker
+        let visible = PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: options)
+        #expect(visible.count == 1)
+        let asset = try #require(visible.firstObject)
+        try Self.commit(try Self.output(try await Self.requireInput(asset), recipe: "picked"), to: asset, in: picker)
+        #expect(try Self.refetch(asset, library).hasAdjustments)
+    }
 }
 
 /// Handler calls, recorded from any queue.

@@ -1,9 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-    import CoreImage
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import PhotosTesting
 import Synchronization
@@ -93,9 +88,7 @@ struct LivePhotoEditingTests {
             }
         }
         #expect(live != nil)
-        #if !PHOTOKIT_COMPATIBILITY_TEST
-            #expect(live?.videoURL?.lastPathComponent == editedVideo.lastPathComponent)
-        #endif
+        #expect(live?.videoURL?.lastPathComponent == editedVideo.lastPathComponent)
 
         // Revert: the originals, untouched.
         try library.library.performChangesAndWait { PHAssetChangeRequest(for: edited).revertAssetContentToOriginal() }
@@ -153,40 +146,38 @@ struct LivePhotoEditingTests {
     }
 }
 
-#if !PHOTOKIT_COMPATIBILITY_TEST
-    import PhotoMedia
+import PhotoMedia
 
-    /// The edited still and video carry the pair's content identifier, so a copy of them (an export, another
-    /// library) still pairs as one Live Photo, as Apple's edited pairs do.
-    @Suite("Live Photo editing: the pair's identity")
-    struct LivePhotoIdentityTests {
-        @Test func theEditedPairKeepsItsContentIdentifier() async throws {
-            let library = try TestLibrary(name: "LiveIdentity")
-            defer { library.remove() }
-            let identifier = "5E9D3C1A-7B44-4F7E-9C2B-0123456789AB"
-            let (photo, movie) = try LivePhotoTests.pair(library.scratch, still: identifier, video: identifier)
-            var id = ""
-            try library.library.performChangesAndWait {
-                let request = PHAssetCreationRequest.forAsset()
-                request.addResource(with: .photo, fileURL: photo, options: nil)
-                request.addResource(with: .pairedVideo, fileURL: movie, options: nil)
-                id = request.placeholderForCreatedAsset!.localIdentifier
-            }
-            let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
-            let input = try await ContentEditingTests.requireInput(asset)
-            let context = try #require(PHLivePhotoEditingContext(livePhotoEditingInput: input))
-            context.frameProcessor = { frame, _ in frame.image.applyingFilter("CIColorInvert") }
-            let output = PHContentEditingOutput(contentEditingInput: input)
-            let (ok, error) = await LivePhotoEditingTests.save(context, to: output)
-            #expect(ok, "\(String(describing: error))")
-            output.adjustmentData = PHAdjustmentData(formatIdentifier: "com.example.live", formatVersion: "1.0", data: Data("invert".utf8))
-            try library.library.performChangesAndWait { PHAssetChangeRequest(for: asset).contentEditingOutput = output }
-            let edited = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
-            let resources = PHAssetResource.assetResources(for: edited)
-            let still = try #require(resources.first { $0.type == .fullSizePhoto }?.fileURL)
-            let video = try #require(resources.first { $0.type == .fullSizePairedVideo }?.fileURL)
-            #expect(try MediaProbe().probe(still).metadata.contentIdentifier == identifier, "the still's MakerNote")
-            #expect(try MediaProbe().probe(video).metadata.contentIdentifier == identifier, "the video's QuickTime key")
+/// The edited still and video carry the pair's content identifier, so a copy of them (an export, another
+/// library) still pairs as one Live Photo, as Apple's edited pairs do.
+@Suite("Live Photo editing: the pair's identity")
+struct LivePhotoIdentityTests {
+    @Test func theEditedPairKeepsItsContentIdentifier() async throws {
+        let library = try TestLibrary(name: "LiveIdentity")
+        defer { library.remove() }
+        let identifier = "5E9D3C1A-7B44-4F7E-9C2B-0123456789AB"
+        let (photo, movie) = try LivePhotoTests.pair(library.scratch, still: identifier, video: identifier)
+        var id = ""
+        try library.library.performChangesAndWait {
+            let request = PHAssetCreationRequest.forAsset()
+            request.addResource(with: .photo, fileURL: photo, options: nil)
+            request.addResource(with: .pairedVideo, fileURL: movie, options: nil)
+            id = request.placeholderForCreatedAsset!.localIdentifier
         }
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
+        let input = try await ContentEditingTests.requireInput(asset)
+        let context = try #require(PHLivePhotoEditingContext(livePhotoEditingInput: input))
+        context.frameProcessor = { frame, _ in frame.image.applyingFilter("CIColorInvert") }
+        let output = PHContentEditingOutput(contentEditingInput: input)
+        let (ok, error) = await LivePhotoEditingTests.save(context, to: output)
+        #expect(ok, "\(String(describing: error))")
+        output.adjustmentData = PHAdjustmentData(formatIdentifier: "com.example.live", formatVersion: "1.0", data: Data("invert".utf8))
+        try library.library.performChangesAndWait { PHAssetChangeRequest(for: asset).contentEditingOutput = output }
+        let edited = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
+        let resources = PHAssetResource.assetResources(for: edited)
+        let still = try #require(resources.first { $0.type == .fullSizePhoto }?.fileURL)
+        let video = try #require(resources.first { $0.type == .fullSizePairedVideo }?.fileURL)
+        #expect(try MediaProbe().probe(still).metadata.contentIdentifier == identifier, "the still's MakerNote")
+        #expect(try MediaProbe().probe(video).metadata.contentIdentifier == identifier, "the video's QuickTime key")
     }
-#endif
+}

@@ -1,9 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-    import UniformTypeIdentifiers
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import PhotosTesting
 import Testing
 

@@ -1,10 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-    import AVFoundation
-    import CoreImage
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import PhotosTesting
 import Synchronization

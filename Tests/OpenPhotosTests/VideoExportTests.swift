@@ -1,9 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-    import AVFoundation
-#else
-    import OpenPhotos
-#endif
+import OpenPhotos
 import Foundation
 import PhotosTesting
 import Synchronization

@@ -1,16 +1,12 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import Photos
 import Foundation
 import PhotosTesting
 import Testing
 
 @Suite("Change observation")
 struct ChangeObservationTests {
-    @Test func favoritingAnAssetMovesItIntoFavoritesAndChangesItInPlace() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func favoritingAnAssetMovesItIntoFavoritesAndChangesItInPlace(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(4)
         let recorder = ChangeRecorder()
@@ -48,8 +44,8 @@ struct ChangeObservationTests {
         #expect(recorder.nothingArrives(within: 0.2))
     }
 
-    @Test func aNewCreationDateIsAMoveAndHiddenAssetsLeaveTheDefaultFetch() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func aNewCreationDateIsAMoveAndHiddenAssetsLeaveTheDefaultFetch(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(5)  // 1_700_000_000 + 0, 60, … 240
         let recorder = ChangeRecorder()
@@ -81,8 +77,8 @@ struct ChangeObservationTests {
         #expect(identifiers(hidden.fetchResultAfterChanges) == [ids[4], ids[0], ids[2], ids[1]])
     }
 
-    @Test func deletionsRecoveriesAndAlbumOrder() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func deletionsRecoveriesAndAlbumOrder(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(4)
         let assets = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options())
@@ -128,8 +124,10 @@ struct ChangeObservationTests {
         #expect(change.changeDetails(for: smartAlbums) == nil)
     }
 
-    @Test func withoutIncrementalDetailsObserversAreOnlyToldThatTheResultChanged() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func withoutIncrementalDetailsObserversAreOnlyToldThatTheResultChanged(_ provider: any LibraryProvider)
+        throws
+    {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         try library.addImages(3)
         let recorder = ChangeRecorder()
@@ -143,8 +141,8 @@ struct ChangeObservationTests {
         #expect(details.fetchResultAfterChanges.count == 3)
     }
 
-    @Test func transientCollectionsGetNoDetailsButTwoResultsCanBeCompared() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func transientCollectionsGetNoDetailsButTwoResultsCanBeCompared(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3)
         let all = PHAsset.fetchAssets(with: library.options())
@@ -163,8 +161,8 @@ struct ChangeObservationTests {
         #expect(applying(details, to: identifiers(picked)) == [ids[2], ids[0]])
     }
 
-    @Test func changesFromAnotherHandleArriveOnceEachInCommitOrder() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func changesFromAnotherHandleArriveOnceEachInCommitOrder(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3)
         let recorder = ChangeRecorder()
@@ -186,8 +184,8 @@ struct ChangeObservationTests {
         #expect(recorder.nothingArrives(within: 0.3))
     }
 
-    @Test func changesAsAnAsyncSequence() async throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func changesAsAnAsyncSequence(_ provider: any LibraryProvider) async throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         try library.addImages(2)
         let all = PHAsset.fetchAssets(with: library.options())
@@ -201,8 +199,8 @@ struct ChangeObservationTests {
         #expect(change.changeDetails(for: all)?.removedIndexes == [1])
     }
 
-    @Test func persistentHistorySurvivesReopeningTheLibrary() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func persistentHistorySurvivesReopeningTheLibrary(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let start = library.library.currentChangeToken
         let ids = try library.addImages(2)
@@ -231,7 +229,7 @@ struct ChangeObservationTests {
         #expect(Array(try reopened.fetchPersistentChanges(since: reopened.currentChangeToken)).isEmpty)
 
         // A token of another library is refused.
-        let elsewhere = try TestLibrary(name: "Other")
+        let elsewhere = try TestLibrary(name: "Other", provider: provider)
         defer { elsewhere.remove() }
         #expect(throws: PHPhotosError.self) { try elsewhere.library.fetchPersistentChanges(since: token) }
     }

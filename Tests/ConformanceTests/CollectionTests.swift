@@ -1,8 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import Photos
 import Foundation
 import PhotosTesting
 import Testing
@@ -11,8 +7,8 @@ import Testing
 struct CollectionTests {
     func titles(_ result: PHFetchResult<PHCollection>) -> [String?] { result.map(\.localizedTitle) }
 
-    @Test func albumsKeepTheUsersOrder() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func albumsKeepTheUsersOrder(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(4)
         let assets = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options())
@@ -62,8 +58,8 @@ struct CollectionTests {
         #expect(PHAsset.fetchAssets(with: library.options()).count == 4, "deleting an album keeps its assets")
     }
 
-    @Test func foldersNestCollectionsAndDeleteRecursively() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func foldersNestCollectionsAndDeleteRecursively(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         try library.library.performChangesAndWait {
             _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Loose")
@@ -97,8 +93,8 @@ struct CollectionTests {
         #expect(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: library.options()).count == 0)
     }
 
-    @Test func smartAlbumsAreLiveQueries() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func smartAlbumsAreLiveQueries(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3) { i, request in request.isFavorite = i == 0 }
         let favorites = try #require(
@@ -125,8 +121,8 @@ struct CollectionTests {
         #expect(PHAsset.fetchAssets(in: all.first { $0.assetCollectionSubtype == .smartAlbumVideos }!, options: nil).count == 0)
     }
 
-    @Test func deleteGoesToRecentlyDeletedAndCanBeRecovered() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func deleteGoesToRecentlyDeletedAndCanBeRecovered(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(2)
         let asset = PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: library.options())[0]
@@ -154,8 +150,8 @@ struct CollectionTests {
     }
 
     @available(*, deprecated, message: "exercises deprecated moment API")
-    @Test func momentsGroupAssetsByLocalDayAndPlace() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func momentsGroupAssetsByLocalDayAndPlace(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let day = 86_400.0
         let base = Date(timeIntervalSince1970: 1_700_000_000)  // 2023-11-14 22:13 UTC
@@ -181,8 +177,8 @@ struct CollectionTests {
         #expect(momentsOfAsset.map(\.localIdentifier) == [moments[3].localIdentifier])
     }
 
-    @Test func transientCollections() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func transientCollections(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3)
         let assets = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options())

@@ -1,8 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import Photos
 import Foundation
 import PhotosTesting
 import Testing
@@ -10,8 +6,8 @@ import Testing
 @Suite("Fetching assets")
 struct FetchTests {
     /// Five images one minute apart; #1 favorite, #3 hidden.
-    func makeLibrary() throws -> (TestLibrary, [String]) {
-        let library = try TestLibrary()
+    func makeLibrary(_ provider: any LibraryProvider) throws -> (TestLibrary, [String]) {
+        let library = try TestLibrary(provider: provider)
         let ids = try library.addImages(5) { i, request in
             request.isFavorite = i == 1
             request.isHidden = i == 3
@@ -23,8 +19,8 @@ struct FetchTests {
         result.map(\.localIdentifier)
     }
 
-    @Test func defaultFetchExcludesHiddenAndSortsByCreationDate() throws {
-        let (library, ids) = try makeLibrary()
+    @Test(arguments: LibraryProviders.all) func defaultFetchExcludesHiddenAndSortsByCreationDate(_ provider: any LibraryProvider) throws {
+        let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         #expect(identifiers(PHAsset.fetchAssets(with: library.options())) == [ids[0], ids[1], ids[2], ids[4]])
         #expect(identifiers(PHAsset.fetchAssets(with: library.options { $0.includeHiddenAssets = true })) == ids)
@@ -33,8 +29,8 @@ struct FetchTests {
         #expect(PHAsset.fetchAssets(with: .video, options: library.options()).count == 0)
     }
 
-    @Test func predicatesSortDescriptorsAndLimits() throws {
-        let (library, ids) = try makeLibrary()
+    @Test(arguments: LibraryProviders.all) func predicatesSortDescriptorsAndLimits(_ provider: any LibraryProvider) throws {
+        let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         let newestNonFavorite = library.options {
             $0.predicate = NSPredicate(format: "mediaType == %d AND favorite == NO", PHAssetMediaType.image.rawValue)
@@ -82,7 +78,7 @@ struct FetchTests {
         #expect(identifiers(PHAsset.fetchAssets(with: keyPathSort)) == [ids[4], ids[2], ids[1], ids[0]])
     }
 
-    @Test func unsupportedKeysAreReportedToCallersWhoValidate() throws {
+    @Test(arguments: LibraryProviders.all) func unsupportedKeysAreReportedToCallersWhoValidate(_ provider: any LibraryProvider) throws {
         let options = PHFetchOptions()
         options.predicate = NSPredicate(format: "filename == %@", "IMG_0001.JPG")
         #expect(throws: FetchOptionsError.self) { try options.validate(for: PHAsset.self) }
@@ -113,8 +109,8 @@ struct FetchTests {
         }
     }
 
-    @Test func fetchResultAccessors() throws {
-        let (library, ids) = try makeLibrary()
+    @Test(arguments: LibraryProviders.all) func fetchResultAccessors(_ provider: any LibraryProvider) throws {
+        let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         let result = PHAsset.fetchAssets(with: library.options())
         #expect(result.count == 4)
@@ -147,8 +143,8 @@ struct FetchTests {
         #expect(PHFetchResult<PHAsset>().firstObject == nil)
     }
 
-    @Test func membershipIsFixedAtFetchTimeWhilePropertiesRefresh() throws {
-        let (library, ids) = try makeLibrary()
+    @Test(arguments: LibraryProviders.all) func membershipIsFixedAtFetchTimeWhilePropertiesRefresh(_ provider: any LibraryProvider) throws {
+        let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         let result = PHAsset.fetchAssets(with: library.options())
         try library.addImages(2)
@@ -159,20 +155,5 @@ struct FetchTests {
         #expect(PHAsset.fetchAssets(with: library.options()).count == 6)
         #expect(!first.isFavorite, "model objects are immutable snapshots")
         #expect(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: library.options())[0].isFavorite)
-    }
-
-    @Test func largeResultsLoadLazilyInBatches() throws {
-        let library = try TestLibrary()
-        defer { library.remove() }
-        try SyntheticLibrary.insertAssets(into: library.url, count: 1_000)
-        let result = PHAsset.fetchAssets(with: library.options { $0.includeHiddenAssets = true })
-        #expect(result.count == 1_000)
-        #expect(result.membershipByteCount <= 1_000 * 16)
-        var previous = Date.distantPast
-        for asset in result {
-            #expect(asset.creationDate! >= previous)
-            previous = asset.creationDate!
-        }
-        #expect(result[999].localIdentifier.hasSuffix("/L0/001"))
     }
 }

@@ -1,15 +1,11 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import Photos
 import Foundation
 import PhotosTesting
 import Testing
 
 @Suite("#Predicate in fetch options")
 struct SwiftPredicateTests {
-    @Test func swiftPredicatesCompileLikeFormatStrings() throws {
+    @Test(arguments: LibraryProviders.all) func swiftPredicatesCompileLikeFormatStrings(_ provider: any LibraryProvider) throws {
         let image = PHAssetMediaType.image
         let minimum = 100
         let compiled = try #require(NSPredicate(#Predicate<PHAsset> { $0.mediaType == image && $0.pixelWidth > minimum }))
@@ -23,7 +19,7 @@ struct SwiftPredicateTests {
         #expect(inList.photosPredicateFormat == "pixelHeight IN {1, 2}")
     }
 
-    @Test func unsupportedExpressionsAreNamed() {
+    @Test(arguments: LibraryProviders.all) func unsupportedExpressionsAreNamed(_ provider: any LibraryProvider) {
         #expect(NSPredicate(#Predicate<PHAsset> { $0.pixelWidth * 2 > $0.pixelHeight }) == nil)
         let userLibrary = PHAssetSourceType.typeUserLibrary
         #expect(throws: FetchOptionsError.self) {
@@ -31,8 +27,8 @@ struct SwiftPredicateTests {
         }
     }
 
-    @Test func swiftPredicatesFetch() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func swiftPredicatesFetch(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3) { i, request in request.isFavorite = i != 1 }
         let cutoff = Date(timeIntervalSince1970: 1_700_000_030)

@@ -1,16 +1,12 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import Photos
 import Foundation
 import PhotosTesting
 import Testing
 
 @Suite("Change blocks")
 struct ChangeBlockTests {
-    @Test func performChangesRunsOffTheCallersThreadAndReportsSuccess() async throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func performChangesRunsOffTheCallersThreadAndReportsSuccess(_ provider: any LibraryProvider) async throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let file = try library.makeImage()
         let outcome: (Bool, String?) = await withCheckedContinuation { continuation in
@@ -27,8 +23,8 @@ struct ChangeBlockTests {
         #expect(PHAsset.fetchAssets(with: library.options()).count == 1)
     }
 
-    @Test func asyncPerformChangesThrowsPhotosErrors() async throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func asyncPerformChangesThrowsPhotosErrors(_ provider: any LibraryProvider) async throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let missing = library.scratch.appendingPathComponent("missing.jpg")
         await #expect(throws: PHPhotosError(.missingResource)) {
@@ -41,8 +37,8 @@ struct ChangeBlockTests {
         #expect(PHAsset.fetchAssets(with: library.options()).count == 1)
     }
 
-    @Test func propertyChangesApply() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func propertyChangesApply(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(1)
         let asset = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options())[0]

@@ -1,8 +1,4 @@
-#if PHOTOKIT_COMPATIBILITY_TEST
-    import Photos
-#else
-    import OpenPhotos
-#endif
+import Photos
 import Foundation
 import PhotosTesting
 import Testing
@@ -11,8 +7,8 @@ import Testing
 /// identifiers on a library with no cloud.
 @Suite("Identifier bridges")
 struct IdentifierBridgesTests {
-    @Test func changeTokensSurviveKeyedArchiving() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func changeTokensSurviveKeyedArchiving(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         _ = try library.addImages(1)
         let token = library.library.currentChangeToken
@@ -27,8 +23,8 @@ struct IdentifierBridgesTests {
         #expect((try? NSKeyedUnarchiver.unarchivedObject(ofClass: PHPersistentChangeToken.self, from: other)) == nil)
     }
 
-    @Test func assetsLibraryURLsNameAssetsByTheirUUID() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func assetsLibraryURLsNameAssetsByTheirUUID(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(2)
         let uuid = String(ids[1].prefix(36))
@@ -42,8 +38,8 @@ struct IdentifierBridgesTests {
         #expect(assets.firstObject?.localIdentifier == ids[1])
     }
 
-    @Test func aLibraryWithoutCloudMapsNoIdentifier() throws {
-        let library = try TestLibrary()
+    @Test(arguments: LibraryProviders.all) func aLibraryWithoutCloudMapsNoIdentifier(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(1)
         let cloud = library.library.cloudIdentifierMappings(forLocalIdentifiers: ids + ["nope"])
