@@ -256,6 +256,8 @@ private final class ExtensionProcess: @unchecked Sendable {
     let workspace: EditingWorkspace
     private let replies = Mutex<[Result<EditingExtensionWire.Reply, EditingExtensionWire.FrameError>]>([])
     private let arrived = DispatchSemaphore(value: 0)
+    /// Signalled once when the process ends (see ``waitForExit(_:)``).
+    private let exited = DispatchSemaphore(value: 0)
 
     init(_ editingExtension: EditingExtension) throws(EditingExtensionError) {
         name = editingExtension.displayName
@@ -284,6 +286,7 @@ private final class ExtensionProcess: @unchecked Sendable {
         // at most ExtensionSandbox.logLimit bytes of it.
         let errors = Pipe()
         process.standardError = errors
+        process.terminationHandler = { [exited] _ in exited.signal() }
         do { try ExtensionSandbox.run(process) } catch { throw .launchFailed(extension: name, reason: "\(error)") }
         try? errors.fileHandleForWriting.close()
         ExtensionSandbox.capture(errors, into: workspace.url.appendingPathComponent("extension.log"))
@@ -337,9 +340,7 @@ private final class ExtensionProcess: @unchecked Sendable {
         switch error {
         case .endOfStream, .io:
             // The pipe closed: the process ended (or closed its output). Wait a moment for its status.
-            let deadline = Date().addingTimeInterval(2)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning {
+            if !waitForExit(2) {
                 stop(grace: 0)
                 return .protocolViolation(extension: name, detail: "it closed its output during \(phase)")
             }
@@ -358,6 +359,13 @@ private final class ExtensionProcess: @unchecked Sendable {
         }
     }
 
+    /// Waits up to `seconds` for the process to end (woken by its termination, not by polling); true when it has.
+    private func waitForExit(_ seconds: Double) -> Bool {
+        guard exited.wait(timeout: .now() + max(0, seconds)) == .success else { return !process.isRunning }
+        exited.signal()  // it stays ended: later waits return at once
+        return true
+    }
+
     /// ``stop(grace:)`` on another thread.
     func stopInBackground(grace: Double) {
         try? input.fileHandleForWriting.close()
@@ -367,9 +375,7 @@ private final class ExtensionProcess: @unchecked Sendable {
     /// Closes the extension's input and waits `grace` seconds for it to exit; then kills it.
     func stop(grace: Double) {
         try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(grace)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
+        if !waitForExit(grace) {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
