@@ -115,11 +115,19 @@ let package = Package(
         .executableTarget(
             name: "redact-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"], path: "Examples/RedactExtension",
             swiftSettings: strict),
+        // Fixtures for tests of code that uses OpenPhotoKit (a product): libraries of every kind through a
+        // LibraryProvider, generated media, a change recorder.
         .target(
             name: "PhotosTesting",
+            dependencies: ["OpenPhotos", "PhotoMedia", "SampleMedia", "CVipsShims", "CTestImages"],
+            swiftSettings: strict
+        ),
+        // This package's own test harness (not a product): child processes, kill and concurrency campaigns, WebDriver,
+        // synthetic libraries and the raw SQLite baselines of the benchmarks.
+        .target(
+            name: "PhotosTestHarness",
             dependencies: [
-                "OpenPhotos", "PhotoLibraryEngine", "PhotoMedia", "SampleMedia", "CVipsShims", "CTestImages", "CProcessControl",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "CProcessControl", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
@@ -171,7 +179,7 @@ let package = Package(
                 "PhotoMedia",
                 "CVipsShims",
                 "CBenchBaselines",
-                "PhotosTesting",
+                "PhotosTesting", "PhotosTestHarness",
                 "CHeapStats",
                 "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -191,14 +199,14 @@ let package = Package(
 
         .testTarget(
             name: "OpenPhotosTests",
-            dependencies: ["OpenPhotos", "PhotosTesting", "openphotokit-heif-check"],
+            dependencies: ["OpenPhotos", "PhotosTesting", "PhotosTestHarness", "openphotokit-heif-check"],
             swiftSettings: strict
         ),
         // PhotoKit's public behaviour, run against every kind of library a LibraryProvider makes (PhotosTesting).
         .testTarget(name: "ConformanceTests", dependencies: ["Photos", "PhotosTesting"], swiftSettings: strict),
         .testTarget(
             name: "PhotoLibraryEngineTests",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],
             swiftSettings: strict
         ),
         // Client code written as an iOS app writes it (`import Photos`, `import CoreImage`, `import
@@ -211,13 +219,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PortedClientTests",
-            dependencies: ["PortedClient", "Photos", "UniformTypeIdentifiers", "PhotosTesting"],
+            dependencies: ["PortedClient", "Photos", "UniformTypeIdentifiers", "PhotosTesting", "PhotosTestHarness"],
             swiftSettings: strict
         ),
-        .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "PhotosTesting"], swiftSettings: strict),
+        .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "PhotosTesting", "PhotosTestHarness"], swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["PhotosTesting", "photos"],
+            dependencies: ["PhotosTesting", "PhotosTestHarness", "photos"],
             swiftSettings: strict
         ),
         // An extension that misbehaves on request (crashes, hangs, garbage, files outside its folder …).
@@ -227,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "OpenPhotos", "PhotosTesting", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "PhotosServer", "OpenPhotos", "PhotosTesting", "PhotosTestHarness", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
@@ -236,13 +244,13 @@ let package = Package(
         ),
         .testTarget(
             name: "EditingExtensionTests",
-            dependencies: ["OpenPhotos", "PhotosTesting", "photos", "look-extension", "redact-extension", "broken-extension"],
+            dependencies: ["OpenPhotos", "PhotosTesting", "PhotosTestHarness", "photos", "look-extension", "redact-extension", "broken-extension"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PhotosCommandTests",
             dependencies: [
-                "PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "photos", "openphotokit-heif-check",
+                "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotoLibraryEngine", "photos", "openphotokit-heif-check",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict

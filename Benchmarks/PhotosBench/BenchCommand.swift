@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import OpenPhotos
 import CHeapStats
+import PhotosTestHarness
 import PhotosTesting
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import CVipsShims
 import CommandLineSupport
 import Foundation
 import OpenPhotos
+import PhotosTestHarness
 import PhotosTesting
 
 struct BenchCoreImage: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import PhotosTestHarness
 import PhotosTesting
 
 #if canImport(Glibc)

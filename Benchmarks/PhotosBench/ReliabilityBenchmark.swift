@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotosTestHarness
 import PhotosTesting
 
 struct BenchReliability: ParsableCommand {

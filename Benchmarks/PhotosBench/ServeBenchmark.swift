@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import OpenPhotos
 import PhotosServer
+import PhotosTestHarness
 import PhotosTesting
 import Synchronization
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import OpenPhotos
+import PhotosTestHarness
 import PhotosTesting
 
 struct BenchVideoEditing: ParsableCommand {

@@ -1,6 +1,5 @@
 import Foundation
 import OpenPhotos
-import PhotoLibraryEngine
 
 /// A new, empty photo library for a test, of the kind a ``LibraryProvider`` makes (a folder by default), with a
 /// temporary scratch folder for generated media: both removed when ``remove()`` is called.
@@ -57,18 +56,6 @@ public final class TestLibrary: @unchecked Sendable {
             }
         }
         return identifiers
-    }
-
-    /// What the writers' slots hold: staged files and intent journals (empty between
-    /// transactions that finished, committed or not).
-    public func writerLeftovers() throws -> [String] {
-        let writers = url.appendingPathComponent("private/writers")
-        var found: [String] = []
-        for slot in try FileManager.default.contentsOfDirectory(atPath: writers.path) where !slot.hasSuffix(".lock") {
-            let entries = try FileManager.default.contentsOfDirectory(atPath: writers.appendingPathComponent(slot).path)
-            found += entries.map { "\(slot)/\($0)" }
-        }
-        return found.sorted()
     }
 
     /// Removes the library and the scratch folder.

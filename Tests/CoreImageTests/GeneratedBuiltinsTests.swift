@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

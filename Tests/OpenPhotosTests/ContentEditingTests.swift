@@ -1,5 +1,6 @@
 import OpenPhotos
 import Foundation
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PhotoLibraryEngine
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

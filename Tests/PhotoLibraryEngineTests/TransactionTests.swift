@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OpenPhotos
 import PhotoLibraryEngine
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibraryEngine
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OpenPhotos
+import PhotosTestHarness
 import PhotosTesting
 import Synchronization
 import Testing

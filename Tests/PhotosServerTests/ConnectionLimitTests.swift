@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import PhotosServer
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import OpenPhotos
 import PhotosServer
+import PhotosTestHarness
 import PhotosTesting
 import Synchronization
 import Testing

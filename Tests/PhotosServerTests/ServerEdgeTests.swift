@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import OpenPhotos
 @testable import PhotosServer
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

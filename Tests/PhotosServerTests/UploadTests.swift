@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import OpenPhotos
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import OpenPhotos
+import PhotosTestHarness
 import PhotosTesting
 import Synchronization
 import Testing

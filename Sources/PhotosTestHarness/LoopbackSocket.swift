@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTesting
 
 #if canImport(Glibc)
     import Glibc

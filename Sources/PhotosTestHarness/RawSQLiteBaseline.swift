@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTesting
 import GRDBSQLite
 
 /// The benchmarks' baseline: a statement run through the SQLite C API with nothing in between.

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTesting
 
 /// A WebDriver (W3C) client of Debian's chromedriver driving headless Chromium: just what the gallery's tests use.
 public final class WebDriver: @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTesting
 import Synchronization
 
 /// Several `photos` processes writing one library at once while `photos watch` observes it: each worker toggles the

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTesting
 import GRDB
 import PhotoLibraryEngine
 
@@ -245,9 +246,4 @@ public struct KillCampaign {
         guard let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]] else { return nil }
         return objects.compactMap { $0["localIdentifier"] as? String }
     }
-}
-
-extension SplitMix64 {
-    /// A number in 0..<bound.
-    public mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

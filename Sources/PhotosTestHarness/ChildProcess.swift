@@ -1,5 +1,6 @@
 import CProcessControl
 import Foundation
+import PhotosTesting
 
 #if canImport(Glibc)
     import Glibc
