@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "PhotosUI", targets: ["PhotosUI"]),
         // What a photo editing extension program links: the entry point and the protocol with its host.
         .library(name: "PhotoEditingExtension", targets: ["PhotoEditingExtension"]),
+        // What a program that runs editing extensions links (photos edit --with, a server of its own).
+        .library(name: "EditingExtensionHost", targets: ["EditingExtensionHost"]),
         // The example extensions (templates: see the WritingAPhotoEditingExtension article).
         .executable(name: "look-extension", targets: ["look-extension"]),
         .executable(name: "redact-extension", targets: ["redact-extension"]),
@@ -94,21 +96,30 @@ let package = Package(
         .target(name: "ImageIO", dependencies: ["UniformTypeIdentifiers"], swiftSettings: strict),
         // `import CoreImage` on Linux (it brings ImageIO's keys, as Apple's does).
         .target(name: "CoreImage", dependencies: ["OpenCoreImage", "ImageIO"], swiftSettings: strict),
+        // What an editing extension and its host say to each other (length-prefixed JSON over pipes).
+        .target(name: "PhotoEditingProtocol", dependencies: ["PhotoLibraryEngine"], swiftSettings: strict),
         // The PhotoKit mirror.
         .target(
             name: "OpenPhotos",
             dependencies: [
-                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage", "CProcessControl",
+                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage", "PhotoEditingProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),
+        // OpenPhotoKit's host of photo editing extensions: discovery and install, the sandbox (bubblewrap), the session
+        // that runs one extension process over an asset and commits its output.
+        .target(
+            name: "EditingExtensionHost",
+            dependencies: ["OpenPhotos", "PhotoEditingProtocol", "PhotoLibraryEngine", "CProcessControl"],
+            swiftSettings: strict
+        ),
         // `import Photos` on Linux: OpenPhotos under Apple's module name.
         .target(name: "Photos", dependencies: ["OpenPhotos"], swiftSettings: strict),
         // `import PhotosUI` on Linux: PHContentEditingController (Photos re-exported).
         .target(name: "PhotosUI", dependencies: ["Photos"], swiftSettings: strict),
-        .target(name: "PhotoEditingExtension", dependencies: ["OpenPhotos", "PhotosUI"], swiftSettings: strict),
+        .target(name: "PhotoEditingExtension", dependencies: ["OpenPhotos", "PhotosUI", "PhotoEditingProtocol", "EditingExtensionHost"], swiftSettings: strict),
         .executableTarget(
             name: "look-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"], path: "Examples/LookExtension",
             swiftSettings: strict),
@@ -158,6 +169,7 @@ let package = Package(
             name: "photos",
             dependencies: [
                 "OpenPhotos",
+                "EditingExtensionHost",
                 "PhotosServer",
                 "PhotoLibraryEngine",
                 "PhotoMedia",
@@ -174,6 +186,7 @@ let package = Package(
             name: "photos-bench",
             dependencies: [
                 "OpenPhotos",
+                "EditingExtensionHost",
                 "PhotosServer",
                 "PhotoLibraryEngine",
                 "PhotoMedia",
@@ -230,7 +243,7 @@ let package = Package(
         ),
         // An extension that misbehaves on request (crashes, hangs, garbage, files outside its folder …).
         .executableTarget(
-            name: "broken-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"],
+            name: "broken-extension", dependencies: ["PhotoEditingExtension", "PhotoEditingProtocol", "PhotosUI", "CoreImage"],
             path: "Tests/Fixtures/BrokenExtension", swiftSettings: strict),
         .testTarget(
             name: "PhotosServerTests",
@@ -244,7 +257,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EditingExtensionTests",
-            dependencies: ["OpenPhotos", "PhotosTesting", "PhotosTestHarness", "photos", "look-extension", "redact-extension", "broken-extension"],
+            dependencies: [
+                "OpenPhotos", "EditingExtensionHost", "PhotosTesting", "PhotosTestHarness", "photos", "look-extension", "redact-extension",
+                "broken-extension",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import ArgumentParser
 import CBenchBaselines
 import CVipsShims
 import CommandLineSupport
+import EditingExtensionHost
 import Foundation
 import OpenPhotos
 import PhotosTesting

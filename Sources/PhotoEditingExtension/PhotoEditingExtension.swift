@@ -1,4 +1,6 @@
+@_exported import EditingExtensionHost
 import Foundation
+import PhotoEditingProtocol
 import OpenPhotos
 import PhotosUI
 import Synchronization

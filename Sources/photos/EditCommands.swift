@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineSupport
+import EditingExtensionHost
 import Foundation
 import OpenPhotos
 import Synchronization

@@ -1,3 +1,4 @@
+import EditingExtensionHost
 import Foundation
 import OpenPhotos
 import PhotosTestHarness

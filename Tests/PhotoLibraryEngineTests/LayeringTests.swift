@@ -9,7 +9,9 @@ struct LayeringTests {
         .standardizedFileURL
 
     /// The modules above the engine.
-    static let aboveTheEngine = ["OpenPhotos", "PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "Photos", "PhotosUI"]
+    static let aboveTheEngine = [
+        "OpenPhotos", "PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "EditingExtensionHost", "Photos", "PhotosUI",
+    ]
 
     /// What they must not name: SQL and its building blocks, the SQLite files, the bundle's layout, and the engine's
     /// storage parts (its database, blob store, bundle and stager).

@@ -79,7 +79,7 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
         return availabilityMonitor.reason
     }
 
-    func engine() throws(LibraryError) -> LibraryEngine {
+    package func engine() throws(LibraryError) -> LibraryEngine {
         try state.get()
     }
 
@@ -89,7 +89,7 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     }
 
     /// The access this handle has now (grants can change while it is open).
-    var access: AccessContext {
+    package var access: AccessContext {
         engineIfAvailable?.accessContext(clientID: clientIdentifier)
             ?? AccessContext(clientID: clientIdentifier, grant: .restricted, libraryIsReadOnly: true)
     }

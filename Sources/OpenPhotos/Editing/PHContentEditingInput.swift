@@ -1,4 +1,5 @@
 import Foundation
+import PhotoEditingProtocol
 import PhotoLibraryEngine
 import PhotoMedia
 import Synchronization
@@ -67,7 +68,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     weak var library: PHPhotoLibrary?
     let basis: EditBasis
     let contentVersion: Int
-    let workspace: EditingWorkspace
+    package let workspace: EditingWorkspace
 
     init(
         asset: AssetRecord, state: EditingState, resource: ResourceRecord, basis: EditBasis, adjustment: PHAdjustmentData?,
@@ -145,7 +146,7 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     static let displaySize = 2048
 
     /// Makes the input of an asset (the work of a request, off the caller's thread).
-    static func make(
+    package static func make(
         _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false,
         workspaceParent: URL? = nil
     ) throws -> PHContentEditingInput {
@@ -233,19 +234,19 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
 
 /// A private folder in the temporary directory for one editing session: the input's copy and the outputs' renderings.
 /// Removed with its last user.
-final class EditingWorkspace: @unchecked Sendable {
-    let url: URL
+package final class EditingWorkspace: @unchecked Sendable {
+    package let url: URL
     /// Whether the folder goes with this object (false: a folder someone else made and removes).
     private let ownsFolder: Bool
 
     /// A folder made by someone else (an extension's output folder, made by its host): kept when released.
-    init(existing url: URL) {
+    package init(existing url: URL) {
         self.url = url
         ownsFolder = false
     }
 
     /// A new folder inside `parent`, or inside this process's folder of editing workspaces.
-    init(in parent: URL? = nil) throws {
+    package init(in parent: URL? = nil) throws {
         ownsFolder = true
         let root = try parent ?? Self.processFolder.get()
         do {
@@ -258,7 +259,7 @@ final class EditingWorkspace: @unchecked Sendable {
 
     /// Removes the folder now (a session that ended), rather than when the last reference goes — which a process that
     /// exits never reaches.
-    func remove() { if ownsFolder { try? FileManager.default.removeItem(at: url) } }
+    package func remove() { if ownsFolder { try? FileManager.default.removeItem(at: url) } }
 
     deinit { remove() }
 

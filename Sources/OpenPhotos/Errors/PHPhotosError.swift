@@ -57,7 +57,7 @@ public struct PHPhotosError: Error, CustomNSError, Hashable, CustomStringConvert
         self.userInfo = userInfo
     }
 
-    init(_ error: LibraryError) {
+    package init(_ error: LibraryError) {
         self.init(Code(rawValue: error.code) ?? .internalError, userInfo: [NSLocalizedDescriptionKey: error.message])
     }
 

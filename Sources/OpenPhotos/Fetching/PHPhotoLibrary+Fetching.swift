@@ -221,7 +221,7 @@ extension PHPhotoLibrary {
 
 extension PHPhotoLibrary {
     /// The asset as the library holds it now (nil when it is gone or not visible to this client).
-    func refreshedAsset(_ asset: PHAsset) -> PHAsset? {
+    package func refreshedAsset(_ asset: PHAsset) -> PHAsset? {
         guard access.canRead, let engine = engineIfAvailable, let record = try? engine.asset(localIdentifier: asset.localIdentifier) else {
             return nil
         }

@@ -9,7 +9,7 @@ open class PHObject: NSObject, NSCopying, @unchecked Sendable {
     /// A unique string that persistently identifies the object in this library (`UUID/L0/NNN`).
     public let localIdentifier: String
     /// The library the object was fetched from.
-    let library: PHPhotoLibrary?
+    package let library: PHPhotoLibrary?
 
     init(localIdentifier: String, library: PHPhotoLibrary?) {
         self.localIdentifier = localIdentifier

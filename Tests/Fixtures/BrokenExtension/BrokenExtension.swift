@@ -3,6 +3,7 @@
 import CoreImage
 import OpenPhotos
 import PhotoEditingExtension
+import PhotoEditingProtocol
 import PhotosUI
 
 #if canImport(Glibc)

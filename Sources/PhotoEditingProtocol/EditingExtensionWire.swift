@@ -45,6 +45,27 @@ package enum EditingExtensionWire {
         package var video: String?
         package var pairedVideo: String?
         package var displaySizeImage: String?
+
+        package init(
+            mediaType: Int, mediaSubtypes: UInt, creationDate: Date?, latitude: Double?, longitude: Double?, altitude: Double?,
+            uniformTypeIdentifier: String?, playbackStyle: Int, adjustmentData: Adjustment?, fullSizeImage: String?,
+            fullSizeImageOrientation: Int32, video: String?, pairedVideo: String?, displaySizeImage: String?
+        ) {
+            self.mediaType = mediaType
+            self.mediaSubtypes = mediaSubtypes
+            self.creationDate = creationDate
+            self.latitude = latitude
+            self.longitude = longitude
+            self.altitude = altitude
+            self.uniformTypeIdentifier = uniformTypeIdentifier
+            self.playbackStyle = playbackStyle
+            self.adjustmentData = adjustmentData
+            self.fullSizeImage = fullSizeImage
+            self.fullSizeImageOrientation = fullSizeImageOrientation
+            self.video = video
+            self.pairedVideo = pairedVideo
+            self.displaySizeImage = displaySizeImage
+        }
     }
 
     /// A call from the host.

@@ -1,4 +1,6 @@
 import Foundation
+import OpenPhotos
+import PhotoEditingProtocol
 import Synchronization
 
 /// OpenPhotoKit: a photo editing extension installed on this machine — a separate program, hosted as Photos hosts

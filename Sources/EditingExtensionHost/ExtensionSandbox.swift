@@ -1,5 +1,7 @@
 import CProcessControl
 import Foundation
+import OpenPhotos
+import PhotoEditingProtocol
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,4 +1,6 @@
 import Foundation
+import OpenPhotos
+import PhotoEditingProtocol
 
 /// OpenPhotoKit: why an edit through a photo editing extension did not happen. Every case names the extension;
 /// whatever the case, nothing was committed to the library.

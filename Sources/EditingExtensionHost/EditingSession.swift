@@ -1,4 +1,6 @@
 import Foundation
+import OpenPhotos
+import PhotoEditingProtocol
 import PhotoLibraryEngine
 import Synchronization
 
