@@ -56,9 +56,6 @@ package final class AssetIDStream: @unchecked Sendable {
     /// Bytes held by the ids.
     package var byteCount: Int { condition.withLock { ids.capacity * MemoryLayout<Int64>.stride } }
 
-    /// Steps `statement` (first column: a row id) in one read transaction of `reader` on a background thread, and
-    /// returns once `firstPage` ids have arrived or all have. `alongside` runs first in the same transaction (it sees
-    /// the same state). Throws what the read threw before the first page.
     /// Steps `statement` (first column: a row id) in `db`, handing each id to `row`. The hot loop of every fetch (a
     /// million rows for a large library): it steps the SQLite statement directly, no per-row decoding layer.
     static func step(_ statement: SQLFragment, in db: Database, _ row: (Int64) -> Void) throws {
@@ -88,6 +85,9 @@ package final class AssetIDStream: @unchecked Sendable {
         }
     }
 
+    /// Steps `statement` (first column: a row id) in one read transaction of `reader` on a background thread, and
+    /// returns once `firstPage` ids have arrived or all have. `alongside` runs first in the same transaction (it sees
+    /// the same state). Throws what the read threw before the first page.
     /// `afterFirstPage` runs on the background thread once the first page is published, inside the read (tests
     /// hold it there to commit meanwhile).
     static func stream(
