@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "PhotoEditingExtension", targets: ["PhotoEditingExtension"]),
         // What a program that runs editing extensions links (photos edit --with, a server of its own).
         .library(name: "EditingExtensionHost", targets: ["EditingExtensionHost"]),
+        // The built-in editor (PhotoEditRecipe), usable by any program on a library.
+        .library(name: "BuiltInEditor", targets: ["BuiltInEditor"]),
         // The example extensions (templates: see the WritingAPhotoEditingExtension article).
         .executable(name: "look-extension", targets: ["look-extension"]),
         .executable(name: "redact-extension", targets: ["redact-extension"]),
@@ -108,6 +110,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "OpenPhotosShim", dependencies: ["OpenPhotos"], swiftSettings: strict),
+        // OpenPhotoKit's built-in editor: PhotoEditRecipe (`org.openphotokit.adjustment`), Core Image steps as
+        // resumable adjustment data, and the whole edit flow `photos edit` and the server run.
+        .target(name: "BuiltInEditor", dependencies: ["OpenPhotos", "OpenCoreImage"], swiftSettings: strict),
         // OpenPhotoKit's host of photo editing extensions: discovery and install, the sandbox (bubblewrap), the session
         // that runs one extension process over an asset and commits its output.
         .target(
@@ -148,7 +153,7 @@ let package = Package(
         .target(
             name: "PhotosServer",
             dependencies: [
-                "OpenPhotos", "UniformTypeIdentifiers",
+                "BuiltInEditor", "OpenPhotos", "UniformTypeIdentifiers",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -168,6 +173,7 @@ let package = Package(
         .executableTarget(
             name: "photos",
             dependencies: [
+                "BuiltInEditor",
                 "OpenPhotos",
                 "EditingExtensionHost",
                 "PhotosServer",
@@ -185,6 +191,7 @@ let package = Package(
         .executableTarget(
             name: "photos-bench",
             dependencies: [
+                "BuiltInEditor",
                 "OpenPhotos",
                 "EditingExtensionHost",
                 "PhotosServer",
@@ -212,7 +219,7 @@ let package = Package(
 
         .testTarget(
             name: "OpenPhotosTests",
-            dependencies: ["OpenPhotos", "PhotosTesting", "PhotosTestHarness", "openphotokit-heif-check"],
+            dependencies: ["OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness", "openphotokit-heif-check"],
             swiftSettings: strict
         ),
         // PhotoKit's public behaviour, run against every kind of library a LibraryProvider makes (PhotosTesting).
@@ -235,7 +242,7 @@ let package = Package(
             dependencies: ["PortedClient", "Photos", "UniformTypeIdentifiers", "PhotosTesting", "PhotosTestHarness"],
             swiftSettings: strict
         ),
-        .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "PhotosTesting", "PhotosTestHarness"], swiftSettings: strict),
+        .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness"], swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["PhotosTesting", "PhotosTestHarness", "photos"],
@@ -248,7 +255,7 @@ let package = Package(
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "OpenPhotos", "PhotosTesting", "PhotosTestHarness", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "PhotosServer", "OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import BuiltInEditor
 import ArgumentParser
 import CommandLineSupport
 import EditingExtensionHost

@@ -1,4 +1,5 @@
 import OpenPhotos
+import BuiltInEditor
 import Foundation
 import Testing
 

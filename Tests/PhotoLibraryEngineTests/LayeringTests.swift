@@ -10,7 +10,8 @@ struct LayeringTests {
 
     /// The modules above the engine.
     static let aboveTheEngine = [
-        "OpenPhotos", "PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "EditingExtensionHost", "Photos", "PhotosUI",
+        "OpenPhotos", "PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "EditingExtensionHost", "BuiltInEditor", "Photos",
+        "PhotosUI",
     ]
 
     /// What they must not name: SQL and its building blocks, the SQLite files, the bundle's layout, and the engine's

@@ -1,3 +1,4 @@
+import BuiltInEditor
 import Foundation
 import OpenPhotos
 import PhotosServer

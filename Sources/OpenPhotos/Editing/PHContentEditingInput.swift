@@ -67,6 +67,8 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     let assetLocalIdentifier: String
     weak var library: PHPhotoLibrary?
     let basis: EditBasis
+    /// Whether the input is the asset's original (not its current rendering or an edit's base).
+    package var isOriginal: Bool { basis == .original }
     let contentVersion: Int
     package let workspace: EditingWorkspace
 

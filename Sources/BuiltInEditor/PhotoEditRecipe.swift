@@ -1,4 +1,5 @@
 import Foundation
+import OpenPhotos
 import OpenCoreImage
 
 /// OpenPhotoKit's own adjustment format, `org.openphotokit.adjustment` 1.0: an edit as a list of steps rendered

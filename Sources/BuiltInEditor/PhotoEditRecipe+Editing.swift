@@ -1,6 +1,6 @@
 import Foundation
+import OpenPhotos
 import OpenCoreImage
-import PhotoLibraryEngine
 
 extension PhotoEditRecipe {
     /// What one edit by the built-in editor did.
@@ -37,7 +37,7 @@ extension PhotoEditRecipe {
         let input = try await asset.requestContentEditingInput(with: options)
         let previous = input.adjustmentData.flatMap(PhotoEditRecipe.init(adjustmentData:))
         let recipe = try change(previous ?? PhotoEditRecipe())
-        if recipe.steps.isEmpty, input.basis == .original {
+        if recipe.steps.isEmpty, input.isOriginal {
             try await library.performChanges { PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() }
             let reverted = library.refreshedAsset(asset)
             return EditResult(
