@@ -62,72 +62,14 @@ package final class LibraryEngine: Sendable {
             }
             do { try bundle.createLayout() } catch { throw .accessRestricted("cannot create \(bundle.url.path): \(error)") }
         }
-        let readOnly = configuration.readOnly || !Self.isWritable(bundle)
+        let readOnly = configuration.readOnly || !SQLiteStore.isWritable(bundle)
         if !readOnly {
             do { try bundle.createLayout() } catch { throw .accessRestricted("cannot write \(bundle.url.path): \(error)") }
         } else if !fm.fileExists(atPath: bundle.databaseURL.path) {
             throw .libraryVolumeOffline("\(bundle.url.path) has no database and is read-only")
         }
 
-        var config = Configuration()
-        config.foreignKeysEnabled = true
-        config.readonly = readOnly
-        config.busyMode = .timeout(10)
-        config.label = "OpenPhotoKit"
-        config.prepareDatabase { db in
-            db.add(
-                function: DatabaseFunction("ph_compare", argumentCount: 4, pure: true) { values in
-                    StringComparison.evaluate(
-                        String.fromDatabaseValue(values[0]), String.fromDatabaseValue(values[1]),
-                        operation: Int.fromDatabaseValue(values[2]) ?? 0, options: Int.fromDatabaseValue(values[3]) ?? 0)
-                })
-            db.add(
-                function: DatabaseFunction("ph_moment_id", argumentCount: 2, pure: true) { values in
-                    Moments.localIdentifier(kind: String.fromDatabaseValue(values[0]) ?? "", key: String.fromDatabaseValue(values[1]) ?? "")
-                })
-            if !readOnly {
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
-        }
-        let database: any DatabaseWriter
-        do {
-            if readOnly {
-                database = try DatabaseQueue(path: bundle.databaseURL.path, configuration: config)
-            } else {
-                database = try DatabasePool(path: bundle.databaseURL.path, configuration: config)
-            }
-        } catch {
-            throw .internalError("cannot open the library database \(bundle.databaseURL.path): \(error)")
-        }
-
-        if !readOnly {
-            // The writer's page cache: inserts land at random places of the identifier index, so a larger cache
-            // saves most of the page reads and writes of a big import. Readers keep SQLite's default.
-            do { try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -32768") } } catch {
-                throw .internalError("cannot configure \(bundle.databaseURL.path): \(error)")
-            }
-        }
-
-        let migrator = Schema.migrator
-        do {
-            let (superseded, complete) = try database.read { db in
-                (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db))
-            }
-            if superseded {
-                throw LibraryError.changeNotSupported(
-                    "\(bundle.url.path) was written by a newer version of OpenPhotoKit (schema \(try database.read { try migrator.appliedIdentifiers($0) }.sorted().last ?? "?")); upgrade OpenPhotoKit to open it"
-                )
-            }
-            if !complete {
-                guard !readOnly else { throw LibraryError.accessRestricted("the read-only library at \(bundle.url.path) needs a schema upgrade") }
-                try migrator.migrate(database)
-            }
-        } catch let error as LibraryError {
-            throw error
-        } catch {
-            throw .internalError("cannot migrate \(bundle.url.path): \(error)")
-        }
-
+        let database = try SQLiteStore.open(bundle: bundle, readOnly: readOnly)
         let retentionDays: Double =
             (try? database.read { db in
                 try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")
@@ -172,18 +114,6 @@ package final class LibraryEngine: Sendable {
         LibraryEngine(
             bundle: bundle, database: database, reader: state, readOnly: true, configuration: configuration,
             trashRetention: trashRetention, changeCenter: changeCenter, slots: slots)
-    }
-
-    /// A library is read-only when its database or folder cannot be written, or has no write permission bits
-    /// at all (which also holds for root, who bypasses permission checks).
-    private static func isWritable(_ bundle: LibraryBundle) -> Bool {
-        for path in [bundle.url.path, bundle.databaseURL.path] {
-            var info = stat()
-            guard stat(path, &info) == 0 else { continue }
-            if info.st_mode & 0o222 == 0 { return false }
-            if access(path, W_OK) != 0 { return false }
-        }
-        return true
     }
 
     /// Removes what the transactions of writers that died left behind — staged files, and placed files no row

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The metadata store of a library folder: `database/Photos.sqlite` in WAL mode through GRDB — opened with the
+/// library's SQL functions (`ph_compare`, `ph_moment_id`), its pragmas, and its schema migrated (or refused when a
+/// newer OpenPhotoKit wrote it). The engine runs its statements on the writer it returns; readers are WAL snapshots.
+/// A server database (issue 24) is opened the same way behind the same engine, with its dialect.
+enum SQLiteStore {
+    /// Opens (and migrates, when writable) the database of `bundle`.
+    static func open(bundle: LibraryBundle, readOnly: Bool) throws(LibraryError) -> any DatabaseWriter {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        config.label = "OpenPhotoKit"
+        config.prepareDatabase { db in
+            db.add(
+                function: DatabaseFunction("ph_compare", argumentCount: 4, pure: true) { values in
+                    StringComparison.evaluate(
+                        String.fromDatabaseValue(values[0]), String.fromDatabaseValue(values[1]),
+                        operation: Int.fromDatabaseValue(values[2]) ?? 0, options: Int.fromDatabaseValue(values[3]) ?? 0)
+                })
+            db.add(
+                function: DatabaseFunction("ph_moment_id", argumentCount: 2, pure: true) { values in
+                    Moments.localIdentifier(kind: String.fromDatabaseValue(values[0]) ?? "", key: String.fromDatabaseValue(values[1]) ?? "")
+                })
+            if !readOnly {
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+        }
+        let database: any DatabaseWriter
+        do {
+            if readOnly {
+                database = try DatabaseQueue(path: bundle.databaseURL.path, configuration: config)
+            } else {
+                database = try DatabasePool(path: bundle.databaseURL.path, configuration: config)
+            }
+        } catch {
+            throw .internalError("cannot open the library database \(bundle.databaseURL.path): \(error)")
+        }
+
+        if !readOnly {
+            // The writer's page cache: inserts land at random places of the identifier index, so a larger cache
+            // saves most of the page reads and writes of a big import. Readers keep SQLite's default.
+            do { try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -32768") } } catch {
+                throw .internalError("cannot configure \(bundle.databaseURL.path): \(error)")
+            }
+        }
+
+        let migrator = Schema.migrator
+        do {
+            let (superseded, complete) = try database.read { db in
+                (try migrator.hasBeenSuperseded(db), try migrator.hasCompletedMigrations(db))
+            }
+            if superseded {
+                throw LibraryError.changeNotSupported(
+                    "\(bundle.url.path) was written by a newer version of OpenPhotoKit (schema \(try database.read { try migrator.appliedIdentifiers($0) }.sorted().last ?? "?")); upgrade OpenPhotoKit to open it"
+                )
+            }
+            if !complete {
+                guard !readOnly else { throw LibraryError.accessRestricted("the read-only library at \(bundle.url.path) needs a schema upgrade") }
+                try migrator.migrate(database)
+            }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .internalError("cannot migrate \(bundle.url.path): \(error)")
+        }
+        return database
+    }
+
+    /// A library is read-only when its database or folder cannot be written, or has no write permission bits
+    /// at all (which also holds for root, who bypasses permission checks).
+    static func isWritable(_ bundle: LibraryBundle) -> Bool {
+        for path in [bundle.url.path, bundle.databaseURL.path] {
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            if info.st_mode & 0o222 == 0 { return false }
+            if access(path, W_OK) != 0 { return false }
+        }
+        return true
+    }
+}
