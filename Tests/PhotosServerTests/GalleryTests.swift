@@ -119,7 +119,17 @@ struct GalleryTests {
             #expect(years == ["", "2025", "2024", "2023"], "\(years ?? [])")
             try await browser.run("const s = document.querySelector('#year'); s.value = '2023'; s.dispatchEvent(new Event('change'))")
             let newest2023 = urlID(old.last!)
-            try await browser.wait(10, "2023's newest photo first", until: "return document.querySelector('.tile')?.dataset.key === '\(newest2023)'")
+            do {
+                try await browser.wait(
+                    10, "2023's newest photo first", until: "return document.querySelector('.tile')?.dataset.key === '\(newest2023)'")
+            } catch {
+                let info = try await browser.run(
+                    "return JSON.stringify({first: document.querySelector('.tile')?.dataset.key, tiles: document.querySelectorAll('.tile').length, keys: [...document.querySelectorAll('.tile')].slice(0,5).map(t => t.dataset.key), year: document.querySelector('#year').value, scrollY: window.scrollY, h: document.querySelector('#grid-content').style.height})"
+                )
+                // What the page showed instead, for the log (this wait once timed out on a loaded machine).
+                Issue.record("the grid after the jump to 2023: \(info ?? "nothing"); 2023's photos: \(old.map(urlID))")
+                throw error
+            }
             #expect(try await browser.run("return document.querySelectorAll('.tile').length") as? Int == 20)
             try await browser.screenshot(Self.screenshots.appendingPathComponent("10-years.png"))
             await browser.quit()

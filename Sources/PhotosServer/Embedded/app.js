@@ -11,6 +11,7 @@ const state = {
   index: new Map(),  // id → position in assets
   cursor: null,      // the next page's cursor, null when everything is loaded
   loading: false,
+  generation: 0,     // which listing the loaded pages belong to: a page of an earlier one is dropped when it arrives
   layout: [],        // rows: {top, height, header?, items: [{asset, left, width}]}
   selected: new Set(),
   viewer: null,      // position in assets of the asset shown
@@ -152,6 +153,10 @@ async function show(view) {
     heading.hidden = true;
   }
   $("#grid").hidden = false;
+  // A new listing (another view, or a year of the timeline): pages of the one before that are still on their way
+  // are dropped when they arrive, and do not hold this one's first page back.
+  state.generation += 1;
+  state.loading = false;
   state.assets = [];
   state.index = new Map();
   state.cursor = undefined;
@@ -200,14 +205,14 @@ async function showAlbums() {
 
 async function loadMore() {
   if (state.loading || state.cursor === null) return;
+  const generation = state.generation;
   state.loading = true;
   try {
     const source = currentSource();
-    const view = state.view;
     const parts = [source.query, `limit=${PAGE}`];
     if (state.cursor) parts.push(`cursor=${encodeURIComponent(state.cursor)}`);
     const page = await api(`${source.path}?${parts.filter(Boolean).join("&")}`);
-    if (view !== state.view) return;
+    if (generation !== state.generation) return;
     for (const asset of page.assets) {
       state.index.set(asset.id, state.assets.length);
       state.assets.push(asset);
@@ -216,7 +221,7 @@ async function loadMore() {
     if (state.assets.length > 0) $("#empty").hidden = true; else showEmpty(emptyKind());
     relayout();
   } finally {
-    state.loading = false;
+    if (generation === state.generation) state.loading = false;
   }
 }
 
@@ -940,6 +945,7 @@ function removeAsset(id) {
 }
 
 async function reloadLoaded() {
+  const generation = state.generation;
   const count = Math.max(state.assets.length, PAGE);
   const source = currentSource();
   const fresh = [];
@@ -948,6 +954,8 @@ async function reloadLoaded() {
     const parts = [source.query, `limit=${Math.min(1000, count - fresh.length)}`];
     if (cursor) parts.push(`cursor=${encodeURIComponent(cursor)}`);
     const page = await api(`${source.path}?${parts.filter(Boolean).join("&")}`);
+    // Another listing began meanwhile (the user chose a year or a view): this one's pages are stale.
+    if (generation !== state.generation) return;
     fresh.push(...page.assets);
     cursor = page.nextCursor;
   } while (cursor && fresh.length < count);
