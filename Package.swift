@@ -117,7 +117,7 @@ let package = Package(
         // that runs one extension process over an asset and commits its output.
         .target(
             name: "EditingExtensionHost",
-            dependencies: ["OpenPhotos", "PhotoEditingProtocol", "PhotoLibraryEngine", "CProcessControl"],
+            dependencies: ["OpenPhotos", "PhotoEditingProtocol", "CProcessControl"],
             swiftSettings: strict
         ),
         // `import Photos` on Linux: OpenPhotos under Apple's module name.

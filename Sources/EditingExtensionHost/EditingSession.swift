@@ -1,7 +1,6 @@
 import Foundation
 import OpenPhotos
 import PhotoEditingProtocol
-import PhotoLibraryEngine
 import Synchronization
 
 #if canImport(Glibc)
@@ -82,13 +81,9 @@ public final class EditingSession: @unchecked Sendable {
         let values = try editingExtension.resolveSettings(settings)
         let library = asset.library ?? PHPhotoLibrary.shared()
         // What the extension will be asked about: the asset's current adjustment data.
-        let adjustment: StoredAdjustment?
-        do {
-            let engine = try library.engine()
-            let versions = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
-            adjustment = versions.asset.hasAdjustments ? engine.adjustment(of: versions) : nil
-        } catch {
-            throw .inputUnavailable(extension: name, reason: PHPhotosError(error).localizedDescription)
+        let adjustment: PHAdjustmentData?
+        do { adjustment = try asset.storedAdjustmentData() } catch {
+            throw .inputUnavailable(extension: name, reason: error.localizedDescription)
         }
 
         let process = try ExtensionProcess.take(editingExtension)
@@ -114,17 +109,14 @@ public final class EditingSession: @unchecked Sendable {
             // No display-size image here: the extension side makes it from its copy when the extension asks for it
             // (an extension on Linux has no screen to show it on, and decoding it would cost every session).
             // Inside the process's own folder: the only one its sandbox can see.
-            input = try PHContentEditingInput.make(
-                asset, library: library, canHandle: { _ in handles }, skipsDisplaySizeImage: true, workspaceParent: process.workspace.url)
+            input = try asset.makeEditingInput(handlesAdjustmentData: handles, in: process.workspace.url)
         } catch {
-            throw .inputUnavailable(
-                extension: name,
-                reason: "the input could not be made: \((error as? LibraryError).map { PHPhotosError($0).localizedDescription } ?? "\(error)")")
+            throw .inputUnavailable(extension: name, reason: "the input could not be made: \(error.localizedDescription)")
         }
         let outputFolder = input.workspace.url.appendingPathComponent("Output")
         var displayImage: String?
         do {
-            try POSIXFiles.createDirectory(outputFolder)
+            try Self.makePrivateFolder(outputFolder)
             if let display = input.displaySizeImage?.jpegData(compressionQuality: 0.9) {
                 let url = input.workspace.url.appendingPathComponent("Input/DisplaySize.jpg")
                 try display.write(to: url)
@@ -267,7 +259,7 @@ private final class ExtensionProcess: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         do {
             workspace = try EditingWorkspace()
-            for folder in ["Home", "Tmp"] { try POSIXFiles.createDirectory(workspace.url.appendingPathComponent(folder)) }
+            for folder in ["Home", "Tmp"] { try EditingSession.makePrivateFolder(workspace.url.appendingPathComponent(folder)) }
         } catch {
             throw .launchFailed(extension: name, reason: "cannot create its session folder: \(error)")
         }
@@ -383,5 +375,12 @@ private final class ExtensionProcess: @unchecked Sendable {
         }
         // The session's folder (the input's copies, what the extension wrote, its log) goes with it.
         workspace.remove()
+    }
+}
+
+extension EditingSession {
+    /// Makes a folder (and its parents) only its owner may enter: a session's folders hold copies of the user's photos.
+    static func makePrivateFolder(_ url: URL) throws {
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 }

@@ -371,3 +371,37 @@ final class ContentEditingInputRequests: @unchecked Sendable {
     private func isPending(_ id: UInt) -> Bool { state.withLock { $0.pending[id] != nil } }
     private func take(_ id: UInt) -> Handler? { state.withLock { $0.pending.removeValue(forKey: id) }?.handler }
 }
+
+extension PHAsset {
+    /// The adjustment data of the asset's last edit as stored now, nil when it is unedited or the data cannot be read:
+    /// what an editor is asked whether it can handle before its input is made.
+    /// - throws: ``PHPhotosError`` when the library cannot be read.
+    package func storedAdjustmentData() throws(PHPhotosError) -> PHAdjustmentData? {
+        let library = self.library ?? PHPhotoLibrary.shared()
+        do {
+            let engine = try library.engine()
+            let state = try engine.editingState(localIdentifier: localIdentifier, access: library.access)
+            guard state.asset.hasAdjustments, let stored = engine.adjustment(of: state) else { return nil }
+            return PHAdjustmentData(formatIdentifier: stored.formatIdentifier, formatVersion: stored.formatVersion, data: stored.data)
+        } catch {
+            throw PHPhotosError(error)
+        }
+    }
+
+    /// Makes the editing input of this asset in `workspace` (an extension's session folder), for an editor that
+    /// `handles` (or not) its adjustment data; no display-size image (nothing shows one).
+    /// - throws: ``PHPhotosError``.
+    package func makeEditingInput(handlesAdjustmentData handles: Bool, in workspace: URL) throws(PHPhotosError) -> PHContentEditingInput {
+        do {
+            return try PHContentEditingInput.make(
+                self, library: library ?? PHPhotoLibrary.shared(), canHandle: { _ in handles }, skipsDisplaySizeImage: true,
+                workspaceParent: workspace)
+        } catch let error as LibraryError {
+            throw PHPhotosError(error)
+        } catch let error as PHPhotosError {
+            throw error
+        } catch {
+            throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+        }
+    }
+}
