@@ -177,7 +177,6 @@ let package = Package(
                 "OpenPhotos",
                 "EditingExtensionHost",
                 "PhotosServer",
-                "PhotoLibraryEngine",
                 "PhotoMedia",
                 "SampleMedia",
                 "CommandLineSupport",

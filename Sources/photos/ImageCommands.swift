@@ -3,7 +3,6 @@ import CommandLineSupport
 import Foundation
 import OpenPhotos
 import PhotoMedia
-import PhotoLibraryEngine
 
 struct Thumbnail: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -193,7 +192,7 @@ struct Export: ParsableCommand {
 
     /// The stored name is data, not a path: only a sanitised last component names the file.
     static func safeName(_ name: String, _ resource: PHAssetResource) -> String {
-        ResourceName.safeFileName(name, fallback: "\(resource.assetLocalIdentifier.prefix(8))-\(resource.type.rawValue)")
+        PHAssetResource.safeFileName(name, fallback: "\(resource.assetLocalIdentifier.prefix(8))-\(resource.type.rawValue)")
     }
 
     private func exportVideo(_ asset: PHAsset, preset: String, into folder: URL) throws -> String {
@@ -219,7 +218,7 @@ struct Export: ParsableCommand {
         let resource = PHAssetResource.assetResources(for: asset).first
         let original = resource.map { Self.safeName($0.originalFilename, $0) } ?? String(asset.localIdentifier.prefix(8))
         let target = folder.appendingPathComponent(
-            ResourceName.safeFileName((original as NSString).deletingPathExtension + "." + type, fallback: "video.\(type)"))
+            PHAssetResource.safeFileName((original as NSString).deletingPathExtension + "." + type, fallback: "video.\(type)"))
         session.outputURL = target
         session.outputFileType = fileType
         session.exportAsynchronously { done.signal() }

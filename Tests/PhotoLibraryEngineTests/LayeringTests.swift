@@ -38,6 +38,25 @@ struct LayeringTests {
         return false
     }
 
+    /// OpenPhotoKit's own surface goes through the mirror: it does not import the engine at all.
+    static let ownSurface = ["PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "EditingExtensionHost", "BuiltInEditor"]
+
+    @Test func ownSurfaceDoesNotImportTheEngine() throws {
+        var offences: [String] = []
+        for module in Self.ownSurface {
+            let folder = Self.sources.appendingPathComponent(module)
+            let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path), "\(folder.path)")
+            while let path = enumerator.nextObject() as? String {
+                guard path.hasSuffix(".swift") else { continue }
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                if text.split(separator: "\n").contains(where: { $0.hasPrefix("import PhotoLibraryEngine") }) {
+                    offences.append("\(module)/\(path)")
+                }
+            }
+        }
+        #expect(offences == [])
+    }
+
     @Test func theCheckMatchesWholeNames() {
         #expect(Self.names("let x: KeyTable", "KeyTable"))
         #expect(!Self.names("let sortKeyTable = 1", "KeyTable"))

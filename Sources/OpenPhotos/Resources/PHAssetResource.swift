@@ -90,6 +90,12 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
         )
     }
 
+    /// A name that is safe to create a file with, made from a resource's original name (the last component, control
+    /// characters replaced, no leading dot, at most 255 bytes with the extension kept), or `fallback`.
+    package static func safeFileName(_ name: String, fallback: String) -> String {
+        ResourceName.safeFileName(name, fallback: fallback)
+    }
+
     /// Private keys read with `value(forKey:)` on Apple platforms (`fileSize`, `locallyAvailable`); unknown keys return nil.
     public func value(forKey key: String) -> Any? {
         switch key {
