@@ -33,6 +33,26 @@ struct BlobStoreTests {
         #expect(try Data(contentsOf: engine.materialize(record)) == bytes)
     }
 
+    /// A stream reads through one open blob: the size is the opened file's, and the bytes stay readable when the key
+    /// is removed meanwhile (a rendering superseded while it is being sent).
+    @Test func anOpenBlobReadsTheFileItOpened() throws {
+        let (library, engine, record, bytes) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        let reader = try engine.open(record)
+        #expect(reader.size == Int64(bytes.count))
+        #expect(try reader.read(at: 0, count: 7) == bytes.prefix(7))
+        engine.blobs.remove(record.path)
+        #expect(throws: LibraryError.self) { try engine.storedSize(of: record) }
+        var streamed = Data()
+        while true {
+            let chunk = try reader.read(at: Int64(streamed.count), count: 1000)
+            if chunk.isEmpty { break }
+            streamed += chunk
+        }
+        #expect(streamed == bytes)
+        #expect(try reader.read(at: -1, count: 10) == Data())
+    }
+
     @Test func keysThatLeaveTheLibraryAreRefused() throws {
         let (library, engine, _, _) = try libraryWithOnePhoto()
         defer { library.remove() }

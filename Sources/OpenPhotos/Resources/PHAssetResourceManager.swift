@@ -172,16 +172,16 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
         guard let library = resource.library, library.access.canRead else {
             return PHPhotosError(.accessUserDenied, userInfo: [NSLocalizedDescriptionKey: "this client may not read the library's resources"])
         }
-        guard let engine = library.engineIfAvailable, (try? engine.storedSize(of: resource.record)) != nil else {
+        guard let engine = library.engineIfAvailable, let reader = try? engine.open(resource.record) else {
             return PHPhotosError(
                 .missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
         }
-        let total = max(resource.fileSize, 1)
+        let total = max(reader.size, 1)
         var done: Int64 = 0
         while true {
             if isCancelled(id) { return PHPhotosError(.userCancelled) }
             let chunk: Data
-            do { chunk = try engine.read(resource.record, offset: done, count: Self.chunkSize) } catch { return PHPhotosError(error) }
+            do { chunk = try reader.read(at: done, count: Self.chunkSize) } catch { return PHPhotosError(error) }
             if chunk.isEmpty { break }
             deliver(chunk)
             done += Int64(chunk.count)

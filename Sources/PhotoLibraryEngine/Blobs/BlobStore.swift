@@ -11,8 +11,9 @@ package protocol BlobStore: Sendable {
     /// - throws: ``LibraryError/missingResource(_:)`` when it is not there.
     func size(of key: String) throws(LibraryError) -> Int64
 
-    /// Up to `count` bytes of a stored blob from `offset` (fewer at its end, none past it).
-    func read(_ key: String, offset: Int64, count: Int) throws(LibraryError) -> Data
+    /// Opens a stored blob for reading in pieces (a stream of a whole video reads through one handle).
+    /// - throws: ``LibraryError/missingResource(_:)`` when it is not there or not a plain blob.
+    func open(_ key: String) throws(LibraryError) -> any BlobReader
 
     /// A whole small blob (a recipe, a plist): nil when it is missing, not a plain blob, or larger than `limit` —
     /// judged by what is stored, and never more than `limit` bytes read.
@@ -40,4 +41,20 @@ package protocol BlobStore: Sendable {
     /// that importing them moves no bytes. It is this process's while the area lives; a process that dies leaves it
     /// to the next writer's recovery.
     func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder
+}
+
+/// An open stored blob. The folder store's holds the file open, so it reads the file it opened even when the key is
+/// removed meanwhile (a superseded rendering).
+package protocol BlobReader: AnyObject, Sendable {
+    /// The blob's size when it was opened.
+    var size: Int64 { get }
+    /// Up to `count` bytes from `offset` (fewer at the end, none past it).
+    func read(at offset: Int64, count: Int) throws(LibraryError) -> Data
+}
+
+extension BlobStore {
+    /// Up to `count` bytes of a stored blob from `offset`.
+    package func read(_ key: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
+        try open(key).read(at: offset, count: count)
+    }
 }

@@ -22,21 +22,8 @@ package struct FolderBlobStore: BlobStore {
         return Int64(info.st_size)
     }
 
-    package func read(_ key: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
-        let file = try bundle.resolveExisting(key)
-        let fd = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw .missingResource("the stored file \(key) cannot be opened: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: max(0, count))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 { throw POSIXFiles.posixError("read \(key)") }
-            if n == 0 { break }
-            done += n
-        }
-        return Data(bytes[..<done])
+    package func open(_ key: String) throws(LibraryError) -> any BlobReader {
+        try FileBlobReader(file: try bundle.resolveExisting(key), key: key)
     }
 
     package func readSmall(_ key: String, limit: Int) -> Data? {
@@ -86,5 +73,48 @@ package struct FolderBlobStore: BlobStore {
     /// A derivative's name is one path component of safe characters.
     private static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && name.utf8.count < 200
+    }
+}
+
+/// A stored file held open for reading (`pread`, so readers on several threads never share a position).
+final class FileBlobReader: BlobReader {
+    let size: Int64
+    private let fd: Int32
+    private let key: String
+
+    init(file: URL, key: String) throws(LibraryError) {
+        fd = Foundation.open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw .missingResource("the stored file \(key) cannot be opened: \(String(cString: strerror(errno)))") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw .missingResource("the stored file \(key) is not a plain file")
+        }
+        size = Int64(info.st_size)
+        self.key = key
+    }
+
+    deinit { close(fd) }
+
+    func read(at offset: Int64, count: Int) throws(LibraryError) -> Data {
+        guard count > 0, offset >= 0 else { return Data() }
+        var data = Data(count: count)
+        var done = 0
+        var failure: Int32 = 0
+        data.withUnsafeMutableBytes { buffer in
+            while done < count {
+                let n = pread(fd, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
+                done += n
+            }
+        }
+        if failure != 0 {
+            errno = failure
+            throw POSIXFiles.posixError("read \(key)")
+        }
+        data.count = done
+        return data
     }
 }

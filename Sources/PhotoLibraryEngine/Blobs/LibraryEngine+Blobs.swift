@@ -17,6 +17,11 @@ extension LibraryEngine {
         try blobs.read(resource.path, offset: offset, count: count)
     }
 
+    /// A resource's bytes opened for reading in pieces.
+    package func open(_ resource: ResourceRecord) throws(LibraryError) -> any BlobReader {
+        try blobs.open(resource.path)
+    }
+
     /// The adjustment an `.adjustmentData` resource holds (Apple's `Adjustments.plist` keys), read within the size
     /// an adjustment may have; nil when it is missing, too large or not one.
     package func adjustment(in resource: ResourceRecord) -> StoredAdjustment? {
