@@ -19,8 +19,8 @@ package struct ChangeDelivery: Sendable {
 ///
 /// Commits made through this engine wake the queue at once and come with a snapshot pinned right after their
 /// commit. Commits of other processes (or other engines on the same store) wake it through the store's
-/// ``CommitSignal`` (for SQLite, inotify on the database's files), with a slow poll of the journal's newest id as a safety net, or a fast
-/// poll where inotify is missing; a wake-up costs one indexed read. Nothing runs while nobody subscribes.
+/// ``CommitSignal`` (for SQLite, inotify on the database's files), with a slow poll of the journal's newest id as a
+/// safety net, or a fast poll where the store cannot signal; a wake-up costs one indexed read. Nothing runs while nobody subscribes.
 package final class ChangeCenter: @unchecked Sendable {
     package typealias Handler = @Sendable (ChangeDelivery) -> Void
 
@@ -122,9 +122,9 @@ package final class ChangeCenter: @unchecked Sendable {
     /// A signal: pump now, and again a few moments later. A signal can come just before the commit is visible (for
     /// SQLite, the file event comes when the other process writes its transaction's frames to the `-wal` file, just
     /// before it publishes them in the WAL index); a read in between still sees the previous state, and no further
-    /// signal would come. Every event starts its own follow-ups (2,
-    /// 10, 30 and 200 ms later; those of an earlier event are dropped): a commit that follows another within the
-    /// window is seen within milliseconds, not at the end of the first one's window. (The safety poll catches
+    /// signal would come. Every signal starts its own follow-ups (2, 10, 30 and 200 ms later; those of an earlier one
+    /// are dropped): a commit that follows another within the window is seen within milliseconds, not at the end of
+    /// the first one's window. (The safety poll catches
     /// anything later.)
     private func wake() {
         dispatchPrecondition(condition: .onQueue(queue))
