@@ -1,7 +1,5 @@
 import Foundation
-import GRDB
 import Synchronization
-import GRDBSQLite
 
 extension LibraryEngine {
     /// The access context of a client of this library.
@@ -27,13 +25,15 @@ extension LibraryEngine {
                     "INSERT INTO client_grant (client_id, grant_kind) VALUES (?, ?) ON CONFLICT(client_id) DO UPDATE SET grant_kind = excluded.grant_kind",
                 arguments: [clientID, grant.rawValue])
             if !selection.isEmpty {
+                let selected = db.dialect.isIn("local_id", selection.map { .text($0) })
                 try db.execute(
-                    sql:
-                        "INSERT OR IGNORE INTO client_selection (client_id, asset_id) SELECT ?, id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
-                    arguments: [clientID, FetchPlanner.jsonArray(selection)])
-                for row in try Row.fetchAll(
-                    db, sql: "SELECT id, local_id FROM asset WHERE local_id IN (SELECT value FROM json_each(?))",
-                    arguments: [FetchPlanner.jsonArray(selection)])
+                    sql: """
+                        INSERT INTO client_selection (client_id, asset_id) SELECT ?, id FROM asset WHERE \(selected.sql) \
+                        ON CONFLICT DO NOTHING
+                        """,
+                    arguments: [clientID] + selected.statementArguments)
+                for row in try SQLRecord.fetchAll(
+                    db, sql: "SELECT id, local_id FROM asset WHERE \(selected.sql)", arguments: selected.statementArguments)
                 {
                     summary.note(.init(id: row[0], localIdentifier: row[1]), .updated)
                 }
@@ -47,7 +47,7 @@ extension LibraryEngine {
     /// The row ids of the assets a fetch matches, in order: the fetch result's fixed membership (8 bytes each).
     package func fetchAssetIDs(scope: AssetScope, options: FetchOptionsSpec, access: AccessContext) throws -> ContiguousArray<Int64> {
         guard access.canRead else { return [] }
-        let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
+        let statement = try FetchPlanner(access: access, dialect: metadata.dialect).assetIDs(scope: scope, options: options)
         return try selectIDs(statement)
     }
 
@@ -58,7 +58,7 @@ extension LibraryEngine {
         afterFirstPage: (@Sendable () -> Void)? = nil
     ) throws -> (ids: AssetIDStream, version: Int64) {
         guard access.canRead else { return (AssetIDStream([]), try changeHistoryBounds().current) }
-        let statement = try FetchPlanner(access: access).assetIDs(scope: scope, options: options)
+        let statement = try FetchPlanner(access: access, dialect: metadata.dialect).assetIDs(scope: scope, options: options)
         let version = Mutex<Int64>(0)
         let stream = try AssetIDStream.stream(
             statement, reader: reader, firstPage: firstPage,
@@ -74,7 +74,7 @@ extension LibraryEngine {
     ///
     /// This is the hot loop of every fetch (a million rows for a large library), so it steps the SQLite
     /// statement directly: no per-row decoding layer between SQLite and the id array.
-    package func selectIDs(_ statement: SQLFragment, alongside: ((Database) throws -> Void)? = nil) throws -> ContiguousArray<Int64> {
+    package func selectIDs(_ statement: SQLFragment, alongside: ((any SQLConnection) throws -> Void)? = nil) throws -> ContiguousArray<Int64> {
         try reader.read { db in
             try alongside?(db)
             var ids = ContiguousArray<Int64>()
@@ -94,7 +94,7 @@ extension LibraryEngine {
                 let chunk = remaining.prefix(500)
                 remaining = remaining.dropFirst(chunk.count)
                 let sql = "SELECT \(AssetRecord.selection) FROM asset a WHERE a.id IN (\(chunk.map(String.init).joined(separator: ",")))"
-                for row in try Row.fetchAll(db, sql: sql) {
+                for row in try SQLRecord.fetchAll(db, sql: sql) {
                     let record = AssetRecord(row: row)
                     records[record.id] = record
                 }
@@ -106,7 +106,7 @@ extension LibraryEngine {
     /// One asset by local identifier, whatever its state (hidden, trashed), or nil.
     package func asset(localIdentifier: String) throws(LibraryError) -> AssetRecord? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(AssetRecord.selection) FROM asset a WHERE a.local_id = ?", arguments: [localIdentifier])
+            try SQLRecord.fetchOne(db, sql: "SELECT \(AssetRecord.selection) FROM asset a WHERE a.local_id = ?", arguments: [localIdentifier])
                 .map(AssetRecord.init(row:))
         }
     }
@@ -118,11 +118,11 @@ extension LibraryEngine {
             var start = 0
             while start < ids.count {
                 let end = min(start + 50_000, ids.count)
-                let json = "[" + ids[start..<end].map(String.init).joined(separator: ",") + "]"
+                let members = db.dialect.isIn("id", ids[start..<end].map { .integer($0) })
                 total +=
                     try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM asset WHERE media_type = ? AND id IN (SELECT value FROM json_each(?))",
-                        arguments: [mediaType, json]) ?? 0
+                        db, sql: "SELECT count(*) FROM asset WHERE media_type = ? AND \(members.sql)",
+                        arguments: [mediaType] + members.statementArguments) ?? 0
                 start = end
             }
             return total
@@ -132,7 +132,7 @@ extension LibraryEngine {
     /// The files of an asset.
     package func resources(assetID: Int64) throws(LibraryError) -> [ResourceRecord] {
         try read { db in
-            try Row.fetchAll(
+            try SQLRecord.fetchAll(
                 db,
                 sql: """
                     SELECT r.id, r.asset_id, a.local_id, r.type, r.path, r.original_filename, r.uniform_type_identifier,
@@ -150,18 +150,19 @@ extension LibraryEngine {
         scope: CollectionScope, entity: FetchEntity, options: FetchOptionsSpec, access: AccessContext
     ) throws -> [CollectionRecord] {
         guard access.canRead else { return [] }
-        let statement = try FetchPlanner(access: access).collections(scope: scope, table: entity.keyTable, options: options)
+        let statement = try FetchPlanner(access: access, dialect: metadata.dialect).collections(
+            scope: scope, table: entity.keyTable, options: options)
         return try reader.read { db in
-            try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map(CollectionRecord.init(row:))
+            try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map(CollectionRecord.init(row:))
         }
     }
 
     /// Computed moments, optionally restricted (by year, month, identifier or containing asset).
     package func fetchMoments(_ filter: MomentFilter, options: FetchOptionsSpec, access: AccessContext) throws -> [CollectionRecord] {
         guard access.canRead else { return [] }
-        let statement = try FetchPlanner(access: access).moments(filter: filter, options: options)
+        let statement = try FetchPlanner(access: access, dialect: metadata.dialect).moments(filter: filter, options: options)
         return try reader.read { db in
-            try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map { row in
+            try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map { row in
                 let day: String = row[1]
                 let place: String = row[2]
                 let lat: Double? = row[6]
@@ -210,7 +211,7 @@ extension LibraryEngine {
 
     package func collection(localIdentifier: String) throws(LibraryError) -> CollectionRecord? {
         try read { db in
-            try Row.fetchOne(
+            try SQLRecord.fetchOne(
                 db, sql: "SELECT \(CollectionRecord.selection) FROM collection_info c WHERE c.local_id = ?",
                 arguments: [localIdentifier]
             ).map(CollectionRecord.init(row:))
@@ -226,7 +227,7 @@ extension LibraryEngine {
 }
 
 extension ResourceRecord {
-    init(row: Row) {
+    init(row: some SQLRow) {
         self.init(
             id: row[0], assetID: row[1], assetLocalIdentifier: row[2], type: row[3], path: row[4], originalFilename: row[5],
             uniformTypeIdentifier: row[6], fileSize: row[7], sha256: row[8], pixelWidth: row[9], pixelHeight: row[10])
@@ -241,29 +242,23 @@ extension LibraryEngine {
     ) throws -> (ids: [Int64], next: PageCursor?) {
         guard access.canRead, limit > 0 else { return ([], nil) }
         // One more row than asked says whether a page follows.
-        let (statements, keyCount) = try FetchPlanner(access: access).assetPage(
+        let (statements, keyCount) = try FetchPlanner(access: access, dialect: metadata.dialect).assetPage(
             scope: scope, options: options, after: cursor?.key, limit: limit + 1)
         // The statements in turn, in one read transaction, until one row more than the page.
         let rows = try read { db in
-            var rows: [Row] = []
+            var rows: [SQLRecord] = []
             for statement in statements where rows.count <= limit {
-                rows += try Row.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
+                rows += try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
             }
             return rows
         }
         let page = rows.prefix(limit)
         let ids = page.map { $0[0] as Int64 }
         guard rows.count > limit, let last = page.last else { return (ids, nil) }
-        let next = (1...keyCount).map { index -> SQLArgument in
-            switch last[index] as DatabaseValue {
-            case let value where value.isNull: .null
-            case let value:
-                switch value.storage {
-                case .int64(let integer): .integer(integer)
-                case .double(let real): .real(real)
-                case .string(let text): .text(text)
-                case .blob, .null: .null
-                }
+        let next = (1...keyCount).map { index -> SQLValue in
+            switch last.value(at: index) {
+            case .blob: .null  // no sort key is a blob
+            case let value: value
             }
         }
         return (ids, PageCursor(key: next, scope: scope, options: options))

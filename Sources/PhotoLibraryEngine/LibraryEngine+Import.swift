@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension LibraryEngine {
     /// The assets (not deleted for good) that already hold an original with each of these SHA-256 digests.
@@ -7,14 +6,14 @@ extension LibraryEngine {
         guard !digests.isEmpty else { return [:] }
         return try read { db in
             var found: [String: String] = [:]
-            let json = String(decoding: try JSONEncoder().encode(Array(Set(digests))), as: UTF8.self)
-            let rows = try Row.fetchAll(
+            let wanted = db.dialect.isIn("r.sha256", Set(digests).map { .text($0) })
+            let rows = try SQLRecord.fetchAll(
                 db,
                 sql: """
                     SELECT r.sha256, a.local_id FROM resource r JOIN asset a ON a.id = r.asset_id
-                    WHERE r.sha256 IN (SELECT value FROM json_each(?)) ORDER BY a.id
+                    WHERE \(wanted.sql) ORDER BY a.id
                     """,
-                arguments: [json])
+                arguments: wanted.statementArguments)
             for row in rows where found[row[0]] == nil { found[row[0]] = row[1] }
             return found
         }

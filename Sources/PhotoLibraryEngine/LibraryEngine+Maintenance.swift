@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One problem `photos verify` found.
 package struct VerificationProblem: Sendable, Equatable, CustomStringConvertible {
@@ -57,7 +56,7 @@ extension LibraryEngine {
         progress: ((_ done: Int, _ total: Int) -> Void)? = nil, isCancelled: (() -> Bool)? = nil
     ) throws(LibraryError) -> (checked: Int, problems: [VerificationProblem], complete: Bool) {
         let rows = try read { db in
-            try Row.fetchAll(db, sql: "SELECT path, file_size, sha256 FROM resource ORDER BY path").map {
+            try SQLRecord.fetchAll(db, sql: "SELECT path, file_size, sha256 FROM resource ORDER BY path").map {
                 (path: $0[0] as String, size: $0[1] as Int64, sha256: $0[2] as String)
             }
         }

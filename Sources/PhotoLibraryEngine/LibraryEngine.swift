@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PhotoMedia
 
 #if canImport(Glibc)
@@ -30,14 +29,15 @@ package struct LibraryConfiguration: Sendable {
 }
 
 /// The photo library engine: one per open `.photoslibrary` bundle. Thread-safe; writes are serialised by the
-/// database writer, reads run concurrently on WAL snapshots.
+/// metadata store, reads run concurrently on consistent states of it.
 package final class LibraryEngine: Sendable {
     package let bundle: LibraryBundle
     /// Where the library's bytes are (the bundle's files: ``FolderBlobStore``).
     package let blobs: any BlobStore
-    package let database: any DatabaseWriter
-    /// Where reads go: the database, or for a pinned engine (see ``pinned(to:)``) a snapshot of one moment.
-    package let reader: any DatabaseReader
+    /// Where the library's rows are (the bundle's SQLite database: ``SQLiteMetadataStore``).
+    package let metadata: any MetadataStore
+    /// Where reads go: the store, or for a pinned engine (see ``pinned(to:)``) a snapshot of one moment.
+    package let reader: any MetadataReader
     package let isReadOnly: Bool
     package let configuration: LibraryConfiguration
     package let trashRetention: TimeInterval
@@ -62,20 +62,21 @@ package final class LibraryEngine: Sendable {
             }
             do { try bundle.createLayout() } catch { throw .accessRestricted("cannot create \(bundle.url.path): \(error)") }
         }
-        let readOnly = configuration.readOnly || !SQLiteStore.isWritable(bundle)
+        let readOnly = configuration.readOnly || !SQLiteMetadataStore.isWritable(bundle)
         if !readOnly {
             do { try bundle.createLayout() } catch { throw .accessRestricted("cannot write \(bundle.url.path): \(error)") }
         } else if !fm.fileExists(atPath: bundle.databaseURL.path) {
             throw .libraryVolumeOffline("\(bundle.url.path) has no database and is read-only")
         }
 
-        let database = try SQLiteStore.open(bundle: bundle, readOnly: readOnly)
+        let metadata = try SQLiteMetadataStore.open(
+            bundle: bundle, readOnly: readOnly, watchesFiles: configuration.watchesDatabaseFiles)
         let retentionDays: Double =
-            (try? database.read { db in
+            (try? metadata.read { db in
                 try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")
             }).flatMap { $0.flatMap(Double.init) } ?? 30
         let engine = LibraryEngine(
-            bundle: bundle, database: database, readOnly: readOnly, configuration: configuration,
+            bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration,
             trashRetention: configuration.trashRetention ?? retentionDays * 86_400)
         if !readOnly {
             try engine.recoverInterruptedTransactions()
@@ -86,14 +87,14 @@ package final class LibraryEngine: Sendable {
     }
 
     private init(
-        bundle: LibraryBundle, database: any DatabaseWriter, reader: (any DatabaseReader)? = nil, readOnly: Bool,
+        bundle: LibraryBundle, metadata: any MetadataStore, reader: (any MetadataReader)? = nil, readOnly: Bool,
         configuration: LibraryConfiguration, trashRetention: TimeInterval, changeCenter: ChangeCenter? = nil,
         slots: WriterSlots? = nil
     ) {
         self.bundle = bundle
         self.blobs = FolderBlobStore(bundle: bundle)
-        self.database = database
-        self.reader = reader ?? database
+        self.metadata = metadata
+        self.reader = reader ?? metadata
         self.isReadOnly = readOnly
         self.configuration = configuration
         self.trashRetention = trashRetention
@@ -103,16 +104,14 @@ package final class LibraryEngine: Sendable {
         self.changeCenter =
             changeCenter
             ?? ChangeCenter(
-                database: database,
-                signal: SQLiteCommitSignal(databaseURL: bundle.databaseURL, watchesFiles: configuration.watchesDatabaseFiles),
-                pollInterval: configuration.changePollInterval, watchedPollInterval: configuration.watchedChangePollInterval)
+                metadata: metadata, pollInterval: configuration.changePollInterval, watchedPollInterval: configuration.watchedChangePollInterval)
     }
 
     /// A read-only view of this library whose reads all see `state` (a snapshot of one moment in its history):
     /// what change details are computed against.
-    package func pinned(to state: any DatabaseReader) -> LibraryEngine {
+    package func pinned(to state: any MetadataReader) -> LibraryEngine {
         LibraryEngine(
-            bundle: bundle, database: database, reader: state, readOnly: true, configuration: configuration,
+            bundle: bundle, metadata: metadata, reader: state, readOnly: true, configuration: configuration,
             trashRetention: trashRetention, changeCenter: changeCenter, slots: slots)
     }
 
@@ -123,7 +122,7 @@ package final class LibraryEngine: Sendable {
     @discardableResult
     package func recoverInterruptedTransactions() throws(LibraryError) -> [String] {
         let isReferenced = { (path: String) throws -> Bool in
-            try self.database.read { db in
+            try self.metadata.read { db in
                 try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
             }
         }
@@ -139,26 +138,30 @@ package final class LibraryEngine: Sendable {
 
     /// A library-wide setting from `library_info`.
     package func setting(_ key: String) -> String? {
-        try? database.read { db in try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = ?", arguments: [key]) }
+        try? metadata.read { db in try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = ?", arguments: [key]) }
     }
 
     package func setSetting(_ key: String, _ value: String) throws(LibraryError) {
         try write("change settings") { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO library_info (key, value) VALUES (?, ?)", arguments: [key, value])
+            try db.execute(
+                sql: "INSERT INTO library_info (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
         }
     }
 
-    // MARK: - Database access with typed errors
+    // MARK: - Metadata access with typed errors
 
-    package func read<T>(_ body: (Database) throws -> T) throws(LibraryError) -> T {
+    @discardableResult
+    package func read<T>(_ body: (any SQLConnection) throws -> T) throws(LibraryError) -> T {
         do { return try reader.read(body) } catch let error as LibraryError { throw error } catch {
             throw .internalError("database read failed: \(error)")
         }
     }
 
-    package func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(LibraryError) -> T {
+    @discardableResult
+    package func write<T>(_ operation: String, _ body: (any SQLConnection) throws -> T) throws(LibraryError) -> T {
         if isReadOnly { throw .accessRestricted("the library is read-only: \(operation) is not allowed") }
-        do { return try database.write(body) } catch let error as LibraryError { throw error } catch {
+        do { return try metadata.write(body) } catch let error as LibraryError { throw error } catch {
             throw .internalError("\(operation) failed: \(error)")
         }
     }

@@ -43,8 +43,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .predicate:
             let format = String(decoding: input, as: UTF8.self)
             guard let parsed = try? PredicateParser.parse(format, arguments: Self.arguments) else { return }
-            _ = try? PredicateCompiler(table: .asset).compile(parsed)
-            _ = try? PredicateCompiler(table: .assetCollection).compile(parsed)
+            _ = try? PredicateCompiler(table: .asset, dialect: .sqlite).compile(parsed)
+            _ = try? PredicateCompiler(table: .assetCollection, dialect: .sqlite).compile(parsed)
         case .exif:
             var metadata = MediaMetadata()
             EXIFReader.read(input, into: &metadata, xmp: nil)

@@ -1,6 +1,5 @@
 import Foundation
 import PhotosTesting
-import GRDB
 import PhotoLibraryEngine
 
 /// The reliability check of the library's write paths: `photos` children that import and change a library are
@@ -179,7 +178,7 @@ public struct KillCampaign {
     public static func check(library: URL, after what: String, ledger: Set<String>, into result: inout Result) {
         do {
             let engine = try LibraryEngine.open(at: library)
-            let integrity = try engine.database.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+            let integrity = try engine.metadata.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
             if integrity != ["ok"] { result.inconsistencies.append("after \(what): integrity_check \(integrity)") }
             let (_, problems, _) = try engine.verify()
             for problem in problems {
@@ -190,11 +189,11 @@ public struct KillCampaign {
                     result.inconsistencies.append("after \(what): \(problem)")
                 }
             }
-            let mixed = try engine.database.read { db in
+            let mixed = try engine.metadata.read { db in
                 try String.fetchAll(db, sql: Self.incoherentVersionsSQL)
             }
             for identifier in mixed { result.inconsistencies.append("after \(what): \(identifier) has a mix of versions") }
-            let present = try engine.database.read { db in
+            let present = try engine.metadata.read { db in
                 try Set(String.fetchAll(db, sql: "SELECT local_id FROM asset"))
             }
             result.lostCommits += ledger.subtracting(present).count

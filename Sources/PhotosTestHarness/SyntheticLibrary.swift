@@ -1,6 +1,5 @@
 import Foundation
 import PhotosTesting
-import GRDB
 import PhotoLibraryEngine
 
 /// One synthetic asset row (what the library stores for an image or video, without files).
@@ -54,8 +53,8 @@ public enum SyntheticLibrary {
         while inserted < count {
             let rows = SyntheticAssetRow.rows(count: min(batch, count - inserted), startingAt: inserted, seed: seed)
             let start = Date()
-            try engine.database.write { db in
-                let statement = try db.cachedStatement(sql: SyntheticAssetRow.insertSQL)
+            try engine.metadata.write { db in
+                let statement = try db.prepare(sql: SyntheticAssetRow.insertSQL)
                 for row in rows {
                     try statement.execute(arguments: [
                         row.localIdentifier, row.mediaType, row.creationDate, row.localDay, row.creationDate, row.creationDate,

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OpenPhotos
 import PhotoLibraryEngine
 import PhotosTesting
@@ -88,7 +87,7 @@ struct ChangeJournalTests {
         #expect(try engine.compactChangeHistory(now: Date().addingTimeInterval(31 * 86_400)) == 2)
         let compacted = try engine.changeHistoryBounds()
         #expect(compacted.current == bounds.current && compacted.floor == bounds.current - 1)
-        #expect(try engine.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_journal") } == 1)
+        #expect(try engine.metadata.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM change_journal") } == 1)
 
         for old in [start, afterImport] {
             #expect {
@@ -111,7 +110,7 @@ struct ChangeJournalTests {
         let ids = try test.addImages(1)
         try favorite(test, ids[0])
         let engine = try LibraryEngine.open(at: test.url)
-        try engine.database.write { db in
+        try engine.metadata.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO library_info (key, value) VALUES ('change_history_days', '0')")
             try db.execute(sql: "UPDATE change_journal SET date = date - 10")
         }

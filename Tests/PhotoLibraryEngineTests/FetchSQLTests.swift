@@ -15,7 +15,7 @@ struct FetchSQLTests {
         if let format { options.predicate = try PredicateParser.parse(format, arguments: args) }
         options.sortKeys = sort
         configure(&options)
-        return try FetchPlanner(access: owner, now: Date(timeIntervalSince1970: 1_000_000)).assetIDs(scope: scope, options: options)
+        return try FetchPlanner(access: owner, dialect: .sqlite, now: Date(timeIntervalSince1970: 1_000_000)).assetIDs(scope: scope, options: options)
     }
 
     @Test func defaultLibraryFetch() throws {
@@ -91,7 +91,7 @@ struct FetchSQLTests {
 
     @Test func limitedClientsSeeTheirSelectionOnly() throws {
         let limited = AccessContext(clientID: "app", grant: .limited, libraryIsReadOnly: false)
-        let sql = try FetchPlanner(access: limited).assetIDs(scope: .library, options: FetchOptionsSpec())
+        let sql = try FetchPlanner(access: limited, dialect: .sqlite).assetIDs(scope: .library, options: FetchOptionsSpec())
         #expect(sql.sql.contains("AND a.id IN (SELECT asset_id FROM client_selection WHERE client_id = ?) ORDER BY"))
         #expect(sql.arguments.last == .text("app"))
     }
@@ -115,7 +115,7 @@ struct FetchSQLTests {
     }
 
     @Test func collectionFetches() throws {
-        let planner = FetchPlanner(access: owner)
+        let planner = FetchPlanner(access: owner, dialect: .sqlite)
         var options = FetchOptionsSpec()
         options.predicate = try PredicateParser.parse("title == %@", arguments: [.string("Trip")])
         let sql = try planner.collections(scope: .assetCollections(type: 1, subtype: nil), table: .assetCollection, options: options)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 @testable import OpenPhotos
 import PhotoLibraryEngine
 import PhotosTesting
@@ -8,7 +7,7 @@ import Testing
 /// Predicates as an attacker writes them, and NSPredicate's nil semantics, asserted on the SQL and on real rows.
 @Suite("Hostile and nil predicates")
 struct HostilePredicateTests {
-    let compiler = PredicateCompiler(table: .asset)
+    let compiler = PredicateCompiler(table: .asset, dialect: .sqlite)
 
     func sql(_ format: String, _ args: [PredicateValue] = []) throws -> SQLFragment {
         try compiler.compile(try PredicateParser.parse(format, arguments: args))
@@ -95,7 +94,7 @@ struct HostilePredicateTests {
         defer { library.remove() }
         let ids = try library.addImages(3)
         let engine = try LibraryEngine.open(at: library.url)
-        try engine.database.write { db in
+        try engine.metadata.write { db in
             try db.execute(sql: "UPDATE asset SET burst_identifier = 'x' WHERE local_id = ?", arguments: [ids[0]])
             try db.execute(sql: "UPDATE asset SET burst_identifier = 'y' WHERE local_id = ?", arguments: [ids[1]])
         }
@@ -123,7 +122,7 @@ struct FailedFetchTests {
         #expect(PHAsset.fetchAssets(with: library.options()).fetchError == nil)
         // A damaged schema: the default fetch filters on this column.
         let engine = try LibraryEngine.open(at: library.url)
-        try engine.database.write { try $0.execute(sql: "ALTER TABLE asset RENAME COLUMN burst_hidden TO burst_hidden_gone") }
+        try engine.metadata.write { try $0.execute(sql: "ALTER TABLE asset RENAME COLUMN burst_hidden TO burst_hidden_gone") }
         let reopened = try PHPhotoLibrary(url: library.url)
         let options = PHFetchOptions()
         options.photoLibrary = reopened

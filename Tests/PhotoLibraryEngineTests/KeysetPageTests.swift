@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OpenPhotos
 import PhotoLibraryEngine
 import PhotosTesting
@@ -18,7 +17,7 @@ struct KeysetPageTests {
     }
 
     @Test func aDescendingPageIsARangeThenTheUndatedRows() throws {
-        let planner = FetchPlanner(access: owner, now: Date(timeIntervalSince1970: 1_000_000))
+        let planner = FetchPlanner(access: owner, dialect: .sqlite, now: Date(timeIntervalSince1970: 1_000_000))
         let (statements, keyCount) = try planner.assetPage(
             scope: .library, options: newestFirst(), after: [.real(1_700_000_000), .integer(42)], limit: 501)
         #expect(keyCount == 2)
@@ -40,9 +39,9 @@ struct KeysetPageTests {
         let library = try TestLibrary(name: "KeysetPlan")
         defer { library.remove() }
         let engine = try LibraryEngine.open(at: library.url)
-        let plan = try engine.database.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statements[0].sql, arguments: statements[0].statementArguments)
-                .map { $0["detail"] as String }
+        let plan = try engine.metadata.read { db in
+            try SQLRecord.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statements[0].sql, arguments: statements[0].statementArguments)
+                .map { $0[3] as String }  // id, parent, notused, detail
         }
         #expect(plan == ["SEARCH a USING INDEX asset_timeline (creation_date<?)"])
     }
@@ -56,8 +55,8 @@ struct KeysetPageTests {
             if index == 3 { request.creationDate = Date(timeIntervalSince1970: 1_700_000_000) }
         }
         let engine = try LibraryEngine.open(at: library.url)
-        #expect(try engine.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM asset WHERE creation_date IS NULL") } == 3)
-        let whole = try engine.database.read { db in
+        #expect(try engine.metadata.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM asset WHERE creation_date IS NULL") } == 3)
+        let whole = try engine.metadata.read { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM asset ORDER BY creation_date DESC, id DESC")
         }
         for size in 1...4 {

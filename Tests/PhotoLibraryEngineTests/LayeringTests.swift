@@ -17,8 +17,9 @@ struct LayeringTests {
     /// What they must not name: SQL and its building blocks, the SQLite files, the bundle's layout, and the engine's
     /// storage parts (its database, blob store, bundle and stager).
     static let forbidden = [
-        "import GRDB", "SQLFragment", "SQLArgument", "KeyTable", "PredicateCompiler", "FetchPlanner", ".sqlite", "-shm", "-wal",
-        "LibraryBundle", "FolderBlobStore", "engine.database", "engine.reader", "engine.bundle", "engine.blobs", "engine.stager",
+        "import GRDB", "SQLFragment", "SQLValue", "KeyTable", "PredicateCompiler", "FetchPlanner", ".sqlite", "-shm", "-wal",
+        "LibraryBundle", "FolderBlobStore", "engine.database", "engine.metadata", "engine.reader", "SQLConnection", "MetadataStore", "engine.bundle",
+        "engine.blobs", "engine.stager",
         "engine.slots",
     ]
 
@@ -86,6 +87,27 @@ struct LayeringTests {
             }
         }
         #expect(filesRead > 100, "the sources were not found at \(Self.sources.path)")
+        #expect(offences == [])
+    }
+
+    /// Inside the engine, only the SQLite store knows GRDB and SQLite's own API: the engine runs its statements on
+    /// ``SQLConnection``, so a second store is an implementation of the seam, not an edit of every file.
+    @Test func onlyTheSQLiteStoreKnowsGRDB() throws {
+        let engine = Self.sources.appendingPathComponent("PhotoLibraryEngine")
+        let enumerator = try #require(FileManager.default.enumerator(atPath: engine.path), "\(engine.path)")
+        var offences: [String] = []
+        var storeFiles = 0
+        while let path = enumerator.nextObject() as? String {
+            guard path.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: engine.appendingPathComponent(path), encoding: .utf8)
+            let namesGRDB = text.split(separator: "\n").contains { $0.hasPrefix("import GRDB") || Self.names($0, "sqlite3_step") }
+            if path.hasPrefix("Store/SQLite/") {
+                if namesGRDB { storeFiles += 1 }
+            } else if namesGRDB {
+                offences.append(path)
+            }
+        }
+        #expect(storeFiles >= 2, "the SQLite store was not found under \(engine.path)/Store/SQLite")
         #expect(offences == [])
     }
 }

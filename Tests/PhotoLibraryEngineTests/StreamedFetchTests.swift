@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PhotoLibraryEngine
 import PhotosTestHarness
 import PhotosTesting
@@ -30,7 +29,7 @@ struct StreamedFetchTests {
 
         // Another connection deletes 30 assets and commits while the fetch's read is open.
         try await blockingOffThePool {
-            try engine.database.write { db in try db.execute(sql: "DELETE FROM asset WHERE id IN (SELECT id FROM asset ORDER BY id LIMIT 30)") }
+            _ = try engine.metadata.write { db in try db.execute(sql: "DELETE FROM asset WHERE id IN (SELECT id FROM asset ORDER BY id LIMIT 30)") }
         }
         let now = try engine.fetchAssetIDs(scope: .library, options: FetchOptionsSpec(), access: owner)
         #expect(now.count < n && Set(now).isSubset(of: Set(before)), "the commit is visible to a new fetch")

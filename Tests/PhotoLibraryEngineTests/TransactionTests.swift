@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OpenPhotos
 import PhotoLibraryEngine
 import PhotosTestHarness
@@ -24,7 +23,7 @@ struct TransactionTests {
 
     func count(_ library: TestLibrary, _ sql: String) throws -> Int {
         let engine = try LibraryEngine.open(at: library.url)
-        return try engine.database.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+        return try engine.metadata.read { try Int.fetchOne($0, sql: sql) ?? -1 }
     }
 
     @Test func aFailingBlockLeavesNoRowAndNoFile() throws {
@@ -80,7 +79,7 @@ struct TransactionTests {
         var slot: URL?
         do {
             let writer = try LibraryEngine.open(at: library.url)
-            kept = try writer.database.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
+            kept = try writer.metadata.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
             // A transaction in progress: its journal lists a placed file no row references yet, and a staged file.
             try fm.createDirectory(at: library.url.appendingPathComponent("originals/Z"), withIntermediateDirectories: true)
             try Data([1, 2, 3]).write(to: library.url.appendingPathComponent(orphan))
@@ -117,7 +116,7 @@ struct TransactionTests {
             #expect(mode == 0o700, "\(path)")
         }
         let engine = try LibraryEngine.open(at: library.url)
-        let original = try engine.database.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
+        let original = try engine.metadata.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
         let mode = try FileManager.default.attributesOfItem(atPath: library.url.appendingPathComponent(original).path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
@@ -126,7 +125,7 @@ struct TransactionTests {
         let library = try TestLibrary()
         defer { library.remove() }
         let engine = try LibraryEngine.open(at: library.url)
-        try engine.database.write { db in
+        try engine.metadata.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v999-from-the-future')")
         }
         do {
@@ -171,7 +170,7 @@ struct TransactionTests {
         defer { library.remove() }
         try library.addImages(2)
         let engine = try LibraryEngine.open(at: library.url)
-        let paths = try engine.database.read { try String.fetchAll($0, sql: "SELECT path FROM resource ORDER BY path") }
+        let paths = try engine.metadata.read { try String.fetchAll($0, sql: "SELECT path FROM resource ORDER BY path") }
         try FileManager.default.removeItem(at: library.url.appendingPathComponent(paths[0]))
         let handle = try FileHandle(forWritingTo: library.url.appendingPathComponent(paths[1]))
         try handle.seekToEnd()
@@ -245,7 +244,7 @@ struct EditingEngineTests {
         defer { library.remove() }
         let ids = try library.addImages(1)
         let engine = try LibraryEngine.open(at: library.url)
-        try await engine.database.write { try $0.execute(sql: "UPDATE asset SET media_type = 3") }
+        try engine.metadata.write { try $0.execute(sql: "UPDATE asset SET media_type = 3") }
         let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options()).firstObject)
         #expect(asset.mediaType == .audio && !asset.canPerform(.content))
         do {
@@ -277,7 +276,7 @@ struct EditingEngineTests {
                 ], access: engine.accessContext(clientID: nil))
         }
         let paths = { (engine: LibraryEngine) in
-            try engine.database.read { try String.fetchAll($0, sql: "SELECT path FROM resource ORDER BY type") }
+            try engine.metadata.read { try String.fetchAll($0, sql: "SELECT path FROM resource ORDER BY type") }
         }
         var placed: [String] = []
         var slot: URL?
@@ -318,7 +317,7 @@ struct EditingEngineTests {
             dead = writer
             let slot = try writer.slots.folder()
             let superseded = try paths(writer)
-            try writer.database.write { db in
+            try writer.metadata.write { db in
                 try db.execute(sql: "DELETE FROM resource WHERE type IN (5, 7)")
                 try db.execute(sql: "UPDATE asset SET has_adjustments = 0, content_version = content_version + 1")
             }

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// A bearer token of `photos serve`, as stored: never the secret, only its SHA-256.
 package struct AccessTokenRecord: Sendable, Equatable {
@@ -43,7 +42,7 @@ extension LibraryEngine {
     /// Every token, oldest first.
     package func accessTokens() throws(LibraryError) -> [AccessTokenRecord] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT id, client_id, created_date FROM access_token ORDER BY created_date, id").map {
+            try SQLRecord.fetchAll(db, sql: "SELECT id, client_id, created_date FROM access_token ORDER BY created_date, id").map {
                 AccessTokenRecord(id: $0[0], clientID: $0[1], createdDate: Date(timeIntervalSinceReferenceDate: $0[2]))
             }
         }
@@ -54,7 +53,7 @@ extension LibraryEngine {
     package func revokeAccessTokens(matching idOrClient: String) throws(LibraryError) -> [AccessTokenRecord] {
         let id = idOrClient.hasPrefix(Self.accessTokenPrefix) ? String(idOrClient.dropFirst(4).prefix { $0 != "_" }) : idOrClient
         return try write("revoke access tokens") { db in
-            let matching = try Row.fetchAll(
+            let matching = try SQLRecord.fetchAll(
                 db, sql: "SELECT id, client_id, created_date FROM access_token WHERE id = ? OR client_id = ? ORDER BY created_date, id",
                 arguments: [id, idOrClient]
             ).map { AccessTokenRecord(id: $0[0], clientID: $0[1], createdDate: Date(timeIntervalSinceReferenceDate: $0[2])) }

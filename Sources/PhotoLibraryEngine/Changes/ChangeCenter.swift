@@ -1,12 +1,11 @@
 import Foundation
-import GRDB
 
-/// One committed transaction handed to observers, with the database state to describe it against.
+/// One committed transaction handed to observers, with the library state to describe it against.
 package struct ChangeDelivery: Sendable {
     package var entry: JournalEntry
-    /// The database as it was right after `entry` (exact), or at a later transaction when several commits of
+    /// The library as it was right after `entry` (exact), or at a later transaction when several commits of
     /// another process arrived between two wake-ups (`stateVersion > entry.id`).
-    package var state: any DatabaseReader
+    package var state: any MetadataReader
     /// The newest transaction `state` includes.
     package var stateVersion: Int64
 
@@ -24,14 +23,14 @@ package struct ChangeDelivery: Sendable {
 package final class ChangeCenter: @unchecked Sendable {
     package typealias Handler = @Sendable (ChangeDelivery) -> Void
 
-    private let database: any DatabaseWriter
+    private let metadata: any MetadataStore
     /// The serial queue deliveries run on.
     package let queue = DispatchQueue(label: "OpenPhotoKit.changes")
     private let lock = NSLock()
     private var handlers: [(token: Int, handler: Handler)] = []
     private var nextToken = 1
     private var lastDelivered: Int64 = 0
-    private var pinned: [Int64: any DatabaseReader] = [:]
+    private var pinned: [Int64: any MetadataReader] = [:]
     /// Commits of this engine between their first write and their pinned snapshot: a wake-up then waits for
     /// ``didCommit(_:snapshot:)``, so a local commit is never described against a later state.
     private var localCommitsInFlight = 0
@@ -46,11 +45,11 @@ package final class ChangeCenter: @unchecked Sendable {
     package private(set) var isWatching = false
 
     init(
-        database: any DatabaseWriter, signal: any CommitSignal, pollInterval: DispatchTimeInterval = .milliseconds(50),
+        metadata: any MetadataStore, pollInterval: DispatchTimeInterval = .milliseconds(50),
         watchedPollInterval: DispatchTimeInterval = .seconds(1)
     ) {
-        self.database = database
-        self.signal = signal
+        self.metadata = metadata
+        self.signal = metadata.commitSignal
         self.pollInterval = pollInterval
         self.watchedPollInterval = watchedPollInterval
     }
@@ -60,7 +59,7 @@ package final class ChangeCenter: @unchecked Sendable {
 
     /// Starts delivering transactions committed from now on to `handler`. Returns a token for ``unsubscribe(_:)``.
     package func subscribe(_ handler: @escaping Handler) -> Int {
-        let current = (try? database.read { try LibraryEngine.historyBounds($0).current }) ?? 0
+        let current = (try? metadata.read { try LibraryEngine.historyBounds($0).current }) ?? 0
         return lock.withLock {
             if handlers.isEmpty {
                 lastDelivered = max(lastDelivered, current)
@@ -87,14 +86,14 @@ package final class ChangeCenter: @unchecked Sendable {
         }
     }
 
-    /// Called on the writer's queue before a transaction that may commit.
+    /// Called holding the store's writer, before a transaction that may commit.
     func willCommit() {
         lock.withLock { localCommitsInFlight += 1 }
     }
 
-    /// Called on the writer's queue after ``willCommit()``: right after the commit with its journal id (outside any
-    /// transaction), or with nil when the transaction rolled back or changed nothing.
-    func didCommit(_ id: Int64?, snapshot: () -> (any DatabaseReader)?) {
+    /// Called after ``willCommit()``, still holding the writer: right after the commit with its journal id (outside
+    /// any transaction), or with nil when the transaction rolled back or changed nothing.
+    func didCommit(_ id: Int64?, snapshot: () -> (any MetadataReader)?) {
         let observed = isObserved
         let state = (id != nil && observed) ? snapshot() : nil
         lock.withLock {
@@ -145,17 +144,17 @@ package final class ChangeCenter: @unchecked Sendable {
         let (subscribers, since, busy) = lock.withLock { (handlers.map(\.handler), lastDelivered, localCommitsInFlight > 0) }
         // A local commit between its write and its snapshot: its didCommit pumps again.
         guard !subscribers.isEmpty, !busy else { return }
-        guard let entries = try? database.read({ db in try LibraryEngine.journalEntries(db, after: since) }), !entries.isEmpty
+        guard let entries = try? metadata.read({ db in try LibraryEngine.journalEntries(db, after: since) }), !entries.isEmpty
         else { return }
         // One shared later state for the transactions that have no pinned snapshot of their own.
-        var shared: (state: any DatabaseReader, version: Int64)?
+        var shared: (state: any MetadataReader, version: Int64)?
         for entry in entries {
             let delivery: ChangeDelivery
             if let exact = lock.withLock({ pinned.removeValue(forKey: entry.id) }) {
                 delivery = ChangeDelivery(entry: entry, state: exact, stateVersion: entry.id)
             } else {
                 if shared == nil {
-                    let state: any DatabaseReader = ((database as? DatabasePool).flatMap { try? $0.makeSnapshot() }) ?? database
+                    let state: any MetadataReader = metadata.snapshot() ?? metadata
                     let version = (try? state.read { try LibraryEngine.historyBounds($0).current }) ?? entry.id
                     shared = (state, max(version, entry.id))
                 }

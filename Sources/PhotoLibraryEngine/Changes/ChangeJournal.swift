@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One committed transaction as the change journal (`change_journal`) records it.
 ///
@@ -13,7 +12,7 @@ package struct JournalEntry: Sendable, Equatable {
     package var clientID: String?
     package var changes: CommitSummary
 
-    init(row: Row) throws {
+    init(row: some SQLRow) throws {
         id = row[0]
         date = Date(timeIntervalSince1970: row[1])
         clientID = row[2]
@@ -32,37 +31,34 @@ package struct ChangeHistoryBounds: Sendable, Equatable {
 
 extension LibraryEngine {
     /// Runs `body` in one write transaction and records what it did in the change journal, in that same
-    /// transaction. When someone observes changes, the database state right after the commit is pinned (a WAL
-    /// snapshot taken on the writer's queue before any later write), so change details describe exactly this
+    /// transaction. When someone observes changes, the state right after the commit is pinned (a snapshot taken
+    /// while the store still holds the writer, before any later write), so change details describe exactly this
     /// transaction.
     package func commitTransaction(
-        _ operation: String, clientID: String?, now: Date = Date(), _ body: (Database) throws -> CommitSummary
+        _ operation: String, clientID: String?, now: Date = Date(), _ body: (any SQLConnection) throws -> CommitSummary
     ) throws(LibraryError) -> CommitSummary {
         if isReadOnly { throw .accessRestricted("the library is read-only: \(operation) is not allowed") }
+        var journalID: Int64?
+        var began = false
         do {
-            return try database.writeWithoutTransaction { db in
-                var summary = CommitSummary()
-                var journalID: Int64?
-                var committed = false
-                changeCenter.willCommit()
-                defer {
-                    // Committed: nothing here may throw (the caller would undo files of a committed transaction).
-                    changeCenter.didCommit(committed ? journalID : nil) { try? (self.database as? DatabasePool)?.makeSnapshot() }
-                }
-                try db.inTransaction {
-                    summary = try body(db)
+            return try metadata.write(
+                { db in
+                    // Holding the writer: from here to `finished`, the change center waits for this commit's state.
+                    began = true
+                    changeCenter.willCommit()
+                    let summary = try body(db)
                     if !summary.isEmpty {
                         let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
-                        try db.execute(
-                            sql: "INSERT INTO change_journal (date, client_id, changes) VALUES (?, ?, ?)",
+                        journalID = try Int64.fetchOne(
+                            db, sql: "INSERT INTO change_journal (date, client_id, changes) VALUES (?, ?, ?) RETURNING id",
                             arguments: [now.timeIntervalSince1970, clientID, json])
-                        journalID = db.lastInsertedRowID
                     }
-                    return .commit
-                }
-                committed = true
-                return summary
-            }
+                    return summary
+                },
+                finished: { committed, snapshot in
+                    // Committed: nothing here may throw (the caller would undo files of a committed transaction).
+                    if began { changeCenter.didCommit(committed ? journalID : nil, snapshot: snapshot) }
+                })
         } catch let error as LibraryError {
             throw error
         } catch {
@@ -75,8 +71,9 @@ extension LibraryEngine {
         try read { db in try Self.historyBounds(db) }
     }
 
-    static func historyBounds(_ db: Database) throws -> ChangeHistoryBounds {
-        let current = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_journal'") ?? 0
+    static func historyBounds(_ db: any SQLConnection) throws -> ChangeHistoryBounds {
+        let last = db.dialect.lastIssuedID(of: "change_journal")
+        let current = try Int64.fetchOne(db, sql: last.sql, arguments: last.statementArguments) ?? 0
         let floor =
             try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'change_history_floor'").flatMap { Int64($0) } ?? 0
         return ChangeHistoryBounds(current: current, floor: floor)
@@ -89,7 +86,7 @@ extension LibraryEngine {
         try read { db in try Self.journalEntries(db, after: token, limit: limit) }
     }
 
-    static func journalEntries(_ db: Database, after token: Int64, limit: Int? = nil) throws -> [JournalEntry] {
+    static func journalEntries(_ db: any SQLConnection, after token: Int64, limit: Int? = nil) throws -> [JournalEntry] {
         let bounds = try historyBounds(db)
         if token < bounds.floor {
             throw LibraryError.persistentChangeTokenExpired(
@@ -100,7 +97,7 @@ extension LibraryEngine {
         }
         var sql = "SELECT id, date, client_id, changes FROM change_journal WHERE id > ? ORDER BY id"
         if let limit { sql += " LIMIT \(max(0, limit))" }
-        return try Row.fetchAll(db, sql: sql, arguments: [token]).map(JournalEntry.init(row:))
+        return try SQLRecord.fetchAll(db, sql: sql, arguments: [token]).map(JournalEntry.init(row:))
     }
 
     /// Drops journal rows older than the retention period (`change_history_days`, 30 by default), always keeping
@@ -115,10 +112,12 @@ extension LibraryEngine {
                 let through = try Int64.fetchOne(
                     db, sql: "SELECT max(id) FROM change_journal WHERE date < ? AND id < ?", arguments: [cutoff, newest])
             else { return 0 }
-            try db.execute(sql: "DELETE FROM change_journal WHERE id <= ?", arguments: [through])
-            let removed = db.changesCount
+            let removed = try db.execute(sql: "DELETE FROM change_journal WHERE id <= ?", arguments: [through])
             try db.execute(
-                sql: "INSERT OR REPLACE INTO library_info (key, value) VALUES ('change_history_floor', ?)", arguments: [String(through)])
+                sql: """
+                    INSERT INTO library_info (key, value) VALUES ('change_history_floor', ?) \
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, arguments: [String(through)])
             return removed
         }
     }

@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 extension LibraryEngine {
     /// An asset fetch's membership in this engine's state, and how it differs from `before`.
@@ -18,7 +16,7 @@ extension LibraryEngine {
         guard access.canRead else {
             return ([], FetchDiff.between(before, ContiguousArray<Int64>(), changed: { _ in false }))
         }
-        let query = try FetchPlanner(access: access).assetQuery(scope: scope, options: options)
+        let query = try FetchPlanner(access: access, dialect: metadata.dialect).assetQuery(scope: scope, options: options)
         if let touched, query.isRowLocal {
             return try reader.read { db in try Self.incrementalChange(db, before: before, query: query, touched: touched, updated: updated) }
         }
@@ -27,7 +25,7 @@ extension LibraryEngine {
     }
 
     private static func incrementalChange(
-        _ db: Database, before: ContiguousArray<Int64>, query: AssetQuery, touched: Set<Int64>, updated: Set<Int64>
+        _ db: any SQLConnection, before: ContiguousArray<Int64>, query: AssetQuery, touched: Set<Int64>, updated: Set<Int64>
     ) throws -> (after: ContiguousArray<Int64>, diff: FetchDiff) {
         // 1. Where the touched assets sat: one pass, a 64 Kbit filter in front of the set.
         var filter = [UInt64](repeating: 0, count: 1024)
@@ -50,32 +48,29 @@ extension LibraryEngine {
         // 2. The touched assets that match now, in result order, with their sort keys.
         let expressions = query.order.map(\.expression).joined(separator: ", ")
         let orderBy = query.order.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
-        let json = "[" + touched.map(String.init).joined(separator: ",") + "]"
-        let rows = try Row.fetchAll(
+        let dialect = db.dialect
+        let touchedIDs = dialect.isIn("a.id", touched.map { .integer($0) })
+        let rows = try SQLRecord.fetchAll(
             db,
             sql: """
                 SELECT a.id, \(expressions) FROM asset a WHERE \(query.whereClause.sql) \
-                AND a.id IN (SELECT value FROM json_each(?)) ORDER BY \(orderBy)
+                AND \(touchedIDs.sql) ORDER BY \(orderBy)
                 """,
-            arguments: StatementArguments(query.whereClause.arguments.map(\.databaseValue) + [json.databaseValue]))
+            arguments: SQLArguments(query.whereClause.arguments + touchedIDs.arguments))
         let width = query.order.count
-        let matching: [(id: Int64, key: [DatabaseValue])] = rows.map { row in
-            (row[0], (1...width).map { row[$0] as DatabaseValue })
+        let matching: [(id: Int64, key: [SQLValue])] = rows.map { row in
+            (row[0], Array(row.values[1...width]))
         }
 
         // 3. Place each among the untouched assets (still in order) by binary search on their sort keys.
-        let probe = try db.cachedStatement(sql: "SELECT \(expressions) FROM asset a WHERE a.id = ?")
-        func key(of id: Int64) throws -> [DatabaseValue] {
-            try probe.setArguments([id])
-            let handle = probe.sqliteStatement
-            defer { sqlite3_reset(handle) }
-            guard sqlite3_step(handle) == SQLITE_ROW else { return [] }
-            return (0..<Int32(width)).map { DatabaseValue(sqliteStatement: handle, index: $0) }
+        let probe = "SELECT \(expressions) FROM asset a WHERE a.id = ?"
+        func key(of id: Int64) throws -> [SQLValue] {
+            try db.fetchOne(sql: probe, arguments: [id], cached: true)?.values ?? []
         }
         let directions = query.order.map(\.ascending)
-        func precedes(_ a: [DatabaseValue], _ b: [DatabaseValue]) -> Bool {
+        func precedes(_ a: [SQLValue], _ b: [SQLValue]) -> Bool {
             for (i, ascending) in directions.enumerated() where i < a.count && i < b.count {
-                let c = SQLiteOrder.compare(a[i], b[i])
+                let c = dialect.compare(a[i], b[i])
                 if c != 0 { return ascending ? c < 0 : c > 0 }
             }
             return false
@@ -146,35 +141,6 @@ extension LibraryEngine {
         let ordinals = movers.map { mover in mover.position - diff.removed.count(in: 0..<mover.position) }
         diff.moves = zip(FetchDiff.slots(of: ordinals, skipping: diff.inserted), movers).map { FetchDiff.Move(from: $0, to: $1.to) }
         return (after, diff)
-    }
-}
-
-/// SQLite's ORDER BY comparison of two values (BINARY collation): NULL < numbers < text < blobs.
-enum SQLiteOrder {
-    static func compare(_ a: DatabaseValue, _ b: DatabaseValue) -> Int {
-        func rank(_ value: DatabaseValue) -> Int {
-            switch value.storage {
-            case .null: 0
-            case .int64, .double: 1
-            case .string: 2
-            case .blob: 3
-            }
-        }
-        let (ra, rb) = (rank(a), rank(b))
-        if ra != rb { return ra < rb ? -1 : 1 }
-        switch (a.storage, b.storage) {
-        case (.int64(let x), .int64(let y)): return x == y ? 0 : (x < y ? -1 : 1)
-        case (.string(let x), .string(let y)):
-            if x.utf8.elementsEqual(y.utf8) { return 0 }
-            return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
-        case (.blob(let x), .blob(let y)):
-            if x == y { return 0 }
-            return x.lexicographicallyPrecedes(y) ? -1 : 1
-        default:
-            let x = Double.fromDatabaseValue(a) ?? 0
-            let y = Double.fromDatabaseValue(b) ?? 0
-            return x == y ? 0 : (x < y ? -1 : 1)
-        }
     }
 }
 

@@ -1,6 +1,4 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 
 /// The row ids of an asset fetch, in order, as they arrive: a fetch answers with its first page while one read
 /// transaction — the fetch's snapshot of the library — goes on stepping the rest on a background thread. Readers
@@ -57,23 +55,9 @@ package final class AssetIDStream: @unchecked Sendable {
     package var byteCount: Int { condition.withLock { ids.capacity * MemoryLayout<Int64>.stride } }
 
     /// Steps `statement` (first column: a row id) in `db`, handing each id to `row`. The hot loop of every fetch (a
-    /// million rows for a large library): it steps the SQLite statement directly, no per-row decoding layer.
-    static func step(_ statement: SQLFragment, in db: Database, _ row: (Int64) -> Void) throws {
-        let prepared = try db.cachedStatement(sql: statement.sql)
-        try prepared.setArguments(statement.statementArguments)
-        let handle = prepared.sqliteStatement
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_ROW {
-                row(sqlite3_column_int64(handle, 0))
-            } else if code == SQLITE_DONE {
-                return
-            } else {
-                sqlite3_reset(handle)
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-        }
+    /// million rows for a large library): the store steps its statement directly, no per-row decoding layer.
+    static func step(_ statement: SQLFragment, in db: any SQLConnection, _ row: (Int64) -> Void) throws {
+        try db.forEachInt64(sql: statement.sql, arguments: statement.statementArguments, cached: true, row)
     }
 
     /// The ids without growth slack (up to half the buffer): a fetch result holds 8 bytes per asset.
@@ -91,7 +75,7 @@ package final class AssetIDStream: @unchecked Sendable {
     /// `afterFirstPage` runs on the background thread once the first page is published, inside the read (tests
     /// hold it there to commit meanwhile).
     static func stream(
-        _ statement: SQLFragment, reader: any DatabaseReader, firstPage: Int, alongside: (@Sendable (Database) throws -> Void)? = nil,
+        _ statement: SQLFragment, reader: any MetadataReader, firstPage: Int, alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil,
         afterFirstPage: (@Sendable () -> Void)? = nil
     ) throws -> AssetIDStream {
         let stream = AssetIDStream()

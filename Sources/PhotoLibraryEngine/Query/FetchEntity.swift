@@ -31,7 +31,8 @@ package enum MomentFilter: Sendable, Equatable {
 extension FetchOptionsSpec {
     /// Checks that the predicate and sort keys can be used to fetch `entity`, without running anything.
     package func validate(for entity: FetchEntity) throws(FetchPredicateError) {
-        let compiler = PredicateCompiler(table: entity.keyTable)
+        // Which keys and values a fetch takes is the same in every dialect (only how lists are bound differs).
+        let compiler = PredicateCompiler(table: entity.keyTable, dialect: .sqlite)
         if let predicate { _ = try compiler.compile(predicate) }
         _ = try compiler.orderBy(sortKeys)
     }

@@ -12,7 +12,7 @@ extension FetchPlanner {
     /// term is NULL sort after every other one (SQLite's NULL order): they are the second statement, because an `OR`
     /// in the first would turn its range scan into a scan from the top of the index — a page 100 pages deep read
     /// 50,000 rows. Otherwise the condition is the expanded lexicographic form.
-    package func assetPage(scope: AssetScope, options: FetchOptionsSpec, after key: [SQLArgument]?, limit: Int) throws(FetchPredicateError)
+    package func assetPage(scope: AssetScope, options: FetchOptionsSpec, after key: [SQLValue]?, limit: Int) throws(FetchPredicateError)
         -> (statements: [SQLFragment], keyCount: Int)
     {
         var unlimited = options
@@ -44,7 +44,7 @@ extension FetchPlanner {
 
     /// The lexicographic "after the key" condition, term by term, with SQLite's NULL order (NULLs first ascending,
     /// last descending).
-    static func keysetCondition(_ terms: [AssetQuery.SortTerm], _ key: [SQLArgument]) -> SQLFragment {
+    static func keysetCondition(_ terms: [AssetQuery.SortTerm], _ key: [SQLValue]) -> SQLFragment {
         var alternatives: [SQLFragment] = []
         for index in terms.indices {
             var parts: [SQLFragment] = terms[..<index].enumerated().map { offset, term in

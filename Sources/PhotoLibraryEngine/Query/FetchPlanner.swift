@@ -59,7 +59,7 @@ package struct AssetQuery: Sendable {
     /// The whole statement (`SELECT a.id FROM … WHERE … ORDER BY … [LIMIT ?]`).
     package var statement: SQLFragment
     package var from: String
-    package var fromArguments: [SQLArgument]
+    package var fromArguments: [SQLValue]
     package var whereClause: SQLFragment
     /// The ORDER BY terms; the last one is always the row id, so the order is total.
     package var order: [SortTerm]
@@ -84,9 +84,11 @@ package struct FetchPlan: Sendable, Hashable {
 package struct FetchPlanner: Sendable {
     package var access: AccessContext
     package var now: Date
+    package var dialect: SQLDialect
 
-    package init(access: AccessContext, now: Date = Date()) {
+    package init(access: AccessContext, dialect: SQLDialect, now: Date = Date()) {
         self.access = access
+        self.dialect = dialect
         self.now = now
     }
 
@@ -114,7 +116,7 @@ package struct FetchPlanner: Sendable {
         case .localIdentifiers(let ids):
             includeHidden = true
             includeAllBurst = true
-            conditions.append(Self.membership("a.local_id", ids))
+            conditions.append(membership("a.local_id", ids))
         case .burst(let identifier):
             conditions.append(SQLFragment("a.burst_identifier = ?", [.text(identifier)]))
         case .album(let id):
@@ -132,11 +134,12 @@ package struct FetchPlanner: Sendable {
         case .ordered(let ids):
             includeHidden = true
             includeAllBurst = true
-            from = "json_each(?) t JOIN asset a ON a.local_id = t.value"
+            let list = dialect.list(ids.map { .text($0) }, as: "t")
+            from = "\(list.sql) JOIN asset a ON a.local_id = t.value"
             conditions.insert(SQLFragment("1", []), at: 0)
             defaultOrder = ["t.key ASC"]
             return try finish(
-                from: from, fromArguments: [.text(Self.jsonArray(ids))], conditions: conditions, trashed: false,
+                from: from, fromArguments: list.arguments, conditions: conditions, trashed: false,
                 includeHidden: includeHidden, includeAllBurst: includeAllBurst, options: options, defaultOrder: defaultOrder)
         }
         return try finish(
@@ -145,7 +148,7 @@ package struct FetchPlanner: Sendable {
     }
 
     private func finish(
-        from: String, fromArguments: [SQLArgument], conditions scopeConditions: [SQLFragment], trashed: Bool,
+        from: String, fromArguments: [SQLValue], conditions scopeConditions: [SQLFragment], trashed: Bool,
         includeHidden: Bool, includeAllBurst: Bool, options: FetchOptionsSpec, defaultOrder: [String]
     ) throws(FetchPredicateError) -> AssetQuery {
         var conditions: [SQLFragment] = [SQLFragment(trashed ? "a.trashed_date IS NOT NULL" : "a.trashed_date IS NULL")]
@@ -155,11 +158,11 @@ package struct FetchPlanner: Sendable {
         if sources & 7 != 7 { conditions.append(SQLFragment("(a.source_type & ?) != 0", [.integer(Int64(sources))])) }
         conditions += scopeConditions.filter { $0.sql != "1" }
         if let predicate = options.predicate {
-            let compiled = try PredicateCompiler(table: .asset).compile(predicate)
+            let compiled = try PredicateCompiler(table: .asset, dialect: dialect).compile(predicate)
             conditions.append(compiled)
         }
         if let access = accessCondition() { conditions.append(access) }
-        let compiler = PredicateCompiler(table: .asset)
+        let compiler = PredicateCompiler(table: .asset, dialect: dialect)
         var order = try compiler.orderBy(options.sortKeys)
         if order.isEmpty {
             order = defaultOrder
@@ -229,7 +232,7 @@ package struct FetchPlanner: Sendable {
             if let subtype { conditions.append(SQLFragment("c.subtype = ?", [.integer(Int64(subtype))])) }
         case .localIdentifiers(let ids, let kind):
             if let kind { conditions.append(SQLFragment("c.kind = ?", [.integer(Int64(kind.rawValue))])) }
-            conditions.append(Self.membership("c.local_id", ids))
+            conditions.append(membership("c.local_id", ids))
         case .children(let parent):
             if let parent {
                 conditions.append(SQLFragment("c.parent_id = ?", [.integer(parent)]))
@@ -252,9 +255,9 @@ package struct FetchPlanner: Sendable {
             conditions.append(SQLFragment("c.kind = 1 AND c.type = 2"))
         }
         if let predicate = options.predicate {
-            conditions.append(try PredicateCompiler(table: table).compile(predicate))
+            conditions.append(try PredicateCompiler(table: table, dialect: dialect).compile(predicate))
         }
-        let sorts = try PredicateCompiler(table: table).orderBy(options.sortKeys)
+        let sorts = try PredicateCompiler(table: table, dialect: dialect).orderBy(options.sortKeys)
         if !sorts.isEmpty { order = sorts + ["c.id ASC"] }
         let whereClause = SQLFragment.joined(conditions, separator: " AND ")
         var sql = "SELECT \(CollectionRecord.selection) FROM collection_info c WHERE \(whereClause.sql) ORDER BY \(order.joined(separator: ", "))"
@@ -286,9 +289,9 @@ package struct FetchPlanner: Sendable {
             conditions.append(SQLFragment("(c.day, c.place) = (SELECT local_day, place_cell FROM asset WHERE id = ?)", [.integer(id)]))
         }
         if let predicate = options.predicate {
-            conditions.append(try PredicateCompiler(table: .assetCollection).compile(predicate))
+            conditions.append(try PredicateCompiler(table: .assetCollection, dialect: dialect).compile(predicate))
         }
-        var order = try PredicateCompiler(table: .assetCollection).orderBy(options.sortKeys)
+        var order = try PredicateCompiler(table: .assetCollection, dialect: dialect).orderBy(options.sortKeys)
         order += ["c.start_date ASC", "c.local_id ASC"]
         let whereClause = SQLFragment.joined(conditions, separator: " AND ")
         var sql = "SELECT c.local_id, c.day, c.place, c.asset_count, c.start_date, c.end_date, c.latitude, c.longitude FROM (\(inner)) c"
@@ -304,16 +307,11 @@ package struct FetchPlanner: Sendable {
 
     // MARK: Helpers
 
-    static func membership(_ column: String, _ ids: [String]) -> SQLFragment {
+    func membership(_ column: String, _ ids: [String]) -> SQLFragment {
         if ids.isEmpty { return SQLFragment("0") }
         if ids.count <= 64 {
             return SQLFragment("\(column) IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map { .text($0) })
         }
-        return SQLFragment("\(column) IN (SELECT value FROM json_each(?))", [.text(jsonArray(ids))])
-    }
-
-    static func jsonArray(_ strings: [String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: strings)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
+        return dialect.isIn(column, ids.map { .text($0) })
     }
 }

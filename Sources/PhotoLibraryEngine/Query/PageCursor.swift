@@ -4,11 +4,11 @@ import Foundation
 /// to the fetch it came from (its scope, filters and order, not its limit). Clients hold it as opaque text.
 package struct PageCursor: Sendable, Equatable {
     /// The sort values of the last row, then its row id.
-    let key: [SQLArgument]
+    let key: [SQLValue]
     /// What the cursor is valid for.
     let fingerprint: String
 
-    init(key: [SQLArgument], scope: AssetScope, options: FetchOptionsSpec) {
+    init(key: [SQLValue], scope: AssetScope, options: FetchOptionsSpec) {
         self.key = key
         self.fingerprint = Self.fingerprint(scope: scope, options: options)
     }
@@ -21,7 +21,7 @@ package struct PageCursor: Sendable, Equatable {
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["f"] as? String == fingerprint,
             let values = object["k"] as? [Any]
         else { return nil }
-        var key: [SQLArgument] = []
+        var key: [SQLValue] = []
         for value in values {
             if value is NSNull {
                 key.append(.null)
@@ -46,7 +46,7 @@ package struct PageCursor: Sendable, Equatable {
     package var encoded: String {
         let values: [Any] = key.map {
             switch $0 {
-            case .null: NSNull()
+            case .null, .blob: NSNull()  // no sort key is a blob
             case .integer(let value): ["i": String(value)]
             // The exact double (its bits): a decimal rounding of a date made pages skip or repeat assets that share it.
             case .real(let value): ["d": String(value.bitPattern, radix: 16)]

@@ -6,11 +6,13 @@ import Foundation
 /// function, which applies Foundation's comparison rules exactly; everything else is plain SQL that indexes serve.
 package struct PredicateCompiler: Sendable {
     package var table: KeyTable
+    package var dialect: SQLDialect
     /// Above this many elements, `IN` binds one JSON array instead of one parameter per element.
     package var inlineListLimit = 64
 
-    package init(table: KeyTable) {
+    package init(table: KeyTable, dialect: SQLDialect) {
         self.table = table
+        self.dialect = dialect
     }
 
     /// Compiles a predicate to a condition with NSPredicate's semantics for nil.
@@ -122,7 +124,8 @@ package struct PredicateCompiler: Sendable {
                             left.arguments + bound), leftNullable
                     )
                 }
-                return (SQLFragment("\(left.sql) IN (SELECT value FROM json_each(?))", left.arguments + [.text(Self.json(bound))]), leftNullable)
+                let list = dialect.isIn(left.sql, bound)
+                return (SQLFragment(list.sql, left.arguments + list.arguments), leftNullable)
             case .between:
                 guard case .array(let values) = value, values.count == 2 else {
                     throw .badArgument(format: "\(lhs) BETWEEN \(value)", message: "BETWEEN needs exactly two values")
@@ -201,7 +204,7 @@ package struct PredicateCompiler: Sendable {
         }
     }
 
-    private func bind(_ value: PredicateValue, kind: KeyKind?, key: String?) throws(FetchPredicateError) -> SQLArgument {
+    private func bind(_ value: PredicateValue, kind: KeyKind?, key: String?) throws(FetchPredicateError) -> SQLValue {
         func mismatch(_ expected: String) -> FetchPredicateError {
             .badArgument(format: key ?? "value", message: "'\(key ?? "value")' compares with \(expected), got \(value)")
         }
@@ -230,21 +233,6 @@ package struct PredicateCompiler: Sendable {
         case .array:
             throw mismatch("a single value")
         }
-    }
-
-    private static func json(_ arguments: [SQLArgument]) -> String {
-        let items = arguments.map { argument -> String in
-            switch argument {
-            case .null: return "null"
-            case .integer(let i): return "\(i)"
-            case .real(let d): return "\(d)"
-            case .text(let s):
-                let data = try? JSONSerialization.data(withJSONObject: [s], options: [.fragmentsAllowed])
-                let text = data.map { String(decoding: $0, as: UTF8.self) } ?? "[\"\"]"
-                return String(text.dropFirst().dropLast())
-            }
-        }
-        return "[" + items.joined(separator: ",") + "]"
     }
 }
 

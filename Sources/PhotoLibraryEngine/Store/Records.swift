@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A geographic position as stored with an asset.
 package struct LocationRecord: Sendable, Hashable {
@@ -17,7 +16,7 @@ package struct LocationRecord: Sendable, Hashable {
 /// One row of the `asset` table: everything a `PHAsset` exposes.
 /// PhotoKit's media types as the engine stores them (`PHAssetMediaType`'s raw values; the public API maps them by
 /// raw value).
-package enum MediaType: Int, Sendable, Hashable, CaseIterable, DatabaseValueConvertible {
+package enum MediaType: Int, Sendable, Hashable, CaseIterable, SQLValueConvertible {
     case unknown = 0
     case image = 1
     case video = 2
@@ -66,7 +65,7 @@ extension AssetRecord {
         a.adjustment_format_identifier, a.trashed_date, a.adjustment_timestamp, a.content_version
         """
 
-    init(row: Row) {
+    init(row: some SQLRow) {
         id = row[0]
         localIdentifier = row[1]
         mediaType = row[2]
@@ -143,7 +142,7 @@ package struct CollectionRecord: Sendable, Hashable {
         c.id, c.local_id, c.kind, c.type, c.subtype, c.title, c.parent_id, c.start_date, c.end_date, c.asset_count
         """
 
-    init(row: Row) {
+    init(row: some SQLRow) {
         id = row[0]
         localIdentifier = row[1]
         kind = CollectionKind(rawValue: row[2]) ?? .assetCollection

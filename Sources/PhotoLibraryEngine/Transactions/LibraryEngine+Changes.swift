@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PhotoMedia
 
 /// A new asset, ready to be written: files staged and probed, properties decided.
@@ -266,13 +265,14 @@ extension LibraryEngine {
 
     // MARK: - Writing rows
 
-    private func insert(_ asset: PreparedAsset, access: AccessContext, now: Date, db: Database) throws -> Int64 {
-        try db.execute(
+    private func insert(_ asset: PreparedAsset, access: AccessContext, now: Date, db: any SQLConnection) throws -> Int64 {
+        let inserted = try Int64.fetchOne(
+            db,
             sql: """
                 INSERT INTO asset (local_id, media_type, media_subtypes, playback_style, pixel_width, pixel_height,
                     creation_date, creation_tz_offset, local_day, place_cell, modification_date, added_date, latitude,
                     longitude, altitude, duration, is_favorite, is_hidden, added_by_client)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                 """,
             arguments: [
                 asset.localIdentifier, asset.mediaType, Int64(asset.mediaSubtypes), asset.playbackStyle, asset.pixelWidth,
@@ -282,7 +282,7 @@ extension LibraryEngine {
                 asset.location?.latitude, asset.location?.longitude, asset.location?.altitude, asset.duration,
                 asset.isFavorite, asset.isHidden, access.clientID,
             ])
-        let assetID = db.lastInsertedRowID
+        guard let assetID = inserted else { throw LibraryError.internalError("the new asset got no row id") }
         let m = asset.metadata
         try db.execute(
             sql: """
@@ -317,12 +317,13 @@ extension LibraryEngine {
         }
         if access.isLimited, let client = access.clientID {
             // Assets a limited client creates join its selection (as on iOS 14+).
-            try db.execute(sql: "INSERT OR IGNORE INTO client_selection (client_id, asset_id) VALUES (?, ?)", arguments: [client, assetID])
+            try db.execute(
+                sql: "INSERT INTO client_selection (client_id, asset_id) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [client, assetID])
         }
         return assetID
     }
 
-    private func apply(_ intent: ChangeIntent, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
+    private func apply(_ intent: ChangeIntent, access: AccessContext, now: Date, db: any SQLConnection, summary: inout CommitSummary) throws {
         let timestamp = now.timeIntervalSince1970
         switch intent {
         case .createAsset, .editAssetContent, .revertAssetContent:
@@ -364,10 +365,10 @@ extension LibraryEngine {
         case .recoverAssets(let identifiers):
             for identifier in identifiers {
                 let id = try visibleAssetID(identifier, access: access, db: db)
-                try db.execute(
+                let recovered = try db.execute(
                     sql: "UPDATE asset SET trashed_date = NULL, modification_date = ? WHERE id = ? AND trashed_date IS NOT NULL",
                     arguments: [timestamp, id])
-                if db.changesCount > 0 { summary.note(.init(id: id, localIdentifier: identifier), .inserted) }
+                if recovered > 0 { summary.note(.init(id: id, localIdentifier: identifier), .inserted) }
             }
         case .createCollection(let identifier, let kind, let title):
             let position = (try Int.fetchOne(db, sql: "SELECT max(position) FROM collection WHERE parent_id IS NULL") ?? 0) + 1
@@ -384,7 +385,7 @@ extension LibraryEngine {
         case .updateCollection(let identifier, let kind, let title, let edits, let snapshot):
             let collectionID: Int64?
             if let identifier {
-                guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
+                guard let row = try SQLRecord.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
                 else { throw LibraryError.identifierNotFound("no album or folder \(identifier)") }
                 let storedKind: Int = row[1]
                 let storedType: Int = row[2]
@@ -412,7 +413,7 @@ extension LibraryEngine {
             if let identifier { summary.noteUpdated(.init(localIdentifier: identifier, kind: kind)) }
         case .deleteCollections(let identifiers, let kind):
             for identifier in identifiers {
-                guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
+                guard let row = try SQLRecord.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
                 else { throw LibraryError.identifierNotFound("no album or folder \(identifier)") }
                 let storedKind: Int = row[1]
                 let storedType: Int = row[2]
@@ -420,7 +421,7 @@ extension LibraryEngine {
                     throw LibraryError.changeNotSupported("\(identifier) cannot be deleted (only user albums and folders can)")
                 }
                 // Child collections go with their folder (ON DELETE CASCADE), their assets stay.
-                let doomed = try Row.fetchAll(
+                let doomed = try SQLRecord.fetchAll(
                     db,
                     sql: """
                         WITH RECURSIVE down(id) AS (SELECT ? UNION SELECT c.id FROM collection c JOIN down ON c.parent_id = down.id)
@@ -439,7 +440,7 @@ extension LibraryEngine {
     }
 
     /// The row id of an asset the client may change (limited clients: only their selection).
-    func visibleAssetID(_ identifier: String, access: AccessContext, db: Database) throws -> Int64 {
+    func visibleAssetID(_ identifier: String, access: AccessContext, db: any SQLConnection) throws -> Int64 {
         guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_id = ?", arguments: [identifier]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
@@ -452,24 +453,25 @@ extension LibraryEngine {
     }
 
     /// Files that a transaction removes for good (assets deleted from Recently Deleted).
-    private func pathsPurged(by intents: [ChangeIntent], db: Database) throws -> [String] {
+    private func pathsPurged(by intents: [ChangeIntent], db: any SQLConnection) throws -> [String] {
         var identifiers: [String] = []
         for intent in intents {
             if case .deleteAssets(let ids) = intent { identifiers += ids }
         }
         if identifiers.isEmpty { return [] }
+        let deleted = db.dialect.isIn("a.local_id", identifiers.map { .text($0) })
         return try String.fetchAll(
             db,
             sql: """
                 SELECT r.path FROM resource r JOIN asset a ON a.id = r.asset_id
-                WHERE a.trashed_date IS NOT NULL AND a.local_id IN (SELECT value FROM json_each(?))
-                """, arguments: [FetchPlanner.jsonArray(identifiers)])
+                WHERE a.trashed_date IS NOT NULL AND \(deleted.sql)
+                """, arguments: deleted.statementArguments)
     }
 
     // MARK: - Ordered membership
 
     private func applyAlbumEdits(
-        _ edits: [MembershipEdit], snapshot: [String]?, albumID: Int64, access: AccessContext, db: Database
+        _ edits: [MembershipEdit], snapshot: [String]?, albumID: Int64, access: AccessContext, db: any SQLConnection
     ) throws {
         let current = try String.fetchAll(
             db,
@@ -477,15 +479,16 @@ extension LibraryEngine {
             arguments: [albumID])
         let members = try Self.applyEdits(edits, to: current, snapshot: snapshot, what: "album")
         try db.execute(sql: "DELETE FROM collection_asset WHERE collection_id = ?", arguments: [albumID])
-        let insert = try db.makeStatement(
+        let insert = try db.prepare(
             sql: "INSERT INTO collection_asset (collection_id, asset_id, position) SELECT ?, id, ? FROM asset WHERE local_id = ?")
         for (position, identifier) in members.enumerated() {
-            try insert.execute(arguments: [albumID, position, identifier])
-            if db.changesCount == 0 { throw LibraryError.identifierNotFound("no asset \(identifier) to add to the album") }
+            if try insert.execute(arguments: [albumID, position, identifier]) == 0 {
+                throw LibraryError.identifierNotFound("no asset \(identifier) to add to the album")
+            }
         }
     }
 
-    private func applyFolderEdits(_ edits: [MembershipEdit], snapshot: [String]?, folderID: Int64?, db: Database) throws {
+    private func applyFolderEdits(_ edits: [MembershipEdit], snapshot: [String]?, folderID: Int64?, db: any SQLConnection) throws {
         let current: [String]
         if let folderID {
             current = try String.fetchAll(db, sql: "SELECT local_id FROM collection WHERE parent_id = ? ORDER BY position, id", arguments: [folderID])
@@ -504,7 +507,8 @@ extension LibraryEngine {
             try db.execute(sql: "UPDATE collection SET parent_id = NULL, position = ? WHERE local_id = ?", arguments: [top, identifier])
         }
         for (position, identifier) in children.enumerated() {
-            guard let row = try Row.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier]) else {
+            guard let row = try SQLRecord.fetchOne(db, sql: "SELECT id, kind, type FROM collection WHERE local_id = ?", arguments: [identifier])
+            else {
                 throw LibraryError.identifierNotFound("no album or folder \(identifier)")
             }
             let childID: Int64 = row[0]

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PhotoMedia
 
 /// PhotoKit's resource types as the engine stores them: one case per `PHAssetResourceType`, with its raw value
@@ -29,7 +28,7 @@ package enum ResourceType: Int, Sendable, Hashable, CaseIterable {
     ]
 }
 
-extension ResourceType: DatabaseValueConvertible {}
+extension ResourceType: SQLValueConvertible {}
 
 /// The last edit's recipe as the library stores it (`Adjustments.plist`, the `.adjustmentData` resource).
 package struct StoredAdjustment: Sendable, Equatable {
@@ -348,7 +347,7 @@ extension LibraryEngine {
     /// journal listing the files placed and the files replaced, the files, then the rows. `placed`, `journals` and
     /// `superseded` tell the caller what to undo when the transaction fails, and what to remove when it commits.
     func applyContentChanges(
-        _ edits: [PreparedEdit], _ intents: [ChangeIntent], created: Set<String>, access: AccessContext, now: Date, db: Database,
+        _ edits: [PreparedEdit], _ intents: [ChangeIntent], created: Set<String>, access: AccessContext, now: Date, db: any SQLConnection,
         summary: inout CommitSummary, placed: inout [String], journals: inout [URL], superseded: inout [ResourceRecord]
     ) throws {
         guard !edits.isEmpty || intents.contains(where: \.isContentRevert) else { return }
@@ -373,11 +372,11 @@ extension LibraryEngine {
     /// Decides an edit's paths and checks it against the asset as it is now (same version as the input's, visible
     /// to the client, not deleted).
     func planEdit(
-        _ prepared: PreparedEdit, createdInBlock: Bool, access: AccessContext, db: Database
+        _ prepared: PreparedEdit, createdInBlock: Bool, access: AccessContext, db: any SQLConnection
     ) throws -> EditPlacement {
         let identifier = prepared.localIdentifier
         let assetID = try editableAssetID(identifier, access: access, db: db)
-        guard let row = try Row.fetchOne(db, sql: "SELECT media_type, content_version FROM asset WHERE id = ?", arguments: [assetID]) else {
+        guard let row = try SQLRecord.fetchOne(db, sql: "SELECT media_type, content_version FROM asset WHERE id = ?", arguments: [assetID]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
         let mediaType: MediaType = row[0]
@@ -483,13 +482,13 @@ extension LibraryEngine {
 
     /// Writes an edit's rows: the new rendering, recipe and base replace the old ones; the asset takes the
     /// rendering's size and a new content version.
-    func writeEdit(_ plan: EditPlacement, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws {
+    func writeEdit(_ plan: EditPlacement, access: AccessContext, now: Date, db: any SQLConnection, summary: inout CommitSummary) throws {
         let prepared = plan.prepared
         let isPhoto = plan.mediaType == .image
         let ids = plan.superseded.map(\.id)
         if !ids.isEmpty {
-            try db.execute(
-                sql: "DELETE FROM resource WHERE id IN (SELECT value FROM json_each(?))", arguments: [FetchPlanner.jsonArray(ids.map(String.init))])
+            let superseded = db.dialect.isIn("id", ids.map { .integer($0) })
+            try db.execute(sql: "DELETE FROM resource WHERE \(superseded.sql)", arguments: superseded.statementArguments)
         }
         let insert = """
             INSERT INTO resource (asset_id, type, path, original_filename, uniform_type_identifier, file_size, sha256,
@@ -542,14 +541,16 @@ extension LibraryEngine {
 
     /// Reverts an asset to its original inside the transaction; returns the rows removed (their files go after the
     /// commit). An asset whose original file is missing is refused: the revert would leave it without content.
-    func revert(_ identifier: String, access: AccessContext, now: Date, db: Database, summary: inout CommitSummary) throws -> [ResourceRecord] {
+    func revert(_ identifier: String, access: AccessContext, now: Date, db: any SQLConnection, summary: inout CommitSummary) throws
+        -> [ResourceRecord]
+    {
         let assetID = try editableAssetID(identifier, access: access, db: db)
-        guard let row = try Row.fetchOne(db, sql: "SELECT media_type FROM asset WHERE id = ?", arguments: [assetID]) else {
+        guard let row = try SQLRecord.fetchOne(db, sql: "SELECT media_type FROM asset WHERE id = ?", arguments: [assetID]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
         let originalType = (row[0] as Int) == 2 ? ResourceType.video : ResourceType.photo
         guard
-            let original = try Row.fetchOne(
+            let original = try SQLRecord.fetchOne(
                 db, sql: "SELECT path, pixel_width, pixel_height FROM resource WHERE asset_id = ? AND type = ?", arguments: [assetID, originalType])
         else { throw LibraryError.missingResource("\(identifier) has no original to revert to") }
         let originalPath: String = original[0]
@@ -558,9 +559,8 @@ extension LibraryEngine {
         }
         let removed = try editResources(assetID, identifier, db: db)
         if !removed.isEmpty {
-            try db.execute(
-                sql: "DELETE FROM resource WHERE id IN (SELECT value FROM json_each(?))",
-                arguments: [FetchPlanner.jsonArray(removed.map { String($0.id) })])
+            let edit = db.dialect.isIn("id", removed.map { .integer($0.id) })
+            try db.execute(sql: "DELETE FROM resource WHERE \(edit.sql)", arguments: edit.statementArguments)
         }
         try db.execute(
             sql: """
@@ -577,19 +577,20 @@ extension LibraryEngine {
 
     /// The rows of an asset's edit (renderings, recipe, previous versions): what a new edit replaces or a revert
     /// removes.
-    private func editResources(_ assetID: Int64, _ identifier: String, db: Database) throws -> [ResourceRecord] {
-        try Row.fetchAll(
+    private func editResources(_ assetID: Int64, _ identifier: String, db: any SQLConnection) throws -> [ResourceRecord] {
+        let types = db.dialect.isIn("r.type", ResourceType.edit.map(\.sqlValue))
+        return try SQLRecord.fetchAll(
             db,
             sql: """
                 SELECT r.id, r.asset_id, ?, r.type, r.path, r.original_filename, r.uniform_type_identifier, r.file_size, r.sha256,
                        r.pixel_width, r.pixel_height
-                FROM resource r WHERE r.asset_id = ? AND r.type IN (SELECT value FROM json_each(?))
-                """, arguments: [identifier, assetID, FetchPlanner.jsonArray(ResourceType.edit.map { String($0.rawValue) })]
+                FROM resource r WHERE r.asset_id = ? AND \(types.sql)
+                """, arguments: [identifier, assetID] + types.statementArguments
         ).map(ResourceRecord.init(row:))
     }
 
     /// The row id of an asset whose content the client may edit: visible to it, not in Recently Deleted.
-    private func editableAssetID(_ identifier: String, access: AccessContext, db: Database) throws -> Int64 {
+    private func editableAssetID(_ identifier: String, access: AccessContext, db: any SQLConnection) throws -> Int64 {
         let id = try visibleAssetID(identifier, access: access, db: db)
         let trashed = try Double.fetchOne(db, sql: "SELECT trashed_date FROM asset WHERE id = ?", arguments: [id])
         if trashed != nil { throw LibraryError.changeNotSupported("\(identifier) is in Recently Deleted: recover it before editing it") }

@@ -9,11 +9,51 @@ import GRDB
 
 /// The metadata store of a library folder: `database/Photos.sqlite` in WAL mode through GRDB — opened with the
 /// library's SQL functions (`ph_compare`, `ph_moment_id`), its pragmas, and its schema migrated (or refused when a
-/// newer OpenPhotoKit wrote it). The engine runs its statements on the writer it returns; readers are WAL snapshots.
-/// A server database (issue 24) is opened the same way behind the same engine, with its dialect.
-enum SQLiteStore {
+/// newer OpenPhotoKit wrote it). Writes are serialised by GRDB's writer (and SQLite's lock across processes); reads
+/// run concurrently on WAL snapshots. The only file of the engine that knows GRDB, with the connection adapter
+/// (``SQLiteConnection``) and the schema.
+final class SQLiteMetadataStore: MetadataStore {
+    private let writer: any DatabaseWriter
+    let commitSignal: any CommitSignal
+    var dialect: SQLDialect { .sqlite }
+
+    private init(writer: any DatabaseWriter, commitSignal: any CommitSignal) {
+        self.writer = writer
+        self.commitSignal = commitSignal
+    }
+
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try writer.read { db in try body(SQLiteConnection(db)) }
+    }
+
+    func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try writer.write { db in try body(SQLiteConnection(db)) }
+    }
+
+    func write<T>(
+        _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
+    ) throws -> T {
+        try writer.writeWithoutTransaction { db in
+            var committed = false
+            // On the writer's queue, outside the transaction: no later write has begun.
+            defer { finished(committed) { self.snapshot() } }
+            var result: T?
+            try db.inTransaction {
+                result = try body(SQLiteConnection(db))
+                return .commit
+            }
+            committed = true
+            return result!
+        }
+    }
+
+    func snapshot() -> (any MetadataReader)? {
+        guard let pool = writer as? DatabasePool, let snapshot = try? pool.makeSnapshot() else { return nil }
+        return SQLiteSnapshot(snapshot: snapshot)
+    }
+
     /// Opens (and migrates, when writable) the database of `bundle`.
-    static func open(bundle: LibraryBundle, readOnly: Bool) throws(LibraryError) -> any DatabaseWriter {
+    static func open(bundle: LibraryBundle, readOnly: Bool, watchesFiles: Bool) throws(LibraryError) -> SQLiteMetadataStore {
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.readonly = readOnly
@@ -72,7 +112,8 @@ enum SQLiteStore {
         } catch {
             throw .internalError("cannot migrate \(bundle.url.path): \(error)")
         }
-        return database
+        return SQLiteMetadataStore(
+            writer: database, commitSignal: SQLiteCommitSignal(databaseURL: bundle.databaseURL, watchesFiles: watchesFiles))
     }
 
     /// A library is read-only when its database or folder cannot be written, or has no write permission bits
@@ -85,5 +126,14 @@ enum SQLiteStore {
             if access(path, W_OK) != 0 { return false }
         }
         return true
+    }
+}
+
+/// One moment of a SQLite library: a WAL snapshot, whose reads see the state it was taken at.
+struct SQLiteSnapshot: MetadataReader {
+    let snapshot: DatabaseSnapshot
+
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try snapshot.read { db in try body(SQLiteConnection(db)) }
     }
 }

@@ -1,0 +1,131 @@
+import Foundation
+
+/// One row of a result, read by column index in the statement's order. A row handed to a closure is valid only
+/// inside that closure; ``SQLRecord`` is a row copied out.
+package protocol SQLRow {
+    var columnCount: Int { get }
+    /// The value of column `index`.
+    func value(at index: Int) -> SQLValue
+    /// Column `index` as a 64-bit integer, without boxing (the hot loops: ids, keys).
+    func int64(at index: Int) -> Int64
+}
+
+extension SQLRow {
+    /// Column `index` read as `T` (an optional reads NULL as nil); a value that is not a `T` traps.
+    package subscript<T: SQLValueConvertible>(_ index: Int) -> T {
+        let stored = value(at: index)
+        guard let converted = T.fromSQLValue(stored) else {
+            preconditionFailure("column \(index) holds \(stored), which is not a \(T.self)")
+        }
+        return converted
+    }
+}
+
+/// A row copied out of a result.
+package struct SQLRecord: SQLRow, Sendable, Hashable {
+    package var values: [SQLValue]
+
+    package init(_ values: [SQLValue]) { self.values = values }
+
+    package init(_ row: some SQLRow) { values = (0..<row.columnCount).map(row.value(at:)) }
+
+    package var columnCount: Int { values.count }
+    package func value(at index: Int) -> SQLValue { values[index] }
+    package func int64(at index: Int) -> Int64 { self[index] }
+}
+
+/// A statement prepared once and run many times in one transaction (an insert per member, a probe per key).
+package protocol SQLStatement: AnyObject {
+    /// Runs the statement; the number of rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(arguments: SQLArguments) throws -> Int
+    /// The first row of the result, copied.
+    func fetchOne(arguments: SQLArguments) throws -> SQLRecord?
+}
+
+/// A connection to the metadata store inside one transaction: what the engine's statements run on. SQL text uses
+/// `?` placeholders (a store whose database numbers them rewrites them); what differs between databases beyond that
+/// is asked of ``dialect``.
+///
+/// A connection is handed to the closure of ``MetadataReader/read(_:)`` or ``MetadataStore/write(_:)`` and is valid
+/// only inside it, on that thread.
+package protocol SQLConnection: AnyObject {
+    var dialect: SQLDialect { get }
+    /// Runs `sql`; the number of rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(sql: String, arguments: SQLArguments) throws -> Int
+    /// Steps the result of `sql`, handing each row to `body` (valid only inside it); `body` returns false to stop.
+    /// `cached`: the statement is kept prepared for the next call with the same text (the engine's fixed,
+    /// frequent statements; never for text built from a variable number of terms).
+    func forEachRow(sql: String, arguments: SQLArguments, cached: Bool, _ body: (any SQLRow) throws -> Bool) throws
+    /// Prepares `sql` for several runs inside this transaction.
+    func prepare(sql: String) throws -> any SQLStatement
+}
+
+extension SQLConnection {
+    @discardableResult
+    package func execute(sql: String) throws -> Int { try execute(sql: sql, arguments: []) }
+
+    /// Every row of the result, copied.
+    package func fetchAll(sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> [SQLRecord] {
+        var rows: [SQLRecord] = []
+        try forEachRow(sql: sql, arguments: arguments, cached: cached) { row in
+            rows.append(SQLRecord(row))
+            return true
+        }
+        return rows
+    }
+
+    /// The first row of the result, copied.
+    package func fetchOne(sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> SQLRecord? {
+        var first: SQLRecord?
+        try forEachRow(sql: sql, arguments: arguments, cached: cached) { row in
+            first = SQLRecord(row)
+            return false
+        }
+        return first
+    }
+
+    /// Each row's first column as an integer, without copying rows: the hot loop of every fetch.
+    package func forEachInt64(sql: String, arguments: SQLArguments, cached: Bool, _ body: (Int64) -> Void) throws {
+        try forEachRow(sql: sql, arguments: arguments, cached: cached) { row in
+            body(row.int64(at: 0))
+            return true
+        }
+    }
+}
+
+extension SQLRecord {
+    /// Every row of `sql`'s result.
+    package static func fetchAll(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> [SQLRecord] {
+        try db.fetchAll(sql: sql, arguments: arguments)
+    }
+
+    /// The first row of `sql`'s result.
+    package static func fetchOne(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> SQLRecord? {
+        try db.fetchOne(sql: sql, arguments: arguments)
+    }
+}
+
+extension SQLValueConvertible {
+    /// The first column of the first row of `sql`'s result (nil: no row, or NULL).
+    package static func fetchOne(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> Self? {
+        var result: Self?
+        try db.forEachRow(sql: sql, arguments: arguments, cached: false) { row in
+            let value: Self? = row[0]
+            result = value
+            return false
+        }
+        return result
+    }
+
+    /// The first column of every row of `sql`'s result.
+    package static func fetchAll(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> [Self] {
+        var result: [Self] = []
+        try db.forEachRow(sql: sql, arguments: arguments, cached: false) { row in
+            result.append(row[0])
+            return true
+        }
+        return result
+    }
+}

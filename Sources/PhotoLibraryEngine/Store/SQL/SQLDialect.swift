@@ -1,0 +1,90 @@
+import Foundation
+
+/// Where the SQL of the databases the engine runs on differs, asked by the planner and the few hand-written
+/// statements so that the engine keeps one body of SQL. Placeholders are always `?` (a store that numbers them
+/// rewrites the text); upserts use `ON CONFLICT`, new row ids `RETURNING`, both of which SQLite and PostgreSQL
+/// share. What is left is here.
+package struct SQLDialect: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
+        case sqlite
+    }
+
+    package let kind: Kind
+
+    /// SQLite 3.35 or later (`RETURNING`), with JSON functions.
+    package static let sqlite = SQLDialect(kind: .sqlite)
+
+    /// A table expression of `values` in order, aliased `alias`, with columns `value` and `key` (the position): a
+    /// list of any length in one parameter.
+    package func list(_ values: [SQLValue], as alias: String) -> SQLFragment {
+        switch kind {
+        case .sqlite: SQLFragment("json_each(?) \(alias)", [.text(Self.jsonArray(values))])
+        }
+    }
+
+    /// `expression IN values`, for a list of any length in one parameter.
+    package func isIn(_ expression: String, _ values: [SQLValue]) -> SQLFragment {
+        switch kind {
+        case .sqlite: SQLFragment("\(expression) IN (SELECT value FROM json_each(?))", [.text(Self.jsonArray(values))])
+        }
+    }
+
+    /// A query of one row and column: the last row id `table`'s `AUTOINCREMENT` handed out (0: none yet), which
+    /// deleting rows does not lower.
+    package func lastIssuedID(of table: String) -> SQLFragment {
+        switch kind {
+        case .sqlite: SQLFragment("SELECT seq FROM sqlite_sequence WHERE name = ?", [.text(table)])
+        }
+    }
+
+    /// How `ORDER BY … ASC` orders two values of a column (-1, 0, 1): what the engine's incremental change details
+    /// place rows by, so it must agree with the database exactly. SQLite (BINARY collation): NULL first, then numbers,
+    /// text by bytes, blobs by bytes.
+    package func compare(_ a: SQLValue, _ b: SQLValue) -> Int {
+        switch kind {
+        case .sqlite:
+            func rank(_ value: SQLValue) -> Int {
+                switch value {
+                case .null: 0
+                case .integer, .real: 1
+                case .text: 2
+                case .blob: 3
+                }
+            }
+            let (ra, rb) = (rank(a), rank(b))
+            if ra != rb { return ra < rb ? -1 : 1 }
+            switch (a, b) {
+            case (.integer(let x), .integer(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+            case (.text(let x), .text(let y)):
+                if x.utf8.elementsEqual(y.utf8) { return 0 }
+                return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
+            case (.blob(let x), .blob(let y)):
+                if x == y { return 0 }
+                return x.lexicographicallyPrecedes(y) ? -1 : 1
+            default:
+                let x = Double.fromSQLValue(a) ?? 0
+                let y = Double.fromSQLValue(b) ?? 0
+                return x == y ? 0 : (x < y ? -1 : 1)
+            }
+        }
+    }
+
+    /// A JSON array of the values: text as JSON strings, numbers as numbers (a non-finite one as null).
+    static func jsonArray(_ values: [SQLValue]) -> String {
+        let items = values.map { value -> String in
+            switch value {
+            case .null: return "null"
+            case .integer(let i): return "\(i)"
+            case .real(let d): return d.isFinite ? "\(d)" : "null"
+            case .text(let s): return jsonString(s)
+            case .blob(let d): return jsonString(String(decoding: d, as: UTF8.self))
+            }
+        }
+        return "[" + items.joined(separator: ",") + "]"
+    }
+
+    private static func jsonString(_ s: String) -> String {
+        let data = try? JSONSerialization.data(withJSONObject: s, options: [.fragmentsAllowed])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+}
