@@ -68,40 +68,26 @@ extension LibraryEngine {
             checked += 1
             progress?(checked, rows.count)
             known.insert(row.path)
-            let url: URL
-            do { url = try bundle.resolveExisting(row.path) } catch {
-                problems.append(.init(kind: .unreadable, path: row.path, detail: error.message))
-                continue
-            }
-            guard FileManager.default.fileExists(atPath: url.path) else {
-                problems.append(.init(kind: .missingFile, path: row.path, detail: ""))
-                continue
-            }
             do {
-                let (size, hash) = try FileStager.hashFile(url)
+                let (size, hash) = try blobs.digest(of: row.path)
                 if size != row.size {
                     problems.append(.init(kind: .sizeMismatch, path: row.path, detail: "expected \(row.size) bytes, found \(size)"))
                 } else if hash != row.sha256 {
                     problems.append(.init(kind: .hashMismatch, path: row.path, detail: "SHA-256 differs from the recorded one"))
                 }
+            } catch  where error.code == LibraryError.missingResource("").code {
+                problems.append(.init(kind: .missingFile, path: row.path, detail: ""))
             } catch {
-                problems.append(.init(kind: .unreadable, path: row.path, detail: error.description))
+                problems.append(.init(kind: .unreadable, path: row.path, detail: error.message))
             }
         }
-        let fm = FileManager.default
-        if let enumerator = fm.enumerator(at: bundle.originalsURL, includingPropertiesForKeys: [.isRegularFileKey]) {
-            for case let url as URL in enumerator {
-                guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-                let relative = "originals/" + url.standardizedFileURL.path.dropFirst(bundle.originalsURL.standardizedFileURL.path.count + 1)
-                if !known.contains(relative) {
-                    problems.append(.init(kind: .orphanFile, path: relative, detail: "no asset refers to it"))
-                }
-            }
+        for key in blobs.storedKeys() where !known.contains(key) {
+            problems.append(.init(kind: .orphanFile, path: key, detail: "no asset refers to it"))
         }
-        for folder in bundle.abandonedProcessFolders(in: bundle.uploadsURL) {
+        for area in blobs.abandonedUploadAreas() {
             problems.append(
                 .init(
-                    kind: .abandonedUpload, path: String(folder.path.dropFirst(bundle.url.path.count + 1)),
+                    kind: .abandonedUpload, path: area,
                     detail: "uploads of a server that is gone; the next process that opens the library for writing removes them"))
         }
         return (rows.count, problems, true)

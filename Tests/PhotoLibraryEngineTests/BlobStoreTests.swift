@@ -117,4 +117,42 @@ struct BlobStoreTests {
         engine.blobs.storeDerivative(Data("OPKPIX2\0".utf8) + stored.dropFirst(8), assetUUID: uuid, name: name)
         #expect(engine.derivative(assetUUID: uuid, name: name) == nil)
     }
+
+    /// Putting blobs: staged files are taken (not copied), a stored blob gets a second key with the same bytes, what
+    /// was put before a failure is listed for the caller to remove, and verification's listing sees exactly the
+    /// stored originals.
+    @Test func putsTakeStagedFilesAndListWhatTheyPlaced() throws {
+        let (library, engine, record, bytes) = try libraryWithOnePhoto()
+        defer { library.remove() }
+        let staged = try engine.stage(file: try library.makeImage(width: 20, height: 10), move: false)
+        let stagedBytes = try Data(contentsOf: staged.url)
+        var placed: [String] = []
+        try engine.blobs.put([(.staged(staged.url), "originals/Z/new.jpg"), (.stored(record.path), "originals/Z/copy.jpg")], placed: &placed)
+        #expect(placed == ["originals/Z/new.jpg", "originals/Z/copy.jpg"])
+        #expect(!FileManager.default.fileExists(atPath: staged.url.path), "the staged file was taken, not copied")
+        #expect(try engine.blobs.read("originals/Z/new.jpg", offset: 0, count: stagedBytes.count + 1) == stagedBytes)
+        #expect(try engine.blobs.digest(of: "originals/Z/copy.jpg") == engine.blobs.digest(of: record.path))
+        #expect(try engine.blobs.digest(of: record.path).size == Int64(bytes.count))
+        #expect(Set(engine.blobs.storedKeys()) == [record.path, "originals/Z/new.jpg", "originals/Z/copy.jpg"])
+
+        // A failure midway: the first is stored and listed, the rest is not.
+        let second = try engine.stage(file: try library.makeImage(width: 10, height: 10), move: false)
+        var partial: [String] = []
+        #expect(throws: LibraryError.self) {
+            try engine.blobs.put(
+                [(.staged(second.url), "originals/Z/second.jpg"), (.stored("originals/Z/absent.jpg"), "originals/Z/third.jpg")],
+                placed: &partial)
+        }
+        #expect(partial == ["originals/Z/second.jpg"])
+        #expect(throws: LibraryError.self) { try engine.blobs.digest(of: "originals/Z/third.jpg") }
+        #expect(throws: LibraryError.self) {
+            var none: [String] = []
+            try engine.blobs.put([(.staged(second.url), "../outside.jpg")], placed: &none)
+        }
+        // verify reports what no row names: the four blobs put here.
+        let (_, problems, complete) = try engine.verify()
+        #expect(complete)
+        #expect(Set(problems.map(\.path)) == ["originals/Z/new.jpg", "originals/Z/copy.jpg", "originals/Z/second.jpg"])
+        #expect(problems.allSatisfy { $0.kind == .orphanFile })
+    }
 }

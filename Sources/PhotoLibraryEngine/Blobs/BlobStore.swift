@@ -30,6 +30,24 @@ package protocol BlobStore: Sendable {
     /// never none). Derivatives can always be made again: a failure is not an error.
     func storeDerivative(_ data: Data, assetUUID: String, name: String)
 
+    /// Puts blobs under new keys, in order, and makes them durable before returning: they must be stored before the
+    /// rows that name them commit. Each key is appended to `placed` as soon as it is stored, so that after a failure
+    /// midway the caller removes exactly those. A key already there is replaced (an orphan of a writer that died:
+    /// committed rows never reuse a key).
+    func put(_ blobs: [(source: BlobSource, key: String)], placed: inout [String]) throws(LibraryError)
+
+    /// The size and SHA-256 (lowercase hex) of a stored blob, from its bytes (what verification compares with the
+    /// rows).
+    /// - throws: ``LibraryError/missingResource(_:)`` when it is not there.
+    func digest(of key: String) throws(LibraryError) -> (size: Int64, sha256: String)
+
+    /// The keys of every stored original and rendering (not derivatives, not uploads): verification's listing, to
+    /// find blobs no row names.
+    func storedKeys() -> [String]
+
+    /// Upload areas of processes that are gone and were not swept yet (their names, for a report).
+    func abandonedUploadAreas() -> [String]
+
     /// Removes a stored blob (one no committed row references any more); a missing blob is not an error.
     func remove(_ key: String)
 
@@ -41,6 +59,16 @@ package protocol BlobStore: Sendable {
     /// that importing them moves no bytes. It is this process's while the area lives; a process that dies leaves it
     /// to the next writer's recovery.
     func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder
+}
+
+/// Where the bytes of a blob being put come from.
+package enum BlobSource: Sendable, Hashable {
+    /// A file this writer staged (see ``FileStager``): taken by rename in a folder store, uploaded by one that is not
+    /// local. It is gone from staging once put.
+    case staged(URL)
+    /// The bytes of another stored blob (a previous version kept for an edit): a hard link in a folder store, a copy
+    /// inside the store elsewhere — never through this process.
+    case stored(String)
 }
 
 /// An open stored blob. The folder store's holds the file open, so it reads the file it opened even when the key is

@@ -52,6 +52,52 @@ package struct FolderBlobStore: BlobStore {
         }
     }
 
+    package func put(_ blobs: [(source: BlobSource, key: String)], placed: inout [String]) throws(LibraryError) {
+        var folders = Set<URL>()
+        for (source, key) in blobs {
+            let destination = try bundle.resolve(key)
+            let folder = destination.deletingLastPathComponent()
+            do { try POSIXFiles.createDirectory(folder) } catch { throw .internalError("cannot create the folder of \(key): \(error)") }
+            switch source {
+            case .staged(let file):
+                // rename(2) replaces an orphan left at the key by a writer that died.
+                guard rename(file.path, destination.path) == 0 else { throw POSIXFiles.posixError("rename to \(key)") }
+            case .stored(let existing):
+                let from = try bundle.resolveExisting(existing)
+                unlink(destination.path)  // an orphan of a writer that died (never a referenced file: versions only grow)
+                guard link(from.path, destination.path) == 0 else { throw POSIXFiles.posixError("link \(existing) to \(key)") }
+            }
+            placed.append(key)
+            folders.insert(folder)
+        }
+        // The new names reach the disk before the rows that name them: one fsync per folder.
+        for folder in folders { POSIXFiles.syncDirectory(folder) }
+    }
+
+    package func digest(of key: String) throws(LibraryError) -> (size: Int64, sha256: String) {
+        let file = try bundle.resolveExisting(key)
+        guard FileManager.default.fileExists(atPath: file.path) else { throw .missingResource("the stored file \(key) is missing") }
+        let (size, sha256) = try FileStager.hashFile(file)
+        return (size, sha256)
+    }
+
+    package func storedKeys() -> [String] {
+        let originals = bundle.originalsURL.standardizedFileURL.path
+        guard let enumerator = FileManager.default.enumerator(at: bundle.originalsURL, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            return []
+        }
+        var keys: [String] = []
+        for case let url as URL in enumerator {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            keys.append("originals/" + url.standardizedFileURL.path.dropFirst(originals.count + 1))
+        }
+        return keys
+    }
+
+    package func abandonedUploadAreas() -> [String] {
+        bundle.abandonedProcessFolders(in: bundle.uploadsURL).map { String($0.path.dropFirst(bundle.url.path.count + 1)) }
+    }
+
     package func remove(_ key: String) {
         if let file = try? bundle.resolveExisting(key) { try? FileManager.default.removeItem(at: file) }
     }

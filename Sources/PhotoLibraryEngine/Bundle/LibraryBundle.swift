@@ -148,17 +148,4 @@ package struct LibraryBundle: Sendable {
         }
         return removed
     }
-
-    // MARK: - Atomic placement
-
-    /// Renames a staged file into place; returns the destination folder, which the caller syncs (once per folder
-    /// for a transaction's files) before it commits.
-    @discardableResult
-    package func place(staged: URL, at relativePath: String) throws -> URL {
-        let destination = try resolve(relativePath)
-        let folder = destination.deletingLastPathComponent()
-        try POSIXFiles.createDirectory(folder)
-        guard rename(staged.path, destination.path) == 0 else { throw POSIXFiles.posixError("rename to \(relativePath)") }
-        return folder
-    }
 }

@@ -66,15 +66,7 @@ extension LibraryEngine {
                 purgedPaths = try self.pathsPurged(by: intents, db: db)
                 journals.append(
                     try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths, in: try self.slots.folder()))
-                var folders = Set<URL>()
-                for asset in prepared {
-                    for resource in asset.resources {
-                        folders.insert(try self.bundle.place(staged: resource.staged.url, at: resource.path))
-                        placed.append(resource.path)
-                    }
-                }
-                // The renames reach the disk before the rows that name them: one fsync per folder.
-                for folder in folders { POSIXFiles.syncDirectory(folder) }
+                try self.blobs.put(prepared.flatMap { $0.resources.map { (.staged($0.staged.url), $0.path) } }, placed: &placed)
                 for asset in prepared {
                     let id = try self.insert(asset, access: access, now: now, db: db)
                     summary.note(.init(id: id, localIdentifier: asset.localIdentifier), .inserted)
@@ -93,7 +85,7 @@ extension LibraryEngine {
                 return summary
             }
         } catch {
-            for path in placed { if let file = try? bundle.resolveExisting(path) { try? FileManager.default.removeItem(at: file) } }
+            for key in placed { blobs.remove(key) }
             for file in staged { try? FileManager.default.removeItem(at: file.url) }
             for journal in journals { bundle.removeIntent(journal) }
             throw error

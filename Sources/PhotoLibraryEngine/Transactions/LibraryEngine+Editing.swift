@@ -358,13 +358,8 @@ extension LibraryEngine {
         for case .revertAssetContent(let identifier) in intents {
             replaced += try revert(identifier, access: access, now: now, db: db, summary: &summary)
         }
-        journals.append(try bundle.writeIntent(plans.flatMap(placedPaths) + replaced.map(\.path), in: try slots.folder()))
-        var folders = Set<URL>()
-        for plan in plans {
-            placed += placedPaths(plan)
-            folders.formUnion(try place(plan))
-        }
-        for folder in folders { POSIXFiles.syncDirectory(folder) }
+        journals.append(try bundle.writeIntent(plans.flatMap { placements($0).map(\.key) } + replaced.map(\.path), in: try slots.folder()))
+        try blobs.put(plans.flatMap(placements), placed: &placed)
         for plan in plans { try writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
         superseded = replaced
     }
@@ -454,30 +449,15 @@ extension LibraryEngine {
             newPairedBase: newPairedBase, keepsBase: keepsBase)
     }
 
-    /// Paths a planned edit places.
-    private func placedPaths(_ plan: EditPlacement) -> [String] {
-        [plan.renderingPath, plan.adjustmentPath] + [plan.newBase?.to, plan.pairedVideoPath, plan.newPairedBase?.to].compactMap { $0 }
-    }
-
-    /// Moves an edit's staged files into place (the base by a hard link to the current rendering: no copy).
-    /// Returns the folders to sync.
-    func place(_ plan: EditPlacement) throws -> Set<URL> {
-        var folders = Set<URL>()
-        for base in [plan.newBase, plan.newPairedBase].compactMap({ $0 }) {
-            let from = try bundle.resolveExisting(base.from)
-            let to = try bundle.resolve(base.to)
-            unlink(to.path)  // an orphan of a writer that died (never a referenced file: versions only grow)
-            guard link(from.path, to.path) == 0 else {
-                throw POSIXFiles.posixError("link the previous version of \(plan.prepared.localIdentifier)")
-            }
-            folders.insert(to.deletingLastPathComponent())
-        }
-        if let video = plan.prepared.pairedVideo, let path = plan.pairedVideoPath {
-            folders.insert(try bundle.place(staged: video.file.url, at: path))
-        }
-        folders.insert(try bundle.place(staged: plan.prepared.rendering.url, at: plan.renderingPath))
-        folders.insert(try bundle.place(staged: plan.prepared.adjustment.url, at: plan.adjustmentPath))
-        return folders
+    /// What an edit stores: the previous version kept as the new base (the current rendering under a second key:
+    /// no copy), the staged rendering, paired video and adjustment data.
+    func placements(_ plan: EditPlacement) -> [(source: BlobSource, key: String)] {
+        var blobs: [(source: BlobSource, key: String)] = []
+        for base in [plan.newBase, plan.newPairedBase].compactMap({ $0 }) { blobs.append((.stored(base.from), base.to)) }
+        if let video = plan.prepared.pairedVideo, let path = plan.pairedVideoPath { blobs.append((.staged(video.file.url), path)) }
+        blobs.append((.staged(plan.prepared.rendering.url), plan.renderingPath))
+        blobs.append((.staged(plan.prepared.adjustment.url), plan.adjustmentPath))
+        return blobs
     }
 
     /// Writes an edit's rows: the new rendering, recipe and base replace the old ones; the asset takes the
