@@ -91,14 +91,8 @@ struct BenchVideoEditing: ParsableCommand {
             context.frameProcessor = { frame, _ in Self.filter(frame.image) }
             let output = PHContentEditingOutput(contentEditingInput: input)
             let start = DispatchTime.now()
-            let done = DispatchSemaphore(value: 0)
-            let failure = LockedError()
-            context.saveLivePhoto(to: output, options: nil) { _, error in
-                failure.set(error)
-                done.signal()
-            }
-            done.wait()
-            if let error = failure.get() { throw CLIError("saveLivePhoto failed: \(error)") }
+            let failure = waitForCallback { done in context.saveLivePhoto(to: output, options: nil) { _, error in done(error) } }
+            if let error = failure { throw CLIError("saveLivePhoto failed: \(error)") }
             ours.append(ms(since: start))
             let outVideo = scratch.appendingPathComponent("ff-\(repetition).mov"), outStill = scratch.appendingPathComponent("ff-\(repetition).jpg")
             let baseline = DispatchTime.now()

@@ -1,5 +1,6 @@
 import Foundation
 import OpenPhotos
+import Synchronization
 
 /// A one-line error: ArgumentParser prints "Error: <message>" and exits non-zero. File names in it are shown as
 /// ``printable(_:)`` makes them.
@@ -49,28 +50,49 @@ package func describe(_ error: any Error) -> String {
     return "\(error)"
 }
 
-/// Runs async work from a synchronous command and waits for it (the work runs on the cooperative pool, never on this
-/// thread, so the wait cannot deadlock it).
+// MARK: - Waiting
+//
+// Commands are synchronous: `photos serve` makes SwiftNIO's event loops Swift concurrency's global executor, which
+// works only before any task has run, so the entry point cannot be `async` (AsyncParsableCommand). A command waits
+// for asynchronous work in one of two ways, and only these: ``waitFor(_:)`` for async functions, and
+// ``waitForCallback(_:)`` for APIs that answer through a completion handler (PhotoKit's). Both run the work
+// elsewhere (the cooperative pool, the API's queue), never on the waiting thread, so the wait cannot deadlock it.
+
+/// Runs async work from a synchronous command and waits for it.
 package func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) var result: Result<T, any Error>?
-    Task {
-        do { result = .success(try await work()) } catch { result = .failure(error) }
-        done.signal()
+    let outcome = waitForCallback { (done: @escaping @Sendable (Result<T, any Error>) -> Void) in
+        Task {
+            do { done(.success(try await work())) } catch { done(.failure(error)) }
+        }
     }
-    done.wait()
-    switch result! {
+    switch outcome {
     case .success(let value): return value
     case .failure(let error as CLIError): throw error
     case .failure(let error): throw CLIError(describe(error))
     }
 }
 
-/// An error handed from a completion handler to the waiting thread.
-package final class LockedError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var error: (any Error)?
-    package init() {}
-    package func set(_ error: (any Error)?) { lock.withLock { self.error = error } }
-    package func get() -> (any Error)? { lock.withLock { error } }
+/// Starts an API that answers through a completion handler and waits for its answer (the first, if it answers more
+/// than once). `whileWaiting` runs on this thread every `interval` until the answer comes (a command that watches for
+/// Ctrl-C while it waits).
+package func waitForCallback<T: Sendable>(
+    _ start: (_ done: @escaping @Sendable (T) -> Void) -> Void, every interval: DispatchTimeInterval = .milliseconds(50),
+    whileWaiting: (() -> Void)? = nil
+) -> T {
+    let arrived = DispatchSemaphore(value: 0)
+    let answer = Mutex<T?>(nil)
+    start { value in
+        let first = answer.withLock { stored in
+            guard stored == nil else { return false }
+            stored = value
+            return true
+        }
+        if first { arrived.signal() }
+    }
+    if let whileWaiting {
+        while arrived.wait(timeout: .now() + interval) == .timedOut { whileWaiting() }
+    } else {
+        arrived.wait()
+    }
+    return answer.withLock { $0! }
 }

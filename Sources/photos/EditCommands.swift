@@ -124,26 +124,26 @@ extension Edit {
         let asset = try resolveAsset(id, in: library, global: global)
         let session = EditingSession(extension: editingExtension, asset: asset, settings: values)
         Interruption.cooperate()
-        let outcome = Mutex<Result<PHAsset, EditingExtensionError>?>(nil)
-        Thread.detachNewThread {
-            let result = Result { () throws(EditingExtensionError) -> PHAsset in try session.run() }
-            outcome.withLock { $0 = result }
-        }
-        while outcome.withLock({ $0 == nil }) {
-            usleep(50_000)
-            guard Interruption.requested else { continue }
-            if session.shouldShowCancelConfirmation == true, isatty(STDIN_FILENO) == 1 {
-                FileHandle.standardError.write(Data("\(editingExtension.displayName) asks: discard the edit in progress? [y/N] ".utf8))
-                let answer = readLine()?.lowercased() ?? ""
-                if !answer.hasPrefix("y") {
-                    Interruption.clear()
-                    continue
+        // The session runs on a thread of its own; this one looks for Ctrl-C while it waits.
+        let cancelled = Mutex(false)
+        let outcome = waitForCallback(
+            { (done: @escaping @Sendable (Result<PHAsset, EditingExtensionError>) -> Void) in
+                Thread.detachNewThread { done(Result { () throws(EditingExtensionError) -> PHAsset in try session.run() }) }
+            },
+            whileWaiting: {
+                guard Interruption.requested, !cancelled.withLock({ $0 }) else { return }
+                if session.shouldShowCancelConfirmation == true, isatty(STDIN_FILENO) == 1 {
+                    FileHandle.standardError.write(Data("\(editingExtension.displayName) asks: discard the edit in progress? [y/N] ".utf8))
+                    let answer = readLine()?.lowercased() ?? ""
+                    if !answer.hasPrefix("y") {
+                        Interruption.clear()
+                        return
+                    }
                 }
-            }
-            session.cancel()
-            while outcome.withLock({ $0 == nil }) { usleep(20_000) }
-        }
-        switch outcome.withLock({ $0! }) {
+                cancelled.withLock { $0 = true }
+                session.cancel()
+            })
+        switch outcome {
         case .failure(.cancelled(let name)):
             FileHandle.standardError.write(Data("the edit with \(name) was cancelled; nothing was changed\n".utf8))
             throw ExitCode(Interruption.exitStatus)

@@ -177,14 +177,10 @@ struct Export: ParsableCommand {
         var written: [String] = []
         for (resource, name) in Self.versionResources(of: asset, version: version) {
             let target = folder.appendingPathComponent(Self.safeName(name, resource))
-            let done = DispatchSemaphore(value: 0)
-            let failure = LockedError()
-            PHAssetResourceManager.default().writeData(for: resource, toFile: target, options: nil) { error in
-                failure.set(error)
-                done.signal()
+            let failure = waitForCallback { done in
+                PHAssetResourceManager.default().writeData(for: resource, toFile: target, options: nil) { done($0) }
             }
-            done.wait()
-            if let error = failure.get() { throw CLIError("\(Output.printable(target.lastPathComponent)): \(describe(error))") }
+            if let error = failure { throw CLIError("\(Output.printable(target.lastPathComponent)): \(describe(error))") }
             written.append(target.path)
         }
         return written
@@ -204,16 +200,12 @@ struct Export: ParsableCommand {
         let types: [String: AVFileType] = ["mov": .mov, "mp4": .mp4, "m4v": .m4v]
         guard let fileType = types[type] else { throw CLIError("--type is mov, mp4 or m4v") }
         guard asset.mediaType == .video else { throw CLIError("\(asset.localIdentifier) is not a video; --preset exports videos") }
-        let done = DispatchSemaphore(value: 0)
-        let failure = LockedError()
-        nonisolated(unsafe) var session: AVAssetExportSession?
-        PHImageManager.default().requestExportSession(forVideo: asset, options: nil, exportPreset: name) { result, info in
-            session = result
-            failure.set(ImageResultInfo(info).error)
-            done.signal()
+        let (session, failure) = waitForCallback { done in
+            PHImageManager.default().requestExportSession(forVideo: asset, options: nil, exportPreset: name) { result, info in
+                done((result, ImageResultInfo(info).error))
+            }
         }
-        done.wait()
-        if let error = failure.get() { throw CLIError(describe(error)) }
+        if let error = failure { throw CLIError(describe(error)) }
         guard let session else { throw CLIError("no export session for \(asset.localIdentifier)") }
         let resource = PHAssetResource.assetResources(for: asset).first
         let original = resource.map { Self.safeName($0.originalFilename, $0) } ?? String(asset.localIdentifier.prefix(8))
@@ -221,8 +213,7 @@ struct Export: ParsableCommand {
             PHAssetResource.safeFileName((original as NSString).deletingPathExtension + "." + type, fallback: "video.\(type)"))
         session.outputURL = target
         session.outputFileType = fileType
-        session.exportAsynchronously { done.signal() }
-        done.wait()
+        waitForCallback { done in session.exportAsynchronously { done(()) } }
         guard session.status == .completed else {
             throw CLIError("\(target.lastPathComponent): \(session.error.map { describe($0) } ?? "export \(session.status)")")
         }

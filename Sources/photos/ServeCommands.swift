@@ -73,10 +73,8 @@ struct Serve: ParsableCommand {
         let host = self.host
         let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         let path = global.libraryURL.path
-        let outcome = Mutex<(any Error)?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do {
+        do {
+            try waitFor {
                 try await server.run { port in
                     let line =
                         json
@@ -84,13 +82,10 @@ struct Serve: ParsableCommand {
                         : "serving \(path) at http://\(urlHost):\(port)/\n"
                     FileHandle.standardOutput.write(Data(line.utf8))
                 }
-            } catch {
-                outcome.withLock { $0 = error }
             }
-            done.signal()
+        } catch {
+            throw CLIError("the server stopped: \(error)")
         }
-        done.wait()
-        if let error = outcome.withLock({ $0 }) { throw CLIError("the server stopped: \(describe(error))") }
     }
 }
 

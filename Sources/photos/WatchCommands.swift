@@ -60,7 +60,7 @@ struct Watch: ParsableCommand {
             source.resume()
             signals.append(source)
         }
-        printer.wait()
+        waitForCallback { done in printer.whenFinished { done(()) } }
         signals.forEach { $0.cancel() }
     }
 }
@@ -72,8 +72,8 @@ final class ChangePrinter: NSObject, PHPhotoLibraryChangeObserver, @unchecked Se
     private let lock = NSLock()
     private var result: PHFetchResult<PHAsset>?
     private var printed = 0
-    private let done = DispatchSemaphore(value: 0)
     private var finished = false
+    private var onFinish: (@Sendable () -> Void)?
 
     init(json: Bool, limit: Int?) {
         self.json = json
@@ -85,14 +85,25 @@ final class ChangePrinter: NSObject, PHPhotoLibraryChangeObserver, @unchecked Se
         if limit == 0 { finish() }
     }
 
-    func wait() { done.wait() }
+    /// Calls `handler` once printing is finished (at once if it is).
+    func whenFinished(_ handler: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if finished { return true }
+            onFinish = handler
+            return false
+        }
+        if now { handler() }
+    }
 
     func finish() {
-        let first = lock.withLock { () -> Bool in
-            defer { finished = true }
-            return !finished
+        let handler = lock.withLock { () -> (@Sendable () -> Void)? in
+            defer {
+                finished = true
+                onFinish = nil
+            }
+            return finished ? nil : onFinish
         }
-        if first { done.signal() }
+        handler?()
     }
 
     func photoLibraryDidChange(_ changeInstance: PHChange) {
