@@ -88,7 +88,9 @@ extension LibraryEngine {
             problems.append(
                 .init(
                     kind: .abandonedUpload, path: area,
-                    detail: "uploads of a server that is gone; the next process that opens the library for writing removes them"))
+                    detail:
+                        "files of a process that is gone (uploads, editing sessions); the next process that opens the library for writing removes them"
+                ))
         }
         return (rows.count, problems, true)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoMedia
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -46,6 +47,8 @@ package final class LibraryEngine: Sendable {
     package let slots: WriterSlots
     /// Delivers committed transactions (of this process and others) to observers.
     package let changeCenter: ChangeCenter
+    /// This engine's area for editing sessions (see ``editingArea()``), made on first use.
+    let editingFolder = Mutex<ProcessFolder?>(nil)
 
     /// Opens (or creates) the library at `url`.
     package static func open(at url: URL, configuration: LibraryConfiguration = .init()) throws(LibraryError) -> LibraryEngine {

@@ -9,6 +9,17 @@ import Testing
 /// outputs committed in change blocks, versions through the image manager and the resources, revert, observation.
 @Suite("Content editing")
 struct ContentEditingTests {
+    /// Whether `url` is one of the asset's stored files (the same file, not a copy of its bytes).
+    static func isStoredFile(_ url: URL, of asset: PHAsset) -> Bool {
+        var candidate = stat()
+        guard stat(url.path, &candidate) == 0 else { return false }
+        return PHAssetResource.assetResources(for: asset).contains { resource in
+            var stored = stat()
+            guard let file = resource.fileURL, stat(file.path, &stored) == 0 else { return false }
+            return stored.st_dev == candidate.st_dev && stored.st_ino == candidate.st_ino
+        }
+    }
+
     static let format = "com.example.tests"
 
     /// Requests an editing input and waits for the handler (called once).
@@ -102,6 +113,35 @@ struct ContentEditingTests {
 
     // MARK: - The first edit
 
+    /// A rendering this process wrote for the edit is committed without a copy: the library takes the file itself
+    /// (the editing session's folder is inside the library), and it is gone from the session's folder once
+    /// committed. One that failed to commit stays for another try; an output made outside the library is copied.
+    @Test func aRenderingWrittenHereIsTakenNotCopied() async throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let (asset, _) = try Self.sidewaysAsset(library)
+        let input = try await Self.requireInput(asset)
+        let output = try Self.output(input, recipe: "taken") { $0.cropped(to: CGRect(x: 0, y: 0, width: 32, height: 32)) }
+        var written = stat()
+        #expect(stat(output.renderedContentURL.path, &written) == 0)
+        // A failed block leaves the rendering where it was.
+        #expect(throws: PHPhotosError.self) {
+            try library.library.performChangesAndWait {
+                PHAssetChangeRequest(for: asset).contentEditingOutput = output
+                PHAssetChangeRequest(for: asset).contentEditingOutput = output
+            }
+        }
+        #expect(FileManager.default.fileExists(atPath: output.renderedContentURL.path))
+        try Self.commit(output, to: asset, in: library.library)
+        let edited = try Self.refetch(asset, library)
+        let rendering = try #require(PHAssetResource.assetResources(for: edited).first { $0.type == .fullSizePhoto })
+        var committed = stat()
+        #expect(stat(try #require(rendering.fileURL).path, &committed) == 0)
+        #expect((committed.st_dev, committed.st_ino) == (written.st_dev, written.st_ino), "the file written is the file committed")
+        #expect(!FileManager.default.fileExists(atPath: output.renderedContentURL.path), "taken from the session's folder")
+        #expect(try library.library.verify().problems.isEmpty)
+    }
+
     @Test func firstEditKeepsTheOriginalAndShowsTheRendering() async throws {
         let library = try TestLibrary()
         defer { library.remove() }
@@ -113,7 +153,7 @@ struct ContentEditingTests {
         #expect(input.mediaType == .image && input.adjustmentData == nil && input.uniformTypeIdentifier == "public.jpeg")
         #expect(input.creationDate == asset.creationDate && input.playbackStyle == .image)
         let url = try #require(input.fullSizeImageURL)
-        #expect(!url.path.hasPrefix(library.url.path), "the input is a copy, not the library's file")
+        #expect(!Self.isStoredFile(url, of: asset), "the input is a copy, not the library's file")
         #expect(try Data(contentsOf: url) == original, "the first edit's input is the original")
         #expect(input.fullSizeImageOrientation == 6)
         let display = try #require(input.displaySizeImage)
@@ -487,7 +527,7 @@ struct ContentEditingTests {
         let input = try await Self.requireInput(asset)
         #expect(input.mediaType == .video && input.fullSizeImageURL == nil)
         let video = try #require(input.audiovisualAsset as? AVURLAsset)
-        #expect(!video.url.path.hasPrefix(library.url.path))
+        #expect(!Self.isStoredFile(video.url, of: asset), "the input is a copy, not the library's file")
         #expect(try Data(contentsOf: video.url) == (try Data(contentsOf: movie)))
         #expect(input.displaySizeImage?.size == CGSize(width: 64, height: 48))
 

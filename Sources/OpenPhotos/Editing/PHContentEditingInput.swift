@@ -166,7 +166,9 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         else {
             throw LibraryError.missingResource("the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier) is missing")
         }
-        let workspace = try EditingWorkspace(in: workspaceParent)
+        // In the library's editing area when it can write (a rendering written there is committed without a copy),
+        // else in a temporary folder.
+        let workspace = try EditingWorkspace(in: workspaceParent ?? engine.editingArea())
         let input = PHContentEditingInput(
             asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
             library: library, workspace: workspace)
@@ -234,8 +236,8 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     }
 }
 
-/// A private folder in the temporary directory for one editing session: the input's copy and the outputs' renderings.
-/// Removed with its last user.
+/// A private folder for one editing session — in the library's editing area, or in the temporary directory — holding
+/// the input's copy and the outputs' renderings. Removed with its last user.
 package final class EditingWorkspace: @unchecked Sendable {
     package let url: URL
     /// Whether the folder goes with this object (false: a folder someone else made and removes).

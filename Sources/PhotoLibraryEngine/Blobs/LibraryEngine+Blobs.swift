@@ -1,4 +1,9 @@
 import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension LibraryEngine {
     /// A local file holding a resource's bytes, for a decoder that reads files or for serving without a copy (see
@@ -28,6 +33,29 @@ extension LibraryEngine {
         guard resource.type == .adjustmentData, let data = blobs.readSmall(resource.path, limit: StoredAdjustment.maximumFileSize)
         else { return nil }
         return StoredAdjustment(propertyList: data)
+    }
+
+    /// This engine's folder for editing sessions (an input's copy and the outputs written beside it), inside the
+    /// library: a rendering written there is taken by the commit without a copy (see ``isTakeable(_:)``). Nil for a
+    /// read-only library; the editing session then uses a temporary folder and its rendering is copied.
+    package func editingArea() -> URL? {
+        guard !isReadOnly else { return nil }
+        return editingFolder.withLock { folder in
+            if folder == nil { folder = try? blobs.makeUploadArea(label: "editing") }
+            return folder?.url
+        }
+    }
+
+    /// Whether the commit may take `file` by link instead of copying it: a plain file, with no other link, inside this
+    /// engine's editing area — written by code of this process (an extension's output is copied in by its host,
+    /// never left as the extension's own file, which it could still change).
+    func isTakeable(_ file: URL) -> Bool {
+        guard let area = editingFolder.withLock({ $0?.url }) else { return false }
+        let prefix = area.standardizedFileURL.resolvingSymlinksInPath().path + "/"
+        let resolved = file.standardizedFileURL.resolvingSymlinksInPath().path
+        var info = stat()
+        guard resolved.hasPrefix(prefix), lstat(file.path, &info) == 0 else { return false }
+        return (info.st_mode & S_IFMT) == S_IFREG && info.st_nlink == 1
     }
 
     /// A new area of this process for files received and not yet imported (``BlobStore/makeUploadArea(label:)``).

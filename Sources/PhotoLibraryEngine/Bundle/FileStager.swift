@@ -66,6 +66,8 @@ package struct FileStager: Sendable {
             if link(source.path, staged.path) == 0 {
                 var (size, hash) = (Int64(info.st_size), knownSHA256 ?? "")
                 if knownSHA256 == nil { (size, hash) = try hashFile(staged) }
+                // A file written just before (an editor's rendering) may not be on the disk yet.
+                if durable { try syncStagedFiles([StagedFile(url: staged, size: size, sha256: hash, sourceToRemove: nil)]) }
                 return StagedFile(
                     url: staged, size: size, sha256: hash, sourceToRemove: source, sourceModificationDate: Self.modificationDate(info))
             }

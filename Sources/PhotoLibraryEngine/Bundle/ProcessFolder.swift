@@ -6,7 +6,8 @@ import Synchronization
 #endif
 
 /// A folder that belongs to one process, in an area of the library's `private/` folder — `private/uploads`, where
-/// `photos serve` keeps the uploads it has received and not yet imported.
+/// editing sessions write their renderings (`editing-…`) and `photos serve` keeps the uploads it has received and not
+/// yet imported (`serve-…`).
 ///
 /// As a writer slot (``WriterSlot``), it is `<label>-<uuid>` beside `<label>-<uuid>.lock`, which its process holds
 /// (flock) for as long as it lives; recovery removes the folders whose lock nobody holds — so a server that was killed
@@ -58,7 +59,8 @@ package final class ProcessFolder: @unchecked Sendable {
 }
 
 extension LibraryBundle {
-    /// Where `photos serve` keeps uploads it has received and not yet imported, a ``ProcessFolder`` per server process.
+    /// Where files wait to be committed: `photos serve`'s uploads (`serve-…`) and editing sessions (`editing-…`), a
+    /// ``ProcessFolder`` per process.
     package var uploadsURL: URL { url.appendingPathComponent("private/uploads") }
 
     /// The folders of `area` whose process is gone: their lock is free, or they have none (an owner locks first). The

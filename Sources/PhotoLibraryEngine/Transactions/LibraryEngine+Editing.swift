@@ -200,6 +200,11 @@ extension LibraryEngine {
                 mediaType = asset.mediaType
             } else if let record = try asset(localIdentifier: identifier) {
                 mediaType = record.mediaType
+                // Stale before anything is staged (checked again in the transaction): a committed output's rendering
+                // was taken, and committing it again must say why it cannot be, not that it has no rendering.
+                if let base = edit.baseContentVersion, base != record.contentVersion {
+                    throw .changeNotSupported(Self.staleEditMessage(identifier))
+                }
             } else {
                 throw .identifierNotFound("no asset \(identifier)")
             }
@@ -208,7 +213,7 @@ extension LibraryEngine {
         return edits
     }
 
-    /// Copies an edit's rendering into the writer's slot and validates it: a decodable file of the asset's kind
+    /// Stages an edit's rendering in the writer's slot and validates it: a decodable file of the asset's kind
     /// (JPEG or HEIC for photos, QuickTime or MPEG-4 for videos), upright, with acceptable adjustment data.
     func prepareEdit(
         _ localIdentifier: String, _ edit: ContentEdit, mediaType: MediaType, now: Date, editor: String?, staged: inout [StagedFile]
@@ -250,7 +255,9 @@ extension LibraryEngine {
         if let declared = try? configuration.probe.probe(edit.renderedFile) {
             try Self.checkRenderingSize(Int64(info.st_size), declared)
         }
-        let rendering = try stager.stage(file: edit.renderedFile, move: false)
+        // Written by this process in its editing area: taken by a link, not copied (and removed from there once
+        // committed). Anything else — a temporary folder, an extension's output — is copied.
+        let rendering = try stager.stage(file: edit.renderedFile, move: isTakeable(edit.renderedFile))
         staged.append(rendering)
         let probed: MediaInfo
         do { probed = try configuration.probe.probe(rendering.url) } catch {
@@ -280,7 +287,7 @@ extension LibraryEngine {
         var pairedVideo: (StagedFile, MediaInfo)?
         if let video = edit.renderedPairedVideo {
             guard isPhoto else { throw .invalidResource("only a Live Photo's edit has a paired video") }
-            let file = try stager.stage(file: video, move: false)
+            let file = try stager.stage(file: video, move: isTakeable(video))
             staged.append(file)
             let info: MediaInfo
             do { info = try configuration.probe.probe(file.url) } catch {
@@ -294,6 +301,10 @@ extension LibraryEngine {
         }
         return PreparedEdit(
             localIdentifier: localIdentifier, edit: edit, rendering: rendering, renderingInfo: probed, adjustment: plist, pairedVideo: pairedVideo)
+    }
+
+    static func staleEditMessage(_ identifier: String) -> String {
+        "the content of \(identifier) changed since its editing input was requested (or this output was already committed); request a new input"
     }
 
     /// The largest adjustment data committed (`PHAdjustmentData.maximumDataSize`).
@@ -386,9 +397,7 @@ extension LibraryEngine {
             throw LibraryError.invalidResource("the content editing output was made for an asset created in another change block")
         }
         if !createdInBlock, prepared.edit.baseContentVersion != version {
-            throw LibraryError.changeNotSupported(
-                "the content of \(identifier) changed since its editing input was requested (or this output was already committed); request a new input"
-            )
+            throw LibraryError.changeNotSupported(Self.staleEditMessage(identifier))
         }
         let current = try editResources(assetID, identifier, db: db)
         let newVersion = version + 1
