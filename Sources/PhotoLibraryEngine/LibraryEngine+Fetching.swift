@@ -78,7 +78,7 @@ extension LibraryEngine {
         try reader.read { db in
             try alongside?(db)
             var ids = ContiguousArray<Int64>()
-            try AssetIDStream.step(statement, in: db) { ids.append($0) }
+            try AssetIDStream.step(statement, in: db) { ids.append(contentsOf: $0) }
             return AssetIDStream.exactSize(ids)
         }
     }

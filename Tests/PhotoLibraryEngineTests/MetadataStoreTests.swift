@@ -87,7 +87,12 @@ struct MetadataStoreTests {
                 return seen.count < 2
             }
             var again: [Int64] = []
-            try db.forEachInt64(sql: sql, arguments: [], cached: true) { again.append($0) }
+            var batches: [Int] = []
+            try db.forEachInt64(sql: sql, arguments: [], cached: true, firstBatch: 3) { batch in
+                again += batch
+                batches.append(batch.count)
+            }
+            #expect(batches == [3, 1], "the first batch as asked, then the rest")
             return (seen, again)
         }
         #expect(firstTwo == [1, 2])

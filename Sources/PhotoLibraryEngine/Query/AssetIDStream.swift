@@ -56,8 +56,10 @@ package final class AssetIDStream: @unchecked Sendable {
 
     /// Steps `statement` (first column: a row id) in `db`, handing each id to `row`. The hot loop of every fetch (a
     /// million rows for a large library): the store steps its statement directly, no per-row decoding layer.
-    static func step(_ statement: SQLFragment, in db: any SQLConnection, _ row: (Int64) -> Void) throws {
-        try db.forEachInt64(sql: statement.sql, arguments: statement.statementArguments, cached: true, row)
+    static func step(
+        _ statement: SQLFragment, in db: any SQLConnection, firstBatch: Int = 4096, _ batch: (UnsafeBufferPointer<Int64>) -> Void
+    ) throws {
+        try db.forEachInt64(sql: statement.sql, arguments: statement.statementArguments, cached: true, firstBatch: firstBatch, batch)
     }
 
     /// The ids without growth slack (up to half the buffer): a fetch result holds 8 bytes per asset.
@@ -83,28 +85,19 @@ package final class AssetIDStream: @unchecked Sendable {
             do {
                 try reader.read { db in
                     try alongside?(db)
-                    // Published in pieces: the first page at once, then every 4,096 ids (few wake-ups).
-                    var pending = ContiguousArray<Int64>()
+                    // Published as the store hands the ids over: the first page at once, then every 4,096 ids (few
+                    // wake-ups).
                     var published = 0
-                    func publish() {
+                    try step(statement, in: db, firstBatch: Swift.max(1, firstPage)) { batch in
                         stream.condition.lock()
-                        stream.ids.append(contentsOf: pending)
+                        stream.ids.append(contentsOf: batch)
                         stream.condition.broadcast()
                         stream.condition.unlock()
-                        published += pending.count
-                        pending.removeAll(keepingCapacity: true)
-                    }
-                    try step(statement, in: db) { id in
-                        pending.append(id)
-                        if published == 0, pending.count >= firstPage {
-                            publish()
-                            afterFirstPage?()
-                        } else if published > 0, pending.count >= 4096 {
-                            publish()
-                        }
+                        let isFirstPage = published == 0 && batch.count >= firstPage
+                        published += batch.count
+                        if isFirstPage { afterFirstPage?() }
                     }
                     stream.condition.lock()
-                    stream.ids.append(contentsOf: pending)
                     stream.ids = exactSize(stream.ids)
                     stream.complete = true
                     stream.condition.broadcast()

@@ -58,6 +58,12 @@ package protocol SQLConnection: AnyObject {
     /// `cached`: the statement is kept prepared for the next call with the same text (the engine's fixed,
     /// frequent statements; never for text built from a variable number of terms).
     func forEachRow(sql: String, arguments: SQLArguments, cached: Bool, _ body: (any SQLRow) throws -> Bool) throws
+    /// Each row's first column as an integer, handed over in batches — `firstBatch` rows first (a fetch's first
+    /// page, as soon as it is there), then larger ones: the hot loop of every fetch (a million ids), with no call and
+    /// no row value per row, as tightly as the store's driver allows (and batches are what a network store receives).
+    func forEachInt64(
+        sql: String, arguments: SQLArguments, cached: Bool, firstBatch: Int, _ body: (UnsafeBufferPointer<Int64>) throws -> Void
+    ) throws
     /// Prepares `sql` for several runs inside this transaction.
     func prepare(sql: String) throws -> any SQLStatement
 }
@@ -84,14 +90,6 @@ extension SQLConnection {
             return false
         }
         return first
-    }
-
-    /// Each row's first column as an integer, without copying rows: the hot loop of every fetch.
-    package func forEachInt64(sql: String, arguments: SQLArguments, cached: Bool, _ body: (Int64) -> Void) throws {
-        try forEachRow(sql: sql, arguments: arguments, cached: cached) { row in
-            body(row.int64(at: 0))
-            return true
-        }
     }
 }
 

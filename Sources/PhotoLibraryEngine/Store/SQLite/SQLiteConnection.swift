@@ -44,6 +44,41 @@ final class SQLiteConnection: SQLConnection {
         }
     }
 
+    func forEachInt64(
+        sql: String, arguments: SQLArguments, cached: Bool, firstBatch: Int, _ body: (UnsafeBufferPointer<Int64>) throws -> Void
+    ) throws {
+        let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        try statement.setArguments(arguments.statementArguments)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        let capacity = Swift.max(firstBatch, Self.int64Batch)
+        let buffer = UnsafeMutableBufferPointer<Int64>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        var limit = Swift.max(1, firstBatch)
+        var count = 0
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_ROW {
+                buffer[count] = sqlite3_column_int64(handle, 0)
+                count += 1
+                if count == limit {
+                    try body(UnsafeBufferPointer(rebasing: buffer[0..<count]))
+                    count = 0
+                    limit = Self.int64Batch
+                }
+            } else if code == SQLITE_DONE {
+                if count > 0 { try body(UnsafeBufferPointer(rebasing: buffer[0..<count])) }
+                return
+            } else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
+        }
+    }
+
+    /// The batch after the first one of ``forEachInt64(sql:arguments:cached:firstBatch:_:)``.
+    static let int64Batch = 4096
+
     func prepare(sql: String) throws -> any SQLStatement {
         SQLitePreparedStatement(db: db, statement: try db.makeStatement(sql: sql))
     }
