@@ -90,9 +90,10 @@ struct LayeringTests {
         #expect(offences == [])
     }
 
-    /// Inside the engine, only the SQLite store knows GRDB and SQLite's own API: the engine runs its statements on
-    /// ``SQLConnection``, so a second store is an implementation of the seam, not an edit of every file.
-    @Test func onlyTheSQLiteStoreKnowsGRDB() throws {
+    /// Inside the engine, only each store knows its database's driver (GRDB and SQLite's API, PostgresNIO): the engine
+    /// runs its statements on ``SQLConnection``, so a store is an implementation of the seam, not an edit of every file.
+    @Test(arguments: [("Store/SQLite/", ["import GRDB", "sqlite3_step"]), ("Store/PostgreSQL/", ["import PostgresNIO", "PostgresQuery"])])
+    func onlyEachStoreKnowsItsDriver(folder: String, names: [String]) throws {
         let engine = Self.sources.appendingPathComponent("PhotoLibraryEngine")
         let enumerator = try #require(FileManager.default.enumerator(atPath: engine.path), "\(engine.path)")
         var offences: [String] = []
@@ -100,14 +101,14 @@ struct LayeringTests {
         while let path = enumerator.nextObject() as? String {
             guard path.hasSuffix(".swift") else { continue }
             let text = try String(contentsOf: engine.appendingPathComponent(path), encoding: .utf8)
-            let namesGRDB = text.split(separator: "\n").contains { $0.hasPrefix("import GRDB") || Self.names($0, "sqlite3_step") }
-            if path.hasPrefix("Store/SQLite/") {
-                if namesGRDB { storeFiles += 1 }
-            } else if namesGRDB {
+            let namesDriver = text.split(separator: "\n").contains { line in names.contains { Self.names(line, $0) } }
+            if path.hasPrefix(folder) {
+                if namesDriver { storeFiles += 1 }
+            } else if namesDriver {
                 offences.append(path)
             }
         }
-        #expect(storeFiles >= 2, "the SQLite store was not found under \(engine.path)/Store/SQLite")
+        #expect(storeFiles >= 2, "the store was not found under \(engine.path)/\(folder)")
         #expect(offences == [])
     }
 }

@@ -7,18 +7,25 @@ import Foundation
 package struct SQLDialect: Sendable, Hashable {
     package enum Kind: Sendable, Hashable {
         case sqlite
+        case postgreSQL
     }
 
     package let kind: Kind
 
     /// SQLite 3.35 or later (`RETURNING`), with JSON functions.
     package static let sqlite = SQLDialect(kind: .sqlite)
+    /// PostgreSQL 15.
+    package static let postgreSQL = SQLDialect(kind: .postgreSQL)
 
     /// A table expression of `values` in order, aliased `alias`, with columns `value` and `key` (the position): a
     /// list of any length in one parameter.
     package func list(_ values: [SQLValue], as alias: String) -> SQLFragment {
         switch kind {
         case .sqlite: SQLFragment("json_each(?) \(alias)", [.text(Self.jsonArray(values))])
+        case .postgreSQL:
+            SQLFragment(
+                "(SELECT \(Self.element(of: values)) AS value, t.key FROM jsonb_array_elements_text(?::jsonb) WITH ORDINALITY AS t(value, key)) \(alias)",
+                [.text(Self.jsonArray(values))])
         }
     }
 
@@ -26,6 +33,10 @@ package struct SQLDialect: Sendable, Hashable {
     package func isIn(_ expression: String, _ values: [SQLValue]) -> SQLFragment {
         switch kind {
         case .sqlite: SQLFragment("\(expression) IN (SELECT value FROM json_each(?))", [.text(Self.jsonArray(values))])
+        case .postgreSQL:
+            SQLFragment(
+                "\(expression) IN (SELECT \(Self.element(of: values)) FROM jsonb_array_elements_text(?::jsonb) AS t(value))",
+                [.text(Self.jsonArray(values))])
         }
     }
 
@@ -34,6 +45,9 @@ package struct SQLDialect: Sendable, Hashable {
     package func lastIssuedID(of table: String) -> SQLFragment {
         switch kind {
         case .sqlite: SQLFragment("SELECT seq FROM sqlite_sequence WHERE name = ?", [.text(table)])
+        case .postgreSQL:
+            // NULL (none issued yet) reads as nil, which callers take as 0.
+            SQLFragment("SELECT pg_sequence_last_value(pg_get_serial_sequence(?, 'id'))", [.text(table)])
         }
     }
 
@@ -66,7 +80,21 @@ package struct SQLDialect: Sendable, Hashable {
                 let y = Double.fromSQLValue(b) ?? 0
                 return x == y ? 0 : (x < y ? -1 : 1)
             }
+        case .postgreSQL:
+            // A column has one type; NULL sorts last in ascending order. Text compares by the database's collation:
+            // the library's databases use C (byte order), as SQLite's BINARY does.
+            switch (a, b) {
+            case (.null, .null): return 0
+            case (.null, _): return 1
+            case (_, .null): return -1
+            default: return SQLDialect.sqlite.compare(a, b)
+            }
         }
+    }
+
+    /// The element of a JSON list as SQL: integers when every value is one, else text.
+    private static func element(of values: [SQLValue]) -> String {
+        values.allSatisfy({ if case .integer = $0 { true } else { false } }) ? "t.value::bigint" : "t.value"
     }
 
     /// A JSON array of the values: text as JSON strings, numbers as numbers (a non-finite one as null).

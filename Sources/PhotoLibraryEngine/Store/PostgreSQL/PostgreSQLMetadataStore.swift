@@ -1,0 +1,255 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// A metadata store on a PostgreSQL server: each library a schema of one database (`?library=NAME`), so that one
+/// server holds many libraries.
+///
+/// Reads run in `REPEATABLE READ READ ONLY` transactions (every statement of a read sees one committed state, as a
+/// SQLite reader's WAL snapshot does). Writers are serialised per library — in this process by a lock, across
+/// processes and hosts by a session advisory lock on the library's key, which PostgreSQL releases when the
+/// connection dies — so the engine keeps SQLite's one-writer semantics, and the state right after a commit can be
+/// pinned before any later write begins.
+///
+/// The engine's calls are synchronous: they wait for PostgresNIO's futures, so they must not run on its event
+/// loops.
+package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable {
+    let configuration: PostgresConnection.Configuration
+    /// The library's schema.
+    let schema: String
+    let logger: Logger
+    package let commitSignal: any CommitSignal
+    package var dialect: SQLDialect { .postgreSQL }
+
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let writer = NSLock()
+    private let nextID = Atomic<Int>(1)
+
+    private init(configuration: PostgresConnection.Configuration, schema: String, logger: Logger) {
+        self.configuration = configuration
+        self.schema = schema
+        self.logger = logger
+        commitSignal = PostgreSQLCommitSignal()
+    }
+
+    deinit {
+        for connection in idle.withLock({ $0 }) { try? connection.close().wait() }
+    }
+
+    /// Connects to the database `url` names (`postgres://user[:password]@host[:port]/database?library=NAME`) and
+    /// makes the library's schema when it is missing.
+    package static func open(url: URL, logger: Logger = Logger(label: "OpenPhotoKit.postgres")) throws(LibraryError) -> PostgreSQLMetadataStore {
+        let location = try PostgreSQLLocation(url: url)
+        let store = PostgreSQLMetadataStore(configuration: location.configuration, schema: location.library, logger: logger)
+        do {
+            let connection = try store.connect(settingSchema: false)
+            defer { store.checkIn(connection) }
+            _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted(location.library))"), logger: logger).wait()
+            _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(quoted(location.library))"), logger: logger).wait()
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .libraryVolumeOffline("cannot open the library \(location.library) at \(location.description): \(error)")
+        }
+        return store
+    }
+
+    /// Removes a library's schema and everything in it (tests, `photos library` tools).
+    package static func removeLibrary(url: URL) throws(LibraryError) {
+        let store = try open(url: url)
+        do {
+            let connection = try store.checkOut()
+            defer { try? connection.close().wait() }
+            _ = try connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(quoted(store.schema)) CASCADE"), logger: store.logger).wait()
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .internalError("cannot remove the library \(store.schema): \(error)")
+        }
+    }
+
+    // MARK: Transactions
+
+    package func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        }
+    }
+
+    package func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try write(body, finished: { _, _ in })
+    }
+
+    package func write<T>(
+        _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
+    ) throws -> T {
+        writer.lock()
+        defer { writer.unlock() }
+        return try withConnection { connection in
+            let sql = PostgreSQLConnection(connection, logger: logger)
+            try sql.execute(sql: "SELECT pg_advisory_lock(?)", arguments: [writerKey])
+            defer { _ = try? sql.execute(sql: "SELECT pg_advisory_unlock(?)", arguments: [writerKey]) }
+            var committed = false
+            // Still holding the writer lock: no later write has begun.
+            defer { finished(committed) { self.snapshot() } }
+            let result = try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL READ COMMITTED", body)
+            committed = true
+            return result
+        }
+    }
+
+    package func snapshot() -> (any MetadataReader)? {
+        guard let connection = try? checkOut() else { return nil }
+        let sql = PostgreSQLConnection(connection, logger: logger)
+        do {
+            try sql.execute(sql: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // The snapshot is taken by the transaction's first statement.
+            try sql.execute(sql: "SELECT 1")
+        } catch {
+            try? connection.close().wait()
+            return nil
+        }
+        return PostgreSQLSnapshot(connection: sql, store: self)
+    }
+
+    /// Runs `body` in a transaction opened with `begin` on `connection`: committed when it returns, rolled back when
+    /// it throws.
+    private func transaction<T>(on connection: PostgresConnection, begin: String, _ body: (any SQLConnection) throws -> T) throws -> T {
+        let sql = PostgreSQLConnection(connection, logger: logger)
+        try sql.execute(sql: begin)
+        let result: T
+        do {
+            result = try body(sql)
+        } catch {
+            _ = try? sql.execute(sql: "ROLLBACK")
+            throw error
+        }
+        try sql.execute(sql: "COMMIT")
+        return result
+    }
+
+    /// The advisory lock key of this library's writer: a stable 64-bit hash of its schema (FNV-1a).
+    private var writerKey: Int64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "OpenPhotoKit.writer.\(schema)".utf8 {
+            value ^= UInt64(byte)
+            value &*= 0x100_0000_01b3
+        }
+        return Int64(bitPattern: value)
+    }
+
+    // MARK: Connections
+
+    private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try checkOut()
+        do {
+            let result = try body(connection)
+            checkIn(connection)
+            return result
+        } catch {
+            // A connection whose transaction failed half-way is not reused.
+            try? connection.close().wait()
+            throw error
+        }
+    }
+
+    private func checkOut() throws -> PostgresConnection {
+        if let connection = idle.withLock({ $0.popLast() }), !connection.isClosed { return connection }
+        return try connect(settingSchema: true)
+    }
+
+    fileprivate func checkIn(_ connection: PostgresConnection) {
+        guard !connection.isClosed else { return }
+        let kept = idle.withLock { connections -> Bool in
+            guard connections.count < 8 else { return false }
+            connections.append(connection)
+            return true
+        }
+        if !kept { try? connection.close().wait() }
+    }
+
+    private func connect(settingSchema: Bool) throws -> PostgresConnection {
+        let id = nextID.add(1, ordering: .relaxed).oldValue
+        let connection = try PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
+        ).wait()
+        if settingSchema {
+            _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(Self.quoted(schema))"), logger: logger).wait()
+        }
+        return connection
+    }
+
+    /// `name` as a quoted SQL identifier.
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// One moment of a PostgreSQL library: a `REPEATABLE READ` transaction held open on a connection of its own, whose
+/// reads all see the state it began with. Reads of one snapshot take turns; the transaction ends with the snapshot.
+final class PostgreSQLSnapshot: MetadataReader, @unchecked Sendable {
+    private let connection: PostgreSQLConnection
+    private let store: PostgreSQLMetadataStore
+    private let lock = NSLock()
+
+    fileprivate init(connection: PostgreSQLConnection, store: PostgreSQLMetadataStore) {
+        self.connection = connection
+        self.store = store
+    }
+
+    func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try lock.withLock { try body(connection) }
+    }
+
+    deinit {
+        if (try? connection.execute(sql: "COMMIT")) != nil {
+            store.checkIn(connection.connection)
+        } else {
+            try? connection.connection.close().wait()
+        }
+    }
+}
+
+/// How a PostgreSQL library tells of commits: not yet by `LISTEN`/`NOTIFY`, so observers poll the journal (the
+/// change center's fast poll) and a probe always says "look again".
+struct PostgreSQLCommitSignal: CommitSignal {
+    func watch(on queue: DispatchQueue, _ wake: @escaping @Sendable () -> Void) -> (any CommitWatch)? { nil }
+    func makeProbe() -> any CommitProbe { AlwaysChangedProbe() }
+}
+
+private final class AlwaysChangedProbe: CommitProbe {
+    func changed() -> Bool { true }
+}
+
+/// A PostgreSQL library's address: `postgres://user[:password]@host[:port]/database?library=NAME`. The password may
+/// also come from `PGPASSWORD` (never the command line).
+struct PostgreSQLLocation: CustomStringConvertible {
+    let configuration: PostgresConnection.Configuration
+    let library: String
+    let description: String
+
+    init(url: URL) throws(LibraryError) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""), let host = components.host, !host.isEmpty
+        else {
+            throw .invalidResource("\(url.absoluteString) is not a postgres://user@host:port/database?library=NAME address")
+        }
+        let user = components.user ?? "postgres"
+        let database = String(components.path.drop { $0 == "/" })
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let library = query["library"] ?? "library"
+        guard !library.isEmpty, library.utf8.count <= 60, library.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw .invalidResource("the library name \(library.debugDescription) is 1 to 60 letters, digits, '_' and '-'")
+        }
+        let password = components.password ?? ProcessInfo.processInfo.environment["PGPASSWORD"]
+        configuration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: user, password: password, database: database.isEmpty ? nil : database,
+            tls: .disable)
+        self.library = library
+        description = "postgres://\(user)@\(host):\(components.port ?? 5432)/\(database)"
+    }
+}
