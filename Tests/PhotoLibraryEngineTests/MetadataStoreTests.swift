@@ -28,16 +28,22 @@ struct StoreUnderTest: CustomTestStringConvertible, Sendable {
 
     /// A new, empty store and the way to remove it.
     func make(_ name: String) throws -> (store: any MetadataStore, remove: () -> Void) {
+        let (stores, remove) = try make(name, count: 1)
+        return (stores[0], remove)
+    }
+
+    /// `count` stores opened on one new, empty library (as several processes would), and the way to remove it.
+    func make(_ name: String, count: Int) throws -> (stores: [any MetadataStore], remove: () -> Void) {
         switch kind {
         case .sqlite:
             let library = try TestLibrary(name: name)
-            let engine = try LibraryEngine.open(at: library.url)
-            return (engine.metadata, { library.remove() })
+            let stores = try (0..<count).map { _ in try LibraryEngine.open(at: library.url).metadata }
+            return (stores, { library.remove() })
         case .postgreSQL:
             let base = try #require(Self.postgresURL)
             let url = try #require(URL(string: "\(base)?library=test_\(name.lowercased())_\(UUID().uuidString.prefix(8).lowercased())"))
-            let store = try PostgreSQLMetadataStore.open(url: url)
-            return (store, { try? PostgreSQLMetadataStore.removeLibrary(url: url) })
+            let stores = try (0..<count).map { _ in try PostgreSQLMetadataStore.open(url: url) }
+            return (stores, { try? PostgreSQLMetadataStore.removeLibrary(url: url) })
         }
     }
 }
@@ -214,5 +220,55 @@ struct MetadataStoreTests {
         #expect(orderedBack == texts.map { String.fromSQLValue($0)! })
         #expect(members == 3)
         #expect(lastID == 5, "the last id handed out, whatever was deleted since")
+    }
+
+    /// Another connection's commit wakes a watch and turns a probe, on every store (inotify and the WAL index for
+    /// SQLite, `LISTEN`/`NOTIFY` for PostgreSQL); a probe says nothing changed when nothing did.
+    @Test(arguments: StoreUnderTest.available)
+    func anotherConnectionsCommitWakesWatchersAndProbes(_ kind: StoreUnderTest) throws {
+        let (stores, remove) = try kind.make("Signal", count: 2)
+        defer { remove() }
+        let (writer, observer) = (stores[0], stores[1])
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT)")
+            try db.execute(sql: "INSERT INTO kv (key, value) VALUES ('n', '0')")
+        }
+        let woke = DispatchSemaphore(value: 0)
+        let watch = try #require(observer.commitSignal.watch(on: DispatchQueue(label: "signal test")) { woke.signal() })
+        defer { watch.stop() }
+        let probe = observer.commitSignal.makeProbe()
+        _ = probe.changed()  // what came before it
+        #expect(!probe.changed(), "nothing was committed since the last look")
+        try writer.write { db in try db.execute(sql: "UPDATE kv SET value = '1' WHERE key = 'n'") }
+        #expect(woke.wait(timeout: .now() + 10) == .success, "the watch woke")
+        // The probe's own listener hears it a moment after the watch's (bounded wait, not a timing claim).
+        let deadline = Date().addingTimeInterval(10)
+        var changed = probe.changed()
+        while !changed, Date() < deadline {
+            _ = woke.wait(timeout: .now() + .milliseconds(20))
+            changed = probe.changed()
+        }
+        #expect(changed, "the probe saw the commit")
+        #expect(!probe.changed(), "and says so once")
+    }
+
+    /// A database that cannot be reached is a typed error that names the cause, within the connect timeout — never a
+    /// hang, never an empty library.
+    @Test func anUnreachableServerIsATypedError() throws {
+        let url = try #require(URL(string: "postgres://photos@127.0.0.1:1/photos?library=gone"))
+        let start = Date()
+        do {
+            _ = try PostgreSQLMetadataStore.open(url: url)
+            Issue.record("a store opened on a port where nothing listens")
+        } catch {
+            #expect(error.code == LibraryError.libraryVolumeOffline("").code)
+            #expect(error.message.contains("127.0.0.1:1"), "\(error.message)")
+            #expect(error.message.contains("connect"), "the cause is named: \(error.message)")
+        }
+        #expect(Date().timeIntervalSince(start) < 12)
+        #expect(throws: LibraryError.self) { try PostgreSQLMetadataStore.open(url: try #require(URL(string: "mysql://x@y/z"))) }
+        #expect(throws: LibraryError.self) {
+            try PostgreSQLMetadataStore.open(url: try #require(URL(string: "postgres://x@127.0.0.1:1/z?library=a;drop")))
+        }
     }
 }

@@ -29,11 +29,21 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     private let nextID = Atomic<Int>(1)
 
     private init(configuration: PostgresConnection.Configuration, schema: String, logger: Logger) {
+        var configuration = configuration
+        // Set when the session starts, no round trip: the library's schema, and bounds on every wait — a statement
+        // (a runaway query), a lock (another writer that does not let go: SQLite's busy timeout is 10 s too).
+        configuration.options.additionalStartupParameters += [
+            ("search_path", Self.quoted(schema)), ("statement_timeout", "300s"), ("lock_timeout", "10s"),
+            ("application_name", "OpenPhotoKit"),
+        ]
         self.configuration = configuration
         self.schema = schema
         self.logger = logger
-        commitSignal = PostgreSQLCommitSignal()
+        commitSignal = PostgreSQLCommitSignal(configuration: configuration, channel: Self.channel(schema), logger: logger)
     }
+
+    /// The `NOTIFY` channel of a library's commits.
+    static func channel(_ schema: String) -> String { "openphotokit_\(String(fnv1a("commits.\(schema)"), radix: 36))" }
 
     deinit {
         for connection in idle.withLock({ $0 }) { try? connection.close().wait() }
@@ -45,14 +55,13 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         let location = try PostgreSQLLocation(url: url)
         let store = PostgreSQLMetadataStore(configuration: location.configuration, schema: location.library, logger: logger)
         do {
-            let connection = try store.connect(settingSchema: false)
+            let connection = try store.checkOut()
             defer { store.checkIn(connection) }
             _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted(location.library))"), logger: logger).wait()
-            _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(quoted(location.library))"), logger: logger).wait()
         } catch let error as LibraryError {
             throw error
         } catch {
-            throw .libraryVolumeOffline("cannot open the library \(location.library) at \(location.description): \(error)")
+            throw .libraryVolumeOffline("cannot open the library \(location.library) at \(location.description): \(describe(error))")
         }
         return store
     }
@@ -95,7 +104,12 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             var committed = false
             // Still holding the writer lock: no later write has begun.
             defer { finished(committed) { self.snapshot() } }
-            let result = try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL READ COMMITTED", body)
+            let result = try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL READ COMMITTED") { db in
+                let result = try body(db)
+                // Delivered to listeners only if the transaction commits, and then after it.
+                try db.execute(sql: "SELECT pg_notify(?, '')", arguments: [Self.channel(schema)])
+                return result
+            }
             committed = true
             return result
         }
@@ -131,15 +145,8 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         return result
     }
 
-    /// The advisory lock key of this library's writer: a stable 64-bit hash of its schema (FNV-1a).
-    private var writerKey: Int64 {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "OpenPhotoKit.writer.\(schema)".utf8 {
-            value ^= UInt64(byte)
-            value &*= 0x100_0000_01b3
-        }
-        return Int64(bitPattern: value)
-    }
+    /// The advisory lock key of this library's writer: a stable 64-bit hash of its schema.
+    private var writerKey: Int64 { Int64(bitPattern: fnv1a("OpenPhotoKit.writer.\(schema)")) }
 
     // MARK: Connections
 
@@ -158,7 +165,11 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
 
     private func checkOut() throws -> PostgresConnection {
         if let connection = idle.withLock({ $0.popLast() }), !connection.isClosed { return connection }
-        return try connect(settingSchema: true)
+        do {
+            return try Self.connect(configuration, id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
+        } catch {
+            throw LibraryError.libraryVolumeOffline("cannot reach the library \(schema)'s database: \(describe(error))")
+        }
     }
 
     fileprivate func checkIn(_ connection: PostgresConnection) {
@@ -171,15 +182,9 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         if !kept { try? connection.close().wait() }
     }
 
-    private func connect(settingSchema: Bool) throws -> PostgresConnection {
-        let id = nextID.add(1, ordering: .relaxed).oldValue
-        let connection = try PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
-        ).wait()
-        if settingSchema {
-            _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(Self.quoted(schema))"), logger: logger).wait()
-        }
-        return connection
+    static func connect(_ configuration: PostgresConnection.Configuration, id: Int, logger: Logger) throws -> PostgresConnection {
+        try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger)
+            .wait()
     }
 
     /// `name` as a quoted SQL identifier.
@@ -213,15 +218,78 @@ final class PostgreSQLSnapshot: MetadataReader, @unchecked Sendable {
     }
 }
 
-/// How a PostgreSQL library tells of commits: not yet by `LISTEN`/`NOTIFY`, so observers poll the journal (the
-/// change center's fast poll) and a probe always says "look again".
+/// How a PostgreSQL library tells of commits: every write transaction sends `NOTIFY` on the library's channel
+/// (delivered only when it commits), and a watch or a probe `LISTEN`s on a connection of its own. A notification only
+/// says "look again" — what changed is read from the journal — so one lost with a dropped connection costs nothing but
+/// time: the change center's safety poll finds the commit, and a probe whose connection is gone says "changed" to
+/// every check.
 struct PostgreSQLCommitSignal: CommitSignal {
-    func watch(on queue: DispatchQueue, _ wake: @escaping @Sendable () -> Void) -> (any CommitWatch)? { nil }
-    func makeProbe() -> any CommitProbe { AlwaysChangedProbe() }
+    let configuration: PostgresConnection.Configuration
+    let channel: String
+    let logger: Logger
+
+    func watch(on queue: DispatchQueue, _ wake: @escaping @Sendable () -> Void) -> (any CommitWatch)? {
+        try? PostgreSQLListener(configuration: configuration, channel: channel, logger: logger) { queue.async(execute: wake) }
+    }
+
+    func makeProbe() -> any CommitProbe {
+        PostgreSQLCommitProbe(configuration: configuration, channel: channel, logger: logger)
+    }
 }
 
-private final class AlwaysChangedProbe: CommitProbe {
-    func changed() -> Bool { true }
+/// A connection that `LISTEN`s on one channel and calls a handler for each notification, until stopped.
+final class PostgreSQLListener: CommitWatch, @unchecked Sendable {
+    private let connection: PostgresConnection
+    private let context: PostgresListenContext
+
+    init(
+        configuration: PostgresConnection.Configuration, channel: String, logger: Logger, _ handler: @escaping @Sendable () -> Void
+    ) throws {
+        connection = try PostgreSQLMetadataStore.connect(configuration, id: 0, logger: logger)
+        context = connection.addListener(channel: channel) { _, _ in handler() }
+        do {
+            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN \(PostgreSQLMetadataStore.quoted(channel))"), logger: logger).wait()
+        } catch {
+            context.stop()
+            try? connection.close().wait()
+            throw error
+        }
+    }
+
+    /// Whether notifications still arrive (false once the connection is gone).
+    var isListening: Bool { !connection.isClosed }
+
+    func stop() {
+        context.stop()
+        try? connection.close().wait()
+    }
+
+    deinit { stop() }
+}
+
+/// A server's per-request check on a PostgreSQL library: a counter that its listener raises; with no listener (the
+/// server was unreachable, or the connection dropped) every check says "changed".
+final class PostgreSQLCommitProbe: CommitProbe, @unchecked Sendable {
+    private let notifications = Atomic<Int>(0)
+    private let seen = Mutex<Int>(0)
+    private var listener: PostgreSQLListener?
+
+    init(configuration: PostgresConnection.Configuration, channel: String, logger: Logger) {
+        listener = try? PostgreSQLListener(configuration: configuration, channel: channel, logger: logger) { [weak self] in
+            self?.notifications.add(1, ordering: .relaxed)
+        }
+    }
+
+    func changed() -> Bool {
+        guard let listener, listener.isListening else { return true }
+        let now = notifications.load(ordering: .relaxed)
+        return seen.withLock { last in
+            defer { last = now }
+            return now != last
+        }
+    }
+
+    deinit { listener?.stop() }
 }
 
 /// A PostgreSQL library's address: `postgres://user[:password]@host[:port]/database?library=NAME`. The password may
@@ -246,10 +314,32 @@ struct PostgreSQLLocation: CustomStringConvertible {
             throw .invalidResource("the library name \(library.debugDescription) is 1 to 60 letters, digits, '_' and '-'")
         }
         let password = components.password ?? ProcessInfo.processInfo.environment["PGPASSWORD"]
-        configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: password, database: database.isEmpty ? nil : database,
             tls: .disable)
+        configuration.options.connectTimeout = .seconds(10)
+        self.configuration = configuration
         self.library = library
         description = "postgres://\(user)@\(host):\(components.port ?? 5432)/\(database)"
     }
+}
+
+/// FNV-1a, 64 bits: a hash that stays the same across processes and hosts (`Hasher` is seeded per process).
+func fnv1a(_ text: String) -> UInt64 {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        value ^= UInt64(byte)
+        value &*= 0x100_0000_01b3
+    }
+    return value
+}
+
+/// A PostgresNIO error as one line that names the cause (its description alone says only which kind of error).
+func describe(_ error: any Error) -> String {
+    if let error = error as? PSQLError {
+        let server = error.serverInfo.flatMap { $0[.message] }.map { ": \($0)" } ?? ""
+        let underlying = error.underlying.map { ": \($0)" } ?? ""
+        return "\(error.code)\(server)\(underlying)"
+    }
+    return "\(error)"
 }
