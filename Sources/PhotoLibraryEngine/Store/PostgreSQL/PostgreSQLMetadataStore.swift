@@ -20,6 +20,8 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     let configuration: PostgresConnection.Configuration
     /// The library's schema.
     let schema: String
+    /// Where it is, for messages (no password).
+    let location: String
     let logger: Logger
     package let commitSignal: any CommitSignal
     package var dialect: SQLDialect { .postgreSQL }
@@ -28,7 +30,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     private let writer = NSLock()
     private let nextID = Atomic<Int>(1)
 
-    private init(configuration: PostgresConnection.Configuration, schema: String, logger: Logger) {
+    private init(configuration: PostgresConnection.Configuration, schema: String, location: String, logger: Logger) {
         var configuration = configuration
         // Set when the session starts, no round trip: the library's schema, and bounds on every wait — a statement
         // (a runaway query), a lock (another writer that does not let go: SQLite's busy timeout is 10 s too).
@@ -38,6 +40,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         ]
         self.configuration = configuration
         self.schema = schema
+        self.location = location
         self.logger = logger
         commitSignal = PostgreSQLCommitSignal(configuration: configuration, channel: Self.channel(schema), logger: logger)
     }
@@ -49,20 +52,13 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         for connection in idle.withLock({ $0 }) { try? connection.close().wait() }
     }
 
-    /// Connects to the database `url` names (`postgres://user[:password]@host[:port]/database?library=NAME`) and
-    /// makes the library's schema when it is missing.
+    /// Connects to the database `url` names (`postgres://user[:password]@host[:port]/database?library=NAME`), makes
+    /// the library's schema when it is missing and migrates it (``PostgreSQLSchema``).
     package static func open(url: URL, logger: Logger = Logger(label: "OpenPhotoKit.postgres")) throws(LibraryError) -> PostgreSQLMetadataStore {
         let location = try PostgreSQLLocation(url: url)
-        let store = PostgreSQLMetadataStore(configuration: location.configuration, schema: location.library, logger: logger)
-        do {
-            let connection = try store.checkOut()
-            defer { store.checkIn(connection) }
-            _ = try connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(quoted(location.library))"), logger: logger).wait()
-        } catch let error as LibraryError {
-            throw error
-        } catch {
-            throw .libraryVolumeOffline("cannot open the library \(location.library) at \(location.description): \(describe(error))")
-        }
+        let store = PostgreSQLMetadataStore(
+            configuration: location.configuration, schema: location.library, location: location.description, logger: logger)
+        try PostgreSQLSchema.migrate(store, description: "the library \(location.library) at \(location.description)")
         return store
     }
 
@@ -88,10 +84,12 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         }
     }
 
+    @discardableResult
     package func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try write(body, finished: { _, _ in })
     }
 
+    @discardableResult
     package func write<T>(
         _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
     ) throws -> T {
@@ -168,7 +166,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         do {
             return try Self.connect(configuration, id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger)
         } catch {
-            throw LibraryError.libraryVolumeOffline("cannot reach the library \(schema)'s database: \(describe(error))")
+            throw LibraryError.libraryVolumeOffline("cannot reach the database of the library \(schema) at \(location): \(describe(error))")
         }
     }
 

@@ -1,0 +1,105 @@
+import Foundation
+import PhotoLibraryEngine
+import PhotosTesting
+import Synchronization
+import Testing
+
+/// The PostgreSQL library schema against the SQLite one, and its migrations. Runs where the test command started a
+/// server (`OPENPHOTOKIT_TEST_POSTGRES`).
+@Suite("PostgreSQL schema", .enabled(if: StoreUnderTest.postgresURL != nil, "no PostgreSQL server (OPENPHOTOKIT_TEST_POSTGRES)"))
+struct PostgreSQLSchemaTests {
+    func libraryURL(_ name: String) throws -> URL {
+        let base = try #require(StoreUnderTest.postgresURL)
+        return try #require(URL(string: "\(base)?library=schema_\(name)_\(UUID().uuidString.prefix(8).lowercased())"))
+    }
+
+    /// Every table and view has the same columns, in the same order, in both stores: the engine's one body of SQL
+    /// reads both.
+    @Test func theTablesAreTheSQLiteStoresColumnForColumn() throws {
+        let library = try TestLibrary(name: "SchemaSQLite")
+        defer { library.remove() }
+        let sqlite = try LibraryEngine.open(at: library.url).metadata
+        let url = try libraryURL("columns")
+        defer { try? PostgreSQLMetadataStore.removeLibrary(url: url) }
+        let postgres = try PostgreSQLMetadataStore.open(url: url)
+
+        let sqliteTables = try sqlite.read { db in
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY name"
+            )
+        }
+        var sqliteColumns: [String: [String]] = [:]
+        for table in sqliteTables {
+            sqliteColumns[table] = try sqlite.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) ORDER BY cid", arguments: [table])
+            }
+        }
+        let postgresColumns = try postgres.read { db in
+            try SQLRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT table_name::text, column_name::text FROM information_schema.columns
+                    WHERE table_schema = current_schema() AND table_name != 'schema_migrations' ORDER BY table_name, ordinal_position
+                    """)
+        }
+        var grouped: [String: [String]] = [:]
+        for row in postgresColumns { grouped[row[0], default: []].append(row[1]) }
+        #expect(sqliteColumns.count >= 9)
+        #expect(grouped == sqliteColumns)
+    }
+
+    @Test func migrationsRunOnceAndSeedTheLibrary() throws {
+        let url = try libraryURL("once")
+        defer { try? PostgreSQLMetadataStore.removeLibrary(url: url) }
+        // Opened by several at once, as processes starting together would.
+        let stores = Mutex<[PostgreSQLMetadataStore]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let store = try PostgreSQLMetadataStore.open(url: url)
+                stores.withLock { $0.append(store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let store = try PostgreSQLMetadataStore.open(url: url)
+        let (migrations, smartAlbums, uuids) = try store.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations ORDER BY identifier"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM collection WHERE type = 2") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM library_info WHERE key = 'uuid'") ?? 0
+            )
+        }
+        #expect(migrations == ["v1", "v2-change-journal", "v3-media-metadata", "v4-content-editing", "v5-access-tokens"])
+        #expect(smartAlbums == SmartAlbums.all.count)
+        #expect(uuids == 1)
+    }
+
+    @Test func aLibraryFromANewerVersionIsRefused() throws {
+        let url = try libraryURL("newer")
+        defer { try? PostgreSQLMetadataStore.removeLibrary(url: url) }
+        let store = try PostgreSQLMetadataStore.open(url: url)
+        try store.write { db in try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES ('v99-from-the-future')") }
+        #expect {
+            _ = try PostgreSQLMetadataStore.open(url: url)
+        } throws: { error in
+            (error as? LibraryError).map { $0.code == LibraryError.changeNotSupported("").code && $0.message.contains("v99-from-the-future") }
+                ?? false
+        }
+    }
+
+    /// `ph_moment_id` in SQL makes exactly the identifiers `Moments.localIdentifier` makes in Swift.
+    @Test func momentIdentifiersAreTheSwiftOnes() throws {
+        let url = try libraryURL("moments")
+        defer { try? PostgreSQLMetadataStore.removeLibrary(url: url) }
+        let store = try PostgreSQLMetadataStore.open(url: url)
+        let keys = [("moment", "2024-05-01|u33d"), ("year", "2024"), ("cluster", "2024-05"), ("moment", "2023-12-31|"), ("moment", "é 🙂|x")]
+        for (kind, key) in keys {
+            let sql = try store.read { db in try String.fetchOne(db, sql: "SELECT ph_moment_id(?, ?)", arguments: [kind, key]) }
+            #expect(sql == Moments.localIdentifier(kind: kind, key: key), "\(kind) \(key)")
+        }
+    }
+}
