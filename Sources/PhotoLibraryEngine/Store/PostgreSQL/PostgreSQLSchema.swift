@@ -206,6 +206,16 @@ enum PostgreSQLSchema {
                     if migration.identifier == "v1" { try seed(db) }
                     try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
                 }
+                // The string functions are written from this build's Foundation (see PostgreSQLStringFunctions).
+                let functions = try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'ph_string_functions'")
+                if functions != PostgreSQLStringFunctions.revision {
+                    for statement in PostgreSQLStringFunctions.statements { try db.execute(sql: statement) }
+                    try db.execute(
+                        sql: """
+                            INSERT INTO library_info (key, value) VALUES ('ph_string_functions', ?)
+                            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                            """, arguments: [PostgreSQLStringFunctions.revision])
+                }
             }
         } catch let error as LibraryError {
             throw error
