@@ -107,7 +107,9 @@ extension LibraryEngine {
     /// The identity of the store now; nil when it is gone.
     package func storeIdentity() -> StoreIdentity? {
         var info = stat()
-        guard stat(bundle.databaseURL.path, &info) == 0 else { return nil }
+        // A folder library's database file; a server library's files folder.
+        let path = metadata is SQLiteMetadataStore ? bundle.databaseURL.path : bundle.url.path
+        guard stat(path, &info) == 0 else { return nil }
         return StoreIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 

@@ -50,8 +50,11 @@ package final class LibraryEngine: Sendable {
     /// This engine's area for editing sessions (see ``editingArea()``), made on first use.
     let editingFolder = Mutex<ProcessFolder?>(nil)
 
-    /// Opens (or creates) the library at `url`.
+    /// Opens (or creates) the library at `url`: a `.photoslibrary` folder (SQLite and its files), or a library on a
+    /// PostgreSQL server, `postgres://user@host:port/database?library=NAME&files=/path` (its files in the folder
+    /// every process of the library can reach).
     package static func open(at url: URL, configuration: LibraryConfiguration = .init()) throws(LibraryError) -> LibraryEngine {
+        if PostgreSQLLocation.handles(url) { return try openPostgreSQL(url, configuration: configuration) }
         let bundle = LibraryBundle(url: url)
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -74,6 +77,38 @@ package final class LibraryEngine: Sendable {
 
         let metadata = try SQLiteMetadataStore.open(
             bundle: bundle, readOnly: readOnly, watchesFiles: configuration.watchesDatabaseFiles)
+        return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration)
+    }
+
+    /// A library on a PostgreSQL server, its files in the `files=` folder.
+    private static func openPostgreSQL(_ url: URL, configuration: LibraryConfiguration) throws(LibraryError) -> LibraryEngine {
+        let location = try PostgreSQLLocation(url: url)
+        guard let files = location.files else {
+            throw .invalidResource("\(location.description) names no folder for the library's files: add &files=/path (a folder every node reaches)")
+        }
+        let bundle = LibraryBundle(url: files)
+        let readOnly = configuration.readOnly || !SQLiteMetadataStore.isWritable(bundle)
+        if !readOnly {
+            do { try bundle.createLayout() } catch { throw .accessRestricted("cannot write \(bundle.url.path): \(error)") }
+        }
+        let metadata = try PostgreSQLMetadataStore.open(url: url)
+        return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration)
+    }
+
+    /// Removes a library and everything in it: its folder, or its schema and its files folder on a server.
+    package static func removeLibrary(at url: URL) throws(LibraryError) {
+        if PostgreSQLLocation.handles(url) {
+            let location = try PostgreSQLLocation(url: url)
+            try PostgreSQLMetadataStore.removeLibrary(url: url)
+            if let files = location.files { try? FileManager.default.removeItem(at: files) }
+        } else {
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
+    private static func finishOpening(
+        bundle: LibraryBundle, metadata: any MetadataStore, readOnly: Bool, configuration: LibraryConfiguration
+    ) throws(LibraryError) -> LibraryEngine {
         let retentionDays: Double =
             (try? metadata.read { db in
                 try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")

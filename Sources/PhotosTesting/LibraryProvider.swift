@@ -1,4 +1,5 @@
 import Foundation
+import OpenPhotos
 
 /// A kind of photo library the conformance suite runs against: it makes a new, empty library for each test and
 /// removes it afterwards. PhotoKit's public behaviour must be the same on every kind (Tests/ConformanceTests).
@@ -27,8 +28,39 @@ public struct LocalLibraryProvider: LibraryProvider {
     }
 }
 
-/// Every kind of library this machine can run the conformance suite against: the embedded store always; the
-/// server stores join as they are built (each where its server is running).
+/// A library on a PostgreSQL server: a schema of the database `base` names, its files in a folder beside the
+/// scratch folder.
+public struct PostgreSQLLibraryProvider: LibraryProvider {
+    /// `postgres://user@host:port/database`.
+    public let base: String
+
+    public init(base: String) { self.base = base }
+    public var description: String { "PostgreSQL" }
+
+    public func makeLibrary(name: String, scratch: URL) throws -> URL {
+        let schema =
+            "conformance_" + name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30) + "_"
+            + UUID().uuidString.prefix(8).lowercased()
+        let files = scratch.deletingLastPathComponent().appendingPathComponent("\(name).files")
+        var components = URLComponents(string: base) ?? URLComponents()
+        components.queryItems = [URLQueryItem(name: "library", value: schema), URLQueryItem(name: "files", value: files.path)]
+        guard let url = components.url else { throw CocoaError(.fileNoSuchFile) }
+        return url
+    }
+
+    public func removeLibrary(at url: URL) {
+        try? LibraryStorage.removeLibrary(at: url)
+    }
+}
+
+/// Every kind of library this machine can run the conformance suite against: the embedded store always, and a
+/// PostgreSQL server where `OPENPHOTOKIT_TEST_POSTGRES` names one (the test command starts one).
 public enum LibraryProviders {
-    public static var all: [any LibraryProvider] { [LocalLibraryProvider()] }
+    public static var all: [any LibraryProvider] {
+        var providers: [any LibraryProvider] = [LocalLibraryProvider()]
+        if let base = ProcessInfo.processInfo.environment["OPENPHOTOKIT_TEST_POSTGRES"], !base.isEmpty {
+            providers.append(PostgreSQLLibraryProvider(base: base))
+        }
+        return providers
+    }
 }

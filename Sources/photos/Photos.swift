@@ -84,7 +84,14 @@ struct GlobalOptions: ParsableArguments {
     var verbose = false
 
     var libraryURL: URL {
-        library.map { URL(fileURLWithPath: $0) } ?? PHPhotoLibrary.defaultLibraryURL
+        library.map(PHPhotoLibrary.libraryURL) ?? PHPhotoLibrary.defaultLibraryURL
+    }
+
+    func validate() throws {
+        // Another user sees a process's arguments (ps, /proc): a password never goes there.
+        if let library, library.contains("://"), URLComponents(string: library)?.password != nil {
+            throw ValidationError("--library must not hold a password (others can read a command line): set PGPASSWORD or use ~/.pgpass")
+        }
     }
 
     func open() throws -> PHPhotoLibrary {

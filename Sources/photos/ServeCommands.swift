@@ -72,7 +72,10 @@ struct Serve: ParsableCommand {
         // An IPv6 address in a URL goes in brackets (http://[::1]:8080/).
         let host = self.host
         let urlHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let path = global.libraryURL.path
+        // A server library's address without its password, if one was given.
+        var shown = URLComponents(url: global.libraryURL, resolvingAgainstBaseURL: false)
+        shown?.password = nil
+        let path = global.libraryURL.isFileURL ? global.libraryURL.path : (shown?.string ?? "the library")
         do {
             try waitFor {
                 try await server.run { port in

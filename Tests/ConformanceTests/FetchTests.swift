@@ -29,6 +29,30 @@ struct FetchTests {
         #expect(PHAsset.fetchAssets(with: .video, options: library.options()).count == 0)
     }
 
+    /// Assets without a creation date sort before every date when ascending and after when descending (as a Core
+    /// Data sort puts nil first), the same on every store — PostgreSQL's own default is the reverse — and pages
+    /// through `fetchLimit`-sized keys walk them in that order.
+    @Test(arguments: LibraryProviders.all) func undatedAssetsSortFirstAscendingLastDescending(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(provider: provider)
+        defer { library.remove() }
+        let ids = try library.addImages(5) { i, request in
+            if i == 1 || i == 3 { request.creationDate = nil }
+        }
+        func sorted(ascending: Bool) -> [String] {
+            PHAsset.fetchAssets(with: library.options { $0.sortDescriptors = [NSSortDescriptor(key: "creationDate", ascending: ascending)] })
+                .map(\.localIdentifier)
+        }
+        let undated = Set([ids[1], ids[3]])
+        let ascending = sorted(ascending: true)
+        #expect(Set(ascending.prefix(2)) == undated)
+        #expect(Array(ascending.dropFirst(2)) == [ids[0], ids[2], ids[4]])
+        let descending = sorted(ascending: false)
+        #expect(Array(descending.prefix(3)) == [ids[4], ids[2], ids[0]])
+        #expect(Set(descending.suffix(2)) == undated)
+        // The default order (creation date, oldest first) too.
+        #expect(Set(PHAsset.fetchAssets(with: library.options()).map(\.localIdentifier).prefix(2)) == undated)
+    }
+
     @Test(arguments: LibraryProviders.all) func predicatesSortDescriptorsAndLimits(_ provider: any LibraryProvider) throws {
         let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }

@@ -161,8 +161,8 @@ struct MetadataStoreTests {
         #expect(batches == [3, 1], "the first batch as asked, then the rest")
     }
 
-    /// The incremental change details place rows by the dialect's order: it must be the database's, for every kind
-    /// of value a sort key column can hold, NULL included.
+    /// The incremental change details place rows by the dialect's order: it must be the order the database gives
+    /// the engine's ORDER BY terms, for every kind of value a sort key column can hold — NULL first, as in SQLite.
     @Test(arguments: StoreUnderTest.available)
     func theDialectOrdersAsTheDatabaseDoes(_ kind: StoreUnderTest) throws {
         let (store, remove) = try kind.make("Order")
@@ -178,7 +178,7 @@ struct MetadataStoreTests {
             let ordered = try store.write { db -> [SQLValue] in
                 try db.execute(sql: "CREATE TABLE k\(index) (v \(column.type))")
                 for value in column.values { try db.execute(sql: "INSERT INTO k\(index) (v) VALUES (?)", arguments: SQLArguments([value])) }
-                return try db.fetchAll(sql: "SELECT v FROM k\(index) ORDER BY v ASC").map { $0.values[0] }
+                return try db.fetchAll(sql: "SELECT v FROM k\(index) ORDER BY \(dialect.orderTerm("v ASC"))").map { $0.values[0] }
             }
             #expect(Set(ordered) == Set(column.values))
             for (a, b) in zip(ordered, ordered.dropFirst()) {

@@ -142,3 +142,20 @@ struct PostgreSQLSchemaTests {
         #expect(disagreements.isEmpty, "\(disagreements.prefix(20).joined(separator: "\n"))")
     }
 }
+
+/// Where a PostgreSQL library's password comes from (libpq's rules for `.pgpass`).
+@Suite("PostgreSQL passwords")
+struct PostgreSQLPasswordTests {
+    @Test func passwordFileLinesMatchLikeLibpqs() {
+        let file = """
+            # comment
+            db.example:5432:photos:alice:first
+            *:*:photos:bob:with\\:colon\\\\slash
+            *:*:*:*:fallback
+            """
+        #expect(PostgreSQLLocation.password(in: file, host: "db.example", port: 5432, database: "photos", user: "alice") == "first")
+        #expect(PostgreSQLLocation.password(in: file, host: "other", port: 6543, database: "photos", user: "bob") == "with:colon\\slash")
+        #expect(PostgreSQLLocation.password(in: file, host: "db.example", port: 5433, database: "photos", user: "alice") == "fallback")
+        #expect(PostgreSQLLocation.password(in: "h:1:d:u:p", host: "h", port: 2, database: "d", user: "u") == nil)
+    }
+}

@@ -31,12 +31,20 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     /// The shared photo library object.
     open class func shared() -> PHPhotoLibrary { sharedLibrary }
 
-    /// OpenPhotoKit: where ``shared()`` finds its library: `$PHOTOS_LIBRARY`, else `~/Pictures/Photos Library.photoslibrary`.
+    /// OpenPhotoKit: where ``shared()`` finds its library: `$PHOTOS_LIBRARY` (a folder path, or a server library's
+    /// `postgres://…` address), else `~/Pictures/Photos Library.photoslibrary`.
     public static var defaultLibraryURL: URL {
-        if let path = ProcessInfo.processInfo.environment["PHOTOS_LIBRARY"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
+        if let location = ProcessInfo.processInfo.environment["PHOTOS_LIBRARY"], !location.isEmpty {
+            return libraryURL(location)
         }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Pictures/Photos Library.photoslibrary")
+    }
+
+    /// OpenPhotoKit: the library a location names: a server library's address (`postgres://user@host/db?library=…`)
+    /// as it is, anything else as a folder path.
+    public static func libraryURL(_ location: String) -> URL {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://"), let url = URL(string: location) { return url }
+        return URL(fileURLWithPath: location)
     }
 
     /// OpenPhotoKit: the client identifier handles act for by default: `$PHOTOS_CLIENT_ID`, else nil (the owner).

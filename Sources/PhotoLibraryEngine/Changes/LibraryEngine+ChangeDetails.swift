@@ -47,7 +47,7 @@ extension LibraryEngine {
 
         // 2. The touched assets that match now, in result order, with their sort keys.
         let expressions = query.order.map(\.expression).joined(separator: ", ")
-        let orderBy = query.order.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+        let orderBy = query.order.map { db.dialect.orderTerm($0.expression, ascending: $0.ascending) }.joined(separator: ", ")
         let dialect = db.dialect
         let touchedIDs = dialect.isIn("a.id", touched.map { .integer($0) })
         let rows = try SQLRecord.fetchAll(

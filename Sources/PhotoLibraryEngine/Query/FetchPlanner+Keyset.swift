@@ -20,7 +20,7 @@ extension FetchPlanner {
         let query = try assetQuery(scope: scope, options: unlimited)
         let terms = query.order
         let selected = (["a.id"] + terms.map(\.expression)).joined(separator: ", ")
-        let order = terms.map { "\($0.expression) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+        let order = terms.map { dialect.orderTerm($0.expression, ascending: $0.ascending) }.joined(separator: ", ")
         func statement(_ condition: SQLFragment?) -> SQLFragment {
             let whereClause = SQLFragment.joined([query.whereClause] + (condition.map { [$0] } ?? []), separator: " AND ")
             let sql = "SELECT \(selected) FROM \(query.from) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
@@ -60,7 +60,7 @@ extension FetchPlanner {
             }
             alternatives.append(SQLFragment.joined(parts, separator: " AND "))
         }
-        if alternatives.isEmpty { return SQLFragment("0") }
+        if alternatives.isEmpty { return SQLFragment("FALSE") }
         let joined = SQLFragment.joined(alternatives.map { SQLFragment("(\($0.sql))", $0.arguments) }, separator: " OR ")
         return SQLFragment("(\(joined.sql))", joined.arguments)
     }

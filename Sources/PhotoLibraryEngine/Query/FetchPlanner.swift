@@ -136,7 +136,7 @@ package struct FetchPlanner: Sendable {
             includeAllBurst = true
             let list = dialect.list(ids.map { .text($0) }, as: "t")
             from = "\(list.sql) JOIN asset a ON a.local_id = t.value"
-            conditions.insert(SQLFragment("1", []), at: 0)
+            conditions.insert(SQLFragment("TRUE", []), at: 0)
             defaultOrder = ["t.key ASC"]
             return try finish(
                 from: from, fromArguments: list.arguments, conditions: conditions, trashed: false,
@@ -156,7 +156,7 @@ package struct FetchPlanner: Sendable {
         if !includeAllBurst { conditions.append(SQLFragment("a.burst_hidden = 0")) }
         let sources = options.includeAssetSourceTypes == 0 ? 1 : options.includeAssetSourceTypes
         if sources & 7 != 7 { conditions.append(SQLFragment("(a.source_type & ?) != 0", [.integer(Int64(sources))])) }
-        conditions += scopeConditions.filter { $0.sql != "1" }
+        conditions += scopeConditions.filter { $0.sql != "TRUE" }
         if let predicate = options.predicate {
             let compiled = try PredicateCompiler(table: .asset, dialect: dialect).compile(predicate)
             conditions.append(compiled)
@@ -170,7 +170,7 @@ package struct FetchPlanner: Sendable {
             order.append("a.id \(options.sortKeys.last?.ascending == false ? "DESC" : "ASC")")
         }
         let whereClause = SQLFragment.joined(conditions, separator: " AND ")
-        var sql = "SELECT a.id FROM \(from) WHERE \(whereClause.sql) ORDER BY \(order.joined(separator: ", "))"
+        var sql = "SELECT a.id FROM \(from) WHERE \(whereClause.sql) ORDER BY \(order.map(dialect.orderTerm).joined(separator: ", "))"
         var arguments = fromArguments + whereClause.arguments
         if options.fetchLimit > 0 {
             sql += " LIMIT ?"
@@ -213,7 +213,7 @@ package struct FetchPlanner: Sendable {
         case 205: return SQLFragment("a.is_hidden = 1")
         case 206:
             return SQLFragment("a.added_date >= ?", [.real(now.timeIntervalSince1970 - 30 * 86_400)])
-        default: return SQLFragment("0")
+        default: return SQLFragment("FALSE")
         }
     }
 
@@ -260,7 +260,8 @@ package struct FetchPlanner: Sendable {
         let sorts = try PredicateCompiler(table: table, dialect: dialect).orderBy(options.sortKeys)
         if !sorts.isEmpty { order = sorts + ["c.id ASC"] }
         let whereClause = SQLFragment.joined(conditions, separator: " AND ")
-        var sql = "SELECT \(CollectionRecord.selection) FROM collection_info c WHERE \(whereClause.sql) ORDER BY \(order.joined(separator: ", "))"
+        var sql =
+            "SELECT \(CollectionRecord.selection) FROM collection_info c WHERE \(whereClause.sql) ORDER BY \(order.map(dialect.orderTerm).joined(separator: ", "))"
         var arguments = whereClause.arguments
         if options.fetchLimit > 0 {
             sql += " LIMIT ?"
@@ -296,7 +297,7 @@ package struct FetchPlanner: Sendable {
         let whereClause = SQLFragment.joined(conditions, separator: " AND ")
         var sql = "SELECT c.local_id, c.day, c.place, c.asset_count, c.start_date, c.end_date, c.latitude, c.longitude FROM (\(inner)) c"
         if !conditions.isEmpty { sql += " WHERE \(whereClause.sql)" }
-        sql += " ORDER BY \(order.joined(separator: ", "))"
+        sql += " ORDER BY \(order.map(dialect.orderTerm).joined(separator: ", "))"
         var arguments = assetWhere.arguments + whereClause.arguments
         if options.fetchLimit > 0 {
             sql += " LIMIT ?"
@@ -308,7 +309,7 @@ package struct FetchPlanner: Sendable {
     // MARK: Helpers
 
     func membership(_ column: String, _ ids: [String]) -> SQLFragment {
-        if ids.isEmpty { return SQLFragment("0") }
+        if ids.isEmpty { return SQLFragment("FALSE") }
         if ids.count <= 64 {
             return SQLFragment("\(column) IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))", ids.map { .text($0) })
         }

@@ -28,7 +28,7 @@ package struct PredicateCompiler: Sendable {
     private func compile(_ expression: FetchPredicate, negated: Bool) throws(FetchPredicateError) -> SQLFragment {
         switch expression {
         case .constant(let value):
-            return SQLFragment(value != negated ? "1" : "0")
+            return SQLFragment(value != negated ? "TRUE" : "FALSE")
         case .and(let parts):
             return try group(parts, conjunction: !negated, negated: negated)
         case .or(let parts):
@@ -115,7 +115,7 @@ package struct PredicateCompiler: Sendable {
                 guard case .array(let values) = value else {
                     throw .badArgument(format: "\(lhs) IN \(value)", message: "IN needs a collection of values")
                 }
-                if values.isEmpty { return (SQLFragment("0"), nil) }
+                if values.isEmpty { return (SQLFragment("FALSE"), nil) }
                 let bound = try values.map { v throws(FetchPredicateError) in try bind(v, kind: kind, key: keyName) }
                 if bound.count <= inlineListLimit {
                     return (

@@ -23,7 +23,12 @@ final class PostgreSQLConnection: SQLConnection {
     /// Runs `sql` and returns its rows and the count the server reports.
     func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
         let query = try Self.query(sql, arguments)
-        return try connection.query(query, logger: logger).wait()
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            // PostgresNIO's errors say only their kind when printed: the server's message and the statement say why.
+            throw PostgreSQLError(message: describe(error), sql: sql)
+        }
     }
 
     @discardableResult
@@ -165,4 +170,12 @@ struct PostgreSQLRow: SQLRow {
         if case .integer(let value) = value(at: index) { return value }
         return 0
     }
+}
+
+/// A statement the server refused or could not run, with the server's message and the statement (never its values).
+struct PostgreSQLError: Error, CustomStringConvertible {
+    let message: String
+    let sql: String
+
+    var description: String { "PostgreSQL: \(message) (in: \(sql.prefix(300)))" }
 }

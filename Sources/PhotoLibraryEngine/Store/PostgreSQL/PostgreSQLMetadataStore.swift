@@ -36,7 +36,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         // (a runaway query), a lock (another writer that does not let go: SQLite's busy timeout is 10 s too).
         configuration.options.additionalStartupParameters += [
             ("search_path", Self.quoted(schema)), ("statement_timeout", "300s"), ("lock_timeout", "10s"),
-            ("application_name", "OpenPhotoKit"),
+            ("application_name", Self.applicationName(schema)),
         ]
         self.configuration = configuration
         self.schema = schema
@@ -44,6 +44,9 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         self.logger = logger
         commitSignal = PostgreSQLCommitSignal(configuration: configuration, channel: Self.channel(schema), logger: logger)
     }
+
+    /// The name a library's sessions give the server (`pg_stat_activity`): which library, in 63 bytes.
+    static func applicationName(_ schema: String) -> String { "OpenPhotoKit \(String(fnv1a("library.\(schema)"), radix: 36))" }
 
     /// The `NOTIFY` channel of a library's commits.
     static func channel(_ schema: String) -> String { "openphotokit_\(String(fnv1a("commits.\(schema)"), radix: 36))" }
@@ -62,13 +65,22 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         return store
     }
 
-    /// Removes a library's schema and everything in it (tests, `photos library` tools).
+    /// Removes a library's schema and everything in it (tests, `photos library` tools), ending the library's other
+    /// sessions first (a snapshot held open would make the removal wait). Not migrated first: a library of a newer
+    /// version is removed too.
     package static func removeLibrary(url: URL) throws(LibraryError) {
-        let store = try open(url: url)
+        let location = try PostgreSQLLocation(url: url)
+        let store = PostgreSQLMetadataStore(
+            configuration: location.configuration, schema: location.library, location: location.description,
+            logger: Logger(label: "OpenPhotoKit.postgres"))
         do {
             let connection = try store.checkOut()
             defer { try? connection.close().wait() }
-            _ = try connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(quoted(store.schema)) CASCADE"), logger: store.logger).wait()
+            let sql = PostgreSQLConnection(connection, logger: store.logger)
+            try sql.execute(
+                sql: "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid()",
+                arguments: [applicationName(store.schema)])
+            try sql.execute(sql: "DROP SCHEMA IF EXISTS \(quoted(store.schema)) CASCADE")
         } catch let error as LibraryError {
             throw error
         } catch {
@@ -290,12 +302,18 @@ final class PostgreSQLCommitProbe: CommitProbe, @unchecked Sendable {
     deinit { listener?.stop() }
 }
 
-/// A PostgreSQL library's address: `postgres://user[:password]@host[:port]/database?library=NAME`. The password may
-/// also come from `PGPASSWORD` (never the command line).
-struct PostgreSQLLocation: CustomStringConvertible {
+/// A PostgreSQL library's address: `postgres://user[:password]@host[:port]/database?library=NAME&files=/path`. The
+/// password, as libpq finds it: in the address, else `PGPASSWORD`, else the password file (`PGPASSFILE`, else
+/// `~/.pgpass`; ignored unless only its owner can read it).
+package struct PostgreSQLLocation: CustomStringConvertible {
     let configuration: PostgresConnection.Configuration
     let library: String
-    let description: String
+    package let description: String
+    /// The folder of the library's files (`files=`), when given.
+    let files: URL?
+
+    /// Whether `url` names a PostgreSQL library.
+    static func handles(_ url: URL) -> Bool { ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? "") }
 
     init(url: URL) throws(LibraryError) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
@@ -311,14 +329,56 @@ struct PostgreSQLLocation: CustomStringConvertible {
         guard !library.isEmpty, library.utf8.count <= 60, library.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw .invalidResource("the library name \(library.debugDescription) is 1 to 60 letters, digits, '_' and '-'")
         }
-        let password = components.password ?? ProcessInfo.processInfo.environment["PGPASSWORD"]
+        let environment = ProcessInfo.processInfo.environment
+        let password =
+            components.password ?? environment["PGPASSWORD"]
+            ?? Self.passwordFile(environment).flatMap {
+                Self.password(in: $0, host: host, port: components.port ?? 5432, database: database, user: user)
+            }
         var configuration = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: password, database: database.isEmpty ? nil : database,
             tls: .disable)
         configuration.options.connectTimeout = .seconds(10)
         self.configuration = configuration
         self.library = library
-        description = "postgres://\(user)@\(host):\(components.port ?? 5432)/\(database)"
+        files = query["files"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+        description = "postgres://\(user)@\(host):\(components.port ?? 5432)/\(database)?library=\(library)"
+    }
+}
+
+extension PostgreSQLLocation {
+    /// The password file libpq reads, when only its owner can read it.
+    static func passwordFile(_ environment: [String: String]) -> String? {
+        let path = environment["PGPASSFILE"] ?? (environment["HOME"].map { $0 + "/.pgpass" })
+        guard let path else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_mode & 0o077 == 0 else { return nil }
+        return try? String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    /// The password of the first line of a `.pgpass` file that matches (`host:port:database:user:password`, `*` for
+    /// any, `\:` and `\\` escaped).
+    package static func password(in file: String, host: String, port: Int, database: String, user: String) -> String? {
+        for line in file.split(separator: "\n", omittingEmptySubsequences: true) where !line.hasPrefix("#") {
+            var fields: [String] = [""]
+            var escaped = false
+            for character in line {
+                if escaped {
+                    fields[fields.count - 1].append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == ":", fields.count < 5 {
+                    fields.append("")
+                } else {
+                    fields[fields.count - 1].append(character)
+                }
+            }
+            guard fields.count == 5 else { continue }
+            let wanted = [host, String(port), database, user]
+            if zip(fields.prefix(4), wanted).allSatisfy({ $0 == "*" || $0 == $1 }) { return fields[4] }
+        }
+        return nil
     }
 }
 

@@ -54,8 +54,9 @@ enum PostgreSQLSchema {
                 )
                 """,
                 """
-                CREATE INDEX asset_timeline ON asset(creation_date, id, media_type, is_favorite, is_hidden, burst_hidden, source_type)
-                WHERE trashed_date IS NULL
+                CREATE INDEX asset_timeline ON asset(
+                    creation_date NULLS FIRST, id NULLS FIRST, media_type, is_favorite, is_hidden, burst_hidden, source_type
+                ) WHERE trashed_date IS NULL
                 """,
                 "CREATE INDEX asset_trash ON asset(trashed_date) WHERE trashed_date IS NOT NULL",
                 "CREATE INDEX asset_burst ON asset(burst_identifier) WHERE burst_identifier IS NOT NULL",

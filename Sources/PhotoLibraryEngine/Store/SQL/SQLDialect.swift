@@ -51,6 +51,27 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// An ORDER BY term (`expression ASC` or `expression DESC`) ordering NULL as SQLite does — first when ascending,
+    /// last when descending — so that every store gives a fetch the same order (PostgreSQL's default is the reverse).
+    package func orderTerm(_ term: String) -> String {
+        switch kind {
+        case .sqlite: term
+        case .postgreSQL:
+            if term.hasSuffix(" DESC") {
+                term + " NULLS LAST"
+            } else if term.hasSuffix(" ASC") {
+                term + " NULLS FIRST"
+            } else {
+                term + " NULLS FIRST"
+            }
+        }
+    }
+
+    /// An ORDER BY term for `expression` in the direction given (see ``orderTerm(_:)``).
+    package func orderTerm(_ expression: String, ascending: Bool) -> String {
+        orderTerm("\(expression) \(ascending ? "ASC" : "DESC")")
+    }
+
     /// How `ORDER BY … ASC` orders two values of a column (-1, 0, 1): what the engine's incremental change details
     /// place rows by, so it must agree with the database exactly. SQLite (BINARY collation): NULL first, then numbers,
     /// text by bytes, blobs by bytes.
@@ -81,14 +102,9 @@ package struct SQLDialect: Sendable, Hashable {
                 return x == y ? 0 : (x < y ? -1 : 1)
             }
         case .postgreSQL:
-            // A column has one type; NULL sorts last in ascending order. Text compares by the database's collation:
-            // the library's databases use C (byte order), as SQLite's BINARY does.
-            switch (a, b) {
-            case (.null, .null): return 0
-            case (.null, _): return 1
-            case (_, .null): return -1
-            default: return SQLDialect.sqlite.compare(a, b)
-            }
+            // The engine's terms put NULL first when ascending (``orderTerm(_:)``), as SQLite does; a column has one
+            // type, and the library's text columns compare by bytes (`COLLATE "C"`, as SQLite's BINARY).
+            return SQLDialect.sqlite.compare(a, b)
         }
     }
 

@@ -1,0 +1,12 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// OpenPhotoKit: where libraries are kept, for the tools that make and remove whole libraries (tests, `photos`).
+package enum LibraryStorage {
+    /// Removes the library at `url` and everything in it — a `.photoslibrary` folder, or a server library's rows
+    /// and its files folder.
+    /// - throws: ``PHPhotosError`` when the store cannot be reached.
+    package static func removeLibrary(at url: URL) throws {
+        do { try LibraryEngine.removeLibrary(at: url) } catch { throw PHPhotosError(error) }
+    }
+}
