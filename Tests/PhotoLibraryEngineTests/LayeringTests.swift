@@ -42,15 +42,23 @@ struct LayeringTests {
     /// OpenPhotoKit's own surface goes through the mirror: it does not import the engine at all.
     static let ownSurface = ["PhotosServer", "photos", "CommandLineSupport", "PhotoEditingExtension", "EditingExtensionHost", "BuiltInEditor"]
 
+    /// The Swift files of a module (or a folder under Sources), by path inside it, with their text.
+    static func swiftFiles(in module: String) throws -> [(path: String, text: String)] {
+        let folder = sources.appendingPathComponent(module)
+        let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path), "\(folder.path)")
+        var files: [(path: String, text: String)] = []
+        while let path = enumerator.nextObject() as? String {
+            guard path.hasSuffix(".swift") else { continue }
+            files.append((path, try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)))
+        }
+        return files
+    }
+
     @Test func ownSurfaceDoesNotImportTheEngine() throws {
         var offences: [String] = []
         var filesRead = 0
         for module in Self.ownSurface {
-            let folder = Self.sources.appendingPathComponent(module)
-            let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path), "\(folder.path)")
-            while let path = enumerator.nextObject() as? String {
-                guard path.hasSuffix(".swift") else { continue }
-                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+            for (path, text) in try Self.swiftFiles(in: module) {
                 filesRead += 1
                 if text.split(separator: "\n").contains(where: { $0.hasPrefix("import PhotoLibraryEngine") }) {
                     offences.append("\(module)/\(path)")
@@ -73,11 +81,7 @@ struct LayeringTests {
         var offences: [String] = []
         var filesRead = 0
         for module in Self.aboveTheEngine {
-            let folder = Self.sources.appendingPathComponent(module)
-            let enumerator = try #require(FileManager.default.enumerator(atPath: folder.path), "\(folder.path)")
-            while let path = enumerator.nextObject() as? String {
-                guard path.hasSuffix(".swift") else { continue }
-                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+            for (path, text) in try Self.swiftFiles(in: module) {
                 filesRead += 1
                 for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     for word in Self.forbidden where Self.names(line, word) {
@@ -94,13 +98,9 @@ struct LayeringTests {
     /// runs its statements on ``SQLConnection``, so a store is an implementation of the seam, not an edit of every file.
     @Test(arguments: [("Store/SQLite/", ["import GRDB", "sqlite3_step"]), ("Store/PostgreSQL/", ["import PostgresNIO", "PostgresQuery"])])
     func onlyEachStoreKnowsItsDriver(folder: String, names: [String]) throws {
-        let engine = Self.sources.appendingPathComponent("PhotoLibraryEngine")
-        let enumerator = try #require(FileManager.default.enumerator(atPath: engine.path), "\(engine.path)")
         var offences: [String] = []
         var storeFiles = 0
-        while let path = enumerator.nextObject() as? String {
-            guard path.hasSuffix(".swift") else { continue }
-            let text = try String(contentsOf: engine.appendingPathComponent(path), encoding: .utf8)
+        for (path, text) in try Self.swiftFiles(in: "PhotoLibraryEngine") {
             let namesDriver = text.split(separator: "\n").contains { line in names.contains { Self.names(line, $0) } }
             if path.hasPrefix(folder) {
                 if namesDriver { storeFiles += 1 }
@@ -108,7 +108,7 @@ struct LayeringTests {
                 offences.append(path)
             }
         }
-        #expect(storeFiles >= 2, "the store was not found under \(engine.path)/\(folder)")
+        #expect(storeFiles >= 2, "the store was not found under PhotoLibraryEngine/\(folder)")
         #expect(offences == [])
     }
 }

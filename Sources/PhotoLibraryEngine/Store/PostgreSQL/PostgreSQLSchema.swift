@@ -113,20 +113,7 @@ enum PostgreSQLSchema {
                 )
                 """,
                 "CREATE INDEX client_selection_asset ON client_selection(asset_id)",
-                """
-                CREATE VIEW collection_info AS
-                SELECT c.*,
-                    CASE WHEN c.kind = 1 AND c.type = 1 THEN (
-                        SELECT count(*) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
-                        WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS asset_count,
-                    CASE WHEN c.kind = 1 THEN (
-                        SELECT min(m.creation_date) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
-                        WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS start_date,
-                    CASE WHEN c.kind = 1 THEN (
-                        SELECT max(m.creation_date) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
-                        WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS end_date
-                FROM collection c
-                """,
+                LibrarySchema.collectionInfoView,
                 // A moment's identifier, exactly as `Moments.localIdentifier` makes it: the first 16 bytes of
                 // SHA-256("kind:key") as an upper-case UUID, with the moment or moment list suffix.
                 """
@@ -191,20 +178,28 @@ enum PostgreSQLSchema {
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.
     static func migrate(_ store: PostgreSQLMetadataStore, description: String) throws(LibraryError) {
+        // Opening an up-to-date library is one read: no writer lock, no notification to every observer.
+        let known = Set(migrations.map(\.identifier))
+        let upToDate =
+            (try? store.read { db -> Bool in
+                let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations"))
+                let functions = try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'ph_string_functions'")
+                return applied == known && functions == PostgreSQLStringFunctions.revision
+            }) ?? false
+        if upToDate { return }
         do {
             try store.write { db in
                 // Under the writer lock: processes opening a new library at once make it once.
                 try db.execute(sql: "CREATE SCHEMA IF NOT EXISTS \(PostgreSQLMetadataStore.quoted(store.schema))")
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT COLLATE \"C\" PRIMARY KEY)")
                 let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations"))
-                let known = Set(migrations.map(\.identifier))
                 if let newer = applied.subtracting(known).sorted().last {
                     throw LibraryError.changeNotSupported(
                         "\(description) was written by a newer version of OpenPhotoKit (schema \(newer)); upgrade OpenPhotoKit to open it")
                 }
                 for migration in migrations where !applied.contains(migration.identifier) {
                     for statement in migration.statements { try db.execute(sql: statement) }
-                    if migration.identifier == "v1" { try seed(db) }
+                    if migration.identifier == "v1" { try LibrarySchema.seed(db) }
                     try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
                 }
                 // The string functions are written from this build's Foundation (see PostgreSQLStringFunctions).
@@ -222,22 +217,6 @@ enum PostgreSQLSchema {
             throw error
         } catch {
             throw .internalError("cannot migrate \(description): \(error)")
-        }
-    }
-
-    /// What a new library holds: its identity, the trash's retention, and the smart albums (rows whose membership is
-    /// a live query), as the SQLite store's first migration makes them.
-    private static func seed(_ db: any SQLConnection) throws {
-        try db.execute(
-            sql: "INSERT INTO library_info (key, value) VALUES ('uuid', ?), ('trash_retention_days', '30')", arguments: [UUID().uuidString])
-        let now = Date().timeIntervalSince1970
-        for (index, smart) in SmartAlbums.all.enumerated() {
-            try db.execute(
-                sql: """
-                    INSERT INTO collection (local_id, kind, type, subtype, title, position, creation_date, modification_date)
-                    VALUES (?, 1, 2, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [smart.localIdentifier, smart.subtype, smart.title, index, now, now])
         }
     }
 }

@@ -106,34 +106,9 @@ package enum Schema {
                         PRIMARY KEY (client_id, asset_id)
                     ) WITHOUT ROWID;
                     CREATE INDEX client_selection_asset ON client_selection(asset_id);
-
-                    -- Album statistics that PhotoKit exposes on collections (startDate, endDate, estimatedAssetCount).
-                    CREATE VIEW collection_info AS
-                    SELECT c.*,
-                        CASE WHEN c.kind = 1 AND c.type = 1 THEN (
-                            SELECT count(*) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
-                            WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS asset_count,
-                        CASE WHEN c.kind = 1 THEN (
-                            SELECT min(m.creation_date) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
-                            WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS start_date,
-                        CASE WHEN c.kind = 1 THEN (
-                            SELECT max(m.creation_date) FROM collection_asset ca JOIN asset m ON m.id = ca.asset_id
-                            WHERE ca.collection_id = c.id AND m.trashed_date IS NULL) END AS end_date
-                    FROM collection c;
                     """)
-            try db.execute(
-                sql: "INSERT INTO library_info (key, value) VALUES ('uuid', ?), ('trash_retention_days', '30')",
-                arguments: [UUID().uuidString])
-            // Smart albums are rows whose membership is a live query (see FetchPlanner.smartAlbumCondition).
-            let now = Date().timeIntervalSince1970
-            for (index, smart) in SmartAlbums.all.enumerated() {
-                try db.execute(
-                    sql: """
-                        INSERT INTO collection (local_id, kind, type, subtype, title, position, creation_date, modification_date)
-                        VALUES (?, 1, 2, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [smart.localIdentifier, smart.subtype, smart.title, index, now, now])
-            }
+            try db.execute(sql: LibrarySchema.collectionInfoView)
+            try LibrarySchema.seed(SQLiteConnection(db))
         }
         migrator.registerMigration("v2-change-journal") { db in
             // One row per committed transaction: what it inserted, updated and deleted (see ChangeJournal).
