@@ -91,8 +91,16 @@ package final class LibraryEngine: Sendable {
         if !readOnly {
             do { try bundle.createLayout() } catch { throw .accessRestricted("cannot write \(bundle.url.path): \(error)") }
         }
-        let metadata = try PostgreSQLMetadataStore.open(url: url)
+        let metadata = try PostgreSQLMetadataStore.open(url: url, creating: configuration.createIfMissing && !configuration.readOnly)
         return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration)
+    }
+
+    /// Whether there is a library at `url` (a folder, or a library's schema on its server), for tools that must not
+    /// make one where a typo points. An unreachable server throws rather than answering no.
+    package static func libraryExists(at url: URL) throws(LibraryError) -> Bool {
+        if PostgreSQLLocation.handles(url) { return try PostgreSQLMetadataStore.libraryExists(url: url) }
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: LibraryBundle(url: url).url.path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
     /// Removes a library and everything in it: its folder, or its schema and its files folder on a server.

@@ -88,11 +88,13 @@ public struct PhotosServer: Sendable {
     /// - throws: ``OpenPhotos/PHPhotosError`` when the library cannot be opened.
     public init(libraryURL: URL, configuration: Configuration = Configuration(), logger: Logger = Logger(label: "photos.serve")) throws {
         // Serving a library that is not there would make an empty one where a typo points: only on request.
-        var isFolder: ObjCBool = false
-        if !configuration.createsLibrary, !FileManager.default.fileExists(atPath: libraryURL.path, isDirectory: &isFolder) || !isFolder.boolValue {
+        if !configuration.createsLibrary, try !LibraryStorage.libraryExists(at: libraryURL) {
+            var address = URLComponents(url: libraryURL, resolvingAgainstBaseURL: false)
+            address?.password = nil
+            let shown = libraryURL.isFileURL ? libraryURL.path : (address?.string ?? "the library's address")
             throw PHPhotosError(
                 .libraryVolumeOffline,
-                userInfo: [NSLocalizedDescriptionKey: "no photo library at \(libraryURL.path) (to serve a new, empty one, ask for it to be created)"])
+                userInfo: [NSLocalizedDescriptionKey: "no photo library at \(shown) (to serve a new, empty one, ask for it to be created)"])
         }
         self.configuration = configuration
         self.logger = logger

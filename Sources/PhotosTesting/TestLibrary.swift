@@ -23,6 +23,14 @@ public final class TestLibrary: @unchecked Sendable {
         library = try PHPhotoLibrary(url: url, clientIdentifier: nil)
     }
 
+    /// The folder of the library's files (originals, renderings, uploads in progress): the library's folder, or for
+    /// a library on a server the `files=` folder of its URL.
+    public var filesFolder: URL {
+        if url.isFileURL { return url }
+        let files = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "files" }?.value
+        return URL(fileURLWithPath: files ?? "/nonexistent")
+    }
+
     /// Options that fetch from this library.
     public func options(_ configure: (PHFetchOptions) -> Void = { _ in }) -> PHFetchOptions {
         let options = PHFetchOptions()

@@ -250,6 +250,23 @@ struct MetadataStoreTests {
         }
         #expect(changed, "the probe saw the commit")
         #expect(!probe.changed(), "and says so once")
+
+        // On a server, this process's commits are counted as they return (above); another process's come as its
+        // signed notification, which the probe hears a moment later.
+        if let postgres = observer as? PostgreSQLMetadataStore {
+            _ = try writer.read { db in
+                try db.execute(
+                    sql: "SELECT pg_notify(?, 'another process')", arguments: [PostgreSQLMetadataStore.channel(postgres.schema)])
+            }
+            let deadline = Date().addingTimeInterval(10)
+            var heard = probe.changed()
+            while !heard, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+                heard = probe.changed()
+            }
+            #expect(heard, "the probe heard another process's commit")
+            #expect(!probe.changed(), "and says so once")
+        }
     }
 
     /// A database that cannot be reached is a typed error that names the cause, within the connect timeout — never a

@@ -14,8 +14,13 @@ import Testing
 /// a connection that pipelines, and never after the token or the asset changed.
 @Suite("Cached images before the router")
 struct CachedImageTests {
-    /// Two pipelined requests on one socket; the raw answers, split by their Content-Length.
-    static func pipelined(port: Int, _ requests: [String]) throws -> [(head: String, body: [UInt8])] {
+    /// Pipelined requests on one socket; the raw answers, split by their Content-Length. The socket's reads block: on
+    /// a thread of their own, off the cooperative threads that the server in this process answers on.
+    static func pipelined(port: Int, _ requests: [String]) async throws -> [(head: String, body: [UInt8])] {
+        try await blockingOffThePool { try blockingPipelined(port: port, requests) }
+    }
+
+    private static func blockingPipelined(port: Int, _ requests: [String]) throws -> [(head: String, body: [UInt8])] {
         guard let fd = connectToLoopback(port: port, receiveTimeout: 20) else { throw POSIXError(.ECONNREFUSED) }
         defer { close(fd) }
         let all = Array(requests.joined().utf8)
@@ -42,8 +47,8 @@ struct CachedImageTests {
 
     /// Every version's ETag names the file that version renders: the original for `unadjusted` and `original`, never
     /// the base a stacked edit was made on (it named that base while the original was rendered).
-    @Test func everyVersionsETagNamesTheFileItRenders() async throws {
-        let fixture = try ServerFixture(name: "VersionTags")
+    @Test(arguments: LibraryProviders.all) func everyVersionsETagNamesTheFileItRenders(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "VersionTags", provider: provider)
         defer { fixture.library.remove() }
         let ids = try fixture.library.addImages(1)
         let id = try #require(ids.first)
@@ -86,8 +91,8 @@ struct CachedImageTests {
         }
     }
 
-    @Test func answersAreTheRoutersInOrderAndNeverStale() async throws {
-        let fixture = try ServerFixture(name: "CachedImages")
+    @Test(arguments: LibraryProviders.all) func answersAreTheRoutersInOrderAndNeverStale(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "CachedImages", provider: provider)
         defer { fixture.library.remove() }
         let ids = try fixture.library.addImages(2)
         let token = try fixture.token("phone", .authorized)
@@ -120,7 +125,7 @@ struct CachedImageTests {
             // answered in that order, the image after the page it followed.
             let port = try #require(client.port)
             let request = { (target: String) in "GET \(target) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n\r\n" }
-            let answers = try Self.pipelined(port: port, [request("/v1/assets?limit=2"), request(path), request("/v1/assets?limit=1")])
+            let answers = try await Self.pipelined(port: port, [request("/v1/assets?limit=2"), request(path), request("/v1/assets?limit=1")])
             #expect(answers.count == 3)
             #expect(answers[0].head.lowercased().contains("content-type: application/json"))
             #expect(answers[1].head.lowercased().contains("content-type: image/jpeg") && answers[1].body == rendered.bytes)

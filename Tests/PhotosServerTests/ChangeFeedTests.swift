@@ -64,8 +64,8 @@ struct ChangeFeedTests {
         func close() { Glibc.close(socket) }
     }
 
-    @Test func aClientThatWasAwayCatchesUpExactlyOnceInOrder() async throws {
-        let fixture = try ServerFixture(name: "Feed")
+    @Test(arguments: LibraryProviders.all) func aClientThatWasAwayCatchesUpExactlyOnceInOrder(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Feed", provider: provider)
         defer { fixture.library.remove() }
         let ids = try fixture.library.addImages(4)
         let token = try fixture.token("phone", .authorized)

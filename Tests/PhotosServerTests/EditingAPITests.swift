@@ -10,8 +10,8 @@ import Testing
 /// Editing with the built-in recipe over HTTP: preview without committing, save, optimistic concurrency, revert.
 @Suite("Editing API")
 struct EditingAPITests {
-    @Test func aRecipeIsPreviewedSavedAndReverted() async throws {
-        let fixture = try ServerFixture(name: "EditAPI")
+    @Test(arguments: LibraryProviders.all) func aRecipeIsPreviewedSavedAndReverted(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "EditAPI", provider: provider)
         defer { fixture.library.remove() }
         let id = urlID(try fixture.library.addImages(1)[0])
         let token = try fixture.token("phone", .authorized)

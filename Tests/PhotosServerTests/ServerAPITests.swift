@@ -13,8 +13,8 @@ import Testing
 /// under concurrent inserts, transactions, images and ranges, the history, errors.
 @Suite("Server API")
 struct ServerAPITests {
-    @Test func tokensActWithTheirClientsAccessLevelAtEachRequest() async throws {
-        let fixture = try ServerFixture(name: "Auth")
+    @Test(arguments: LibraryProviders.all) func tokensActWithTheirClientsAccessLevelAtEachRequest(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Auth", provider: provider)
         defer { fixture.library.remove() }
         let ids = try fixture.library.addImages(3)
         let owner = fixture.library.library
@@ -57,8 +57,8 @@ struct ServerAPITests {
         #expect(try owner.accessTokens().map(\.clientIdentifier).sorted() == ["frame", "scanner", "stranger"])
     }
 
-    @Test func keysetPagesAreExactWhileAssetsAreInserted() async throws {
-        let fixture = try ServerFixture(name: "Pages")
+    @Test(arguments: LibraryProviders.all) func keysetPagesAreExactWhileAssetsAreInserted(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Pages", provider: provider)
         defer { fixture.library.remove() }
         let day: TimeInterval = 86_400
         let start = Date(timeIntervalSince1970: 1_700_000_000)
@@ -105,8 +105,8 @@ struct ServerAPITests {
         }
     }
 
-    @Test func transactionsApplyEverythingOrNothing() async throws {
-        let fixture = try ServerFixture(name: "Transactions")
+    @Test(arguments: LibraryProviders.all) func transactionsApplyEverythingOrNothing(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Transactions", provider: provider)
         defer { fixture.library.remove() }
         let ids = try fixture.library.addImages(3)
         let (a, b) = (urlID(ids[0]), urlID(ids[1]))
@@ -176,8 +176,8 @@ struct ServerAPITests {
         }
     }
 
-    @Test func imagesHaveStrongETagsAndResourcesServeByteRanges() async throws {
-        let fixture = try ServerFixture(name: "Images")
+    @Test(arguments: LibraryProviders.all) func imagesHaveStrongETagsAndResourcesServeByteRanges(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Images", provider: provider)
         defer { fixture.library.remove() }
         let id = try fixture.library.addImages(1)[0]
         let token = try fixture.token("phone", .authorized)
@@ -213,8 +213,8 @@ struct ServerAPITests {
         }
     }
 
-    @Test func theHistoryIsPagedAndBadTokensAreClearErrors() async throws {
-        let fixture = try ServerFixture(name: "History")
+    @Test(arguments: LibraryProviders.all) func theHistoryIsPagedAndBadTokensAreClearErrors(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "History", provider: provider)
         defer { fixture.library.remove() }
         let ids = try fixture.library.addImages(2)
         let token = try fixture.token("phone", .authorized)
@@ -280,8 +280,8 @@ struct ServerAPITests {
         #expect(FastISO8601.string(Date(timeIntervalSince1970: 59.9996)) == "1970-01-01T00:01:00Z")
     }
 
-    @Test func badRequestsGetJSONErrorsNeverA500() async throws {
-        let fixture = try ServerFixture(name: "Errors")
+    @Test(arguments: LibraryProviders.all) func badRequestsGetJSONErrorsNeverA500(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Errors", provider: provider)
         defer { fixture.library.remove() }
         _ = try fixture.library.addImages(1)
         let token = try fixture.token("phone", .authorized)

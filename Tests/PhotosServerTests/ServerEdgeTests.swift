@@ -98,6 +98,23 @@ struct ServerEdgeTests {
         #expect(run.stderr.contains("no photo library at"), "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: missing.path))
     }
+
+    /// On a server, a library is a schema: a typo in `?library=` must not make one either.
+    @Test(arguments: LibraryProviders.all.filter { !($0 is LocalLibraryProvider) })
+    func aServerLibraryThatIsNotThereIsNotCreatedUnlessAsked(_ provider: any LibraryProvider) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("Typo-\(UUID().uuidString)")
+        let missing = try provider.makeLibrary(name: "Typo", scratch: scratch)
+        defer { provider.removeLibrary(at: missing) }
+        #expect(try !LibraryStorage.libraryExists(at: missing))
+        #expect(throws: PHPhotosError.self) { _ = try PhotosServer(libraryURL: missing, configuration: .init(port: 0)) }
+        let run = try PhotosCommandLine.run(["serve", "--library", missing.absoluteString, "--port", "0"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("no photo library at \(missing.absoluteString)"), "\(run.stderr)")
+        #expect(try !LibraryStorage.libraryExists(at: missing))
+        // Asked, it is made.
+        _ = try PhotosServer(libraryURL: missing, configuration: .init(port: 0, createsLibrary: true))
+        #expect(try LibraryStorage.libraryExists(at: missing))
+    }
 }
 
 /// The request log names the client's address: the peer's, or behind a trusted reverse proxy the last address of
@@ -202,8 +219,8 @@ struct ServerAnswerTests {
 /// same as for a file the library did not have.
 @Suite("What an add-only client is told")
 struct AddOnlyAnswerTests {
-    @Test func aFileTheLibraryHasIsAnsweredLikeANewOne() async throws {
-        let fixture = try ServerFixture(name: "AddOnlyDuplicates")
+    @Test(arguments: LibraryProviders.all) func aFileTheLibraryHasIsAnsweredLikeANewOne(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "AddOnlyDuplicates", provider: provider)
         defer { fixture.library.remove() }
         let existing = try fixture.library.makeImage("known.jpg", width: 50, height: 40)
         _ = try fixture.library.library.importItems(at: [existing])
@@ -241,8 +258,8 @@ struct AddOnlyAnswerTests {
 /// it and leaves the token signed in with working.
 @Suite("Gallery sessions")
 struct GallerySessionTests {
-    @Test func aSessionIsItsOwnTokenAndSigningOutRevokesIt() async throws {
-        let fixture = try ServerFixture(name: "Sessions")
+    @Test(arguments: LibraryProviders.all) func aSessionIsItsOwnTokenAndSigningOutRevokesIt(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Sessions", provider: provider)
         defer { fixture.library.remove() }
         let id = urlID(try fixture.library.addImages(1)[0])
         let token = try fixture.token("browser", .authorized)

@@ -14,8 +14,11 @@ struct ServerFixture {
     let library: TestLibrary
     let server: PhotosServer
 
-    init(name: String = "Server", configuration: PhotosServer.Configuration = .init(port: 0)) throws {
-        library = try TestLibrary(name: name)
+    /// A new library of `provider`'s kind (the embedded store unless a test runs on every kind).
+    init(name: String = "Server", configuration: PhotosServer.Configuration = .init(port: 0), provider: any LibraryProvider = LocalLibraryProvider())
+        throws
+    {
+        library = try TestLibrary(name: name, provider: provider)
         var logger = Logger(label: "photos.serve.test")
         logger.logLevel = .critical  // request lines would drown the test output
         server = try PhotosServer(libraryURL: library.url, configuration: configuration, logger: logger)

@@ -12,8 +12,8 @@ import Testing
 /// Uploads: streamed to a file, imported together (content sniffed, duplicates named, Live Photos joined).
 @Suite("Uploads")
 struct UploadTests {
-    @Test func uploadsAreImportedTogetherWithDuplicatesAndLivePhotos() async throws {
-        let fixture = try ServerFixture(name: "Uploads")
+    @Test(arguments: LibraryProviders.all) func uploadsAreImportedTogetherWithDuplicatesAndLivePhotos(_ provider: any LibraryProvider) async throws {
+        let fixture = try ServerFixture(name: "Uploads", provider: provider)
         defer { fixture.library.remove() }
         let scratch = fixture.library.scratch
         let id = "6E8C9C22-5F0B-4C43-9A0E-222222222222"
@@ -90,7 +90,7 @@ struct UploadTests {
 
             // Imported uploads were moved into the library (written once); only the one never used is left, as a file
             // named by its upload id (beside it, the lock of the server's folder).
-            let folder = library.url.appendingPathComponent("private/uploads")
+            let folder = library.filesFolder.appendingPathComponent("private/uploads")
             let left = (FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []).filter {
                 var isFolder: ObjCBool = false
                 return FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path, isDirectory: &isFolder) && !isFolder.boolValue

@@ -39,16 +39,16 @@ extension FetchPlanner {
             if terms[0].ascending { return ([statement(rowValue)], terms.count) }
             return ([statement(rowValue), statement(SQLFragment("\(terms[0].expression) IS NULL"))], terms.count)
         }
-        return ([statement(Self.keysetCondition(terms, key))], terms.count)
+        return ([statement(Self.keysetCondition(terms, key, dialect: dialect))], terms.count)
     }
 
     /// The lexicographic "after the key" condition, term by term, with SQLite's NULL order (NULLs first ascending,
     /// last descending).
-    static func keysetCondition(_ terms: [AssetQuery.SortTerm], _ key: [SQLValue]) -> SQLFragment {
+    static func keysetCondition(_ terms: [AssetQuery.SortTerm], _ key: [SQLValue], dialect: SQLDialect) -> SQLFragment {
         var alternatives: [SQLFragment] = []
         for index in terms.indices {
             var parts: [SQLFragment] = terms[..<index].enumerated().map { offset, term in
-                SQLFragment("\(term.expression) IS ?", [key[offset]])
+                dialect.isSame(term.expression, as: key[offset])
             }
             let term = terms[index]
             let value = key[index]

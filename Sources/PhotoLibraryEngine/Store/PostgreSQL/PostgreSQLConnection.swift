@@ -24,7 +24,7 @@ final class PostgreSQLConnection: SQLConnection {
     func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
         let query = try Self.query(sql, arguments)
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try PostgreSQLEventLoops.wait(connection.query(query, logger: logger))
         } catch {
             // PostgresNIO's errors say only their kind when printed: the server's message and the statement say why.
             throw PostgreSQLError(message: describe(error), sql: sql)

@@ -19,7 +19,7 @@ import Synchronization
 package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable {
     let configuration: PostgresConnection.Configuration
     /// The library's schema.
-    let schema: String
+    package let schema: String
     /// Where it is, for messages (no password).
     let location: String
     let logger: Logger
@@ -49,20 +49,39 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     static func applicationName(_ schema: String) -> String { "OpenPhotoKit \(String(fnv1a("library.\(schema)"), radix: 36))" }
 
     /// The `NOTIFY` channel of a library's commits.
-    static func channel(_ schema: String) -> String { "openphotokit_\(String(fnv1a("commits.\(schema)"), radix: 36))" }
+    package static func channel(_ schema: String) -> String { "openphotokit_\(String(fnv1a("commits.\(schema)"), radix: 36))" }
 
     deinit {
-        for connection in idle.withLock({ $0 }) { try? connection.close().wait() }
+        for connection in idle.withLock({ $0 }) { _ = try? PostgreSQLEventLoops.wait(connection.close()) }
     }
 
     /// Connects to the database `url` names (`postgres://user[:password]@host[:port]/database?library=NAME`), makes
-    /// the library's schema when it is missing and migrates it (``PostgreSQLSchema``).
-    package static func open(url: URL, logger: Logger = Logger(label: "OpenPhotoKit.postgres")) throws(LibraryError) -> PostgreSQLMetadataStore {
+    /// the library's schema when it is missing (if `creating`; otherwise a missing library is
+    /// ``LibraryError/libraryVolumeOffline(_:)``) and migrates it (``PostgreSQLSchema``).
+    package static func open(url: URL, creating: Bool = true, logger: Logger = Logger(label: "OpenPhotoKit.postgres")) throws(LibraryError)
+        -> PostgreSQLMetadataStore
+    {
         let location = try PostgreSQLLocation(url: url)
         let store = PostgreSQLMetadataStore(
             configuration: location.configuration, schema: location.library, location: location.description, logger: logger)
-        try PostgreSQLSchema.migrate(store, description: "the library \(location.library) at \(location.description)")
+        try PostgreSQLSchema.migrate(store, creating: creating, description: "the library \(location.library) at \(location.description)")
         return store
+    }
+
+    /// Whether the database `url` names holds the library (its schema, made by OpenPhotoKit); an unreachable database
+    /// throws rather than answering no.
+    package static func libraryExists(url: URL) throws(LibraryError) -> Bool {
+        let location = try PostgreSQLLocation(url: url)
+        let store = PostgreSQLMetadataStore(
+            configuration: location.configuration, schema: location.library, location: location.description,
+            logger: Logger(label: "OpenPhotoKit.postgres"))
+        do {
+            return try store.read { db in try PostgreSQLSchema.isMade(db) }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .internalError("cannot read the database at \(location.description): \(error)")
+        }
     }
 
     /// Removes a library's schema and everything in it (tests, `photos library` tools), ending the library's other
@@ -75,7 +94,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             logger: Logger(label: "OpenPhotoKit.postgres"))
         do {
             let connection = try store.checkOut()
-            defer { try? connection.close().wait() }
+            defer { _ = try? PostgreSQLEventLoops.wait(connection.close()) }
             let sql = PostgreSQLConnection(connection, logger: store.logger)
             try sql.execute(
                 sql: "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid()",
@@ -112,15 +131,24 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             try sql.execute(sql: "SELECT pg_advisory_lock(?)", arguments: [writerKey])
             defer { _ = try? sql.execute(sql: "SELECT pg_advisory_unlock(?)", arguments: [writerKey]) }
             var committed = false
+            var wrote = false
             // Still holding the writer lock: no later write has begun.
             defer { finished(committed) { self.snapshot() } }
             let result = try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL READ COMMITTED") { db in
                 let result = try body(db)
-                // Delivered to listeners only if the transaction commits, and then after it.
-                try db.execute(sql: "SELECT pg_notify(?, '')", arguments: [Self.channel(schema)])
+                // Only a transaction that changed something is a commit to tell of (as in SQLite, where one that
+                // changed nothing leaves the WAL as it was): the engine's upkeep at every open (recovery, the trash,
+                // the history) mostly finds nothing to do. A transaction is given an id at its first change.
+                wrote = try Bool.fetchOne(db, sql: "SELECT pg_current_xact_id_if_assigned() IS NOT NULL") ?? true
+                // Delivered to listeners only if the transaction commits, and then after it; signed with this
+                // process's tag, so that its own probes — which counted the commit when it returned — skip it.
+                if wrote {
+                    try db.execute(sql: "SELECT pg_notify(?, ?)", arguments: [Self.channel(schema), PostgreSQLCommitSignal.processTag])
+                }
                 return result
             }
             committed = true
+            if wrote { PostgreSQLCommitSignal.countLocalCommit(on: Self.channel(schema)) }
             return result
         }
     }
@@ -133,7 +161,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             // The snapshot is taken by the transaction's first statement.
             try sql.execute(sql: "SELECT 1")
         } catch {
-            try? connection.close().wait()
+            _ = try? PostgreSQLEventLoops.wait(connection.close())
             return nil
         }
         return PostgreSQLSnapshot(connection: sql, store: self)
@@ -168,7 +196,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             return result
         } catch {
             // A connection whose transaction failed half-way is not reused.
-            try? connection.close().wait()
+            _ = try? PostgreSQLEventLoops.wait(connection.close())
             throw error
         }
     }
@@ -189,12 +217,12 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             connections.append(connection)
             return true
         }
-        if !kept { try? connection.close().wait() }
+        if !kept { _ = try? PostgreSQLEventLoops.wait(connection.close()) }
     }
 
     static func connect(_ configuration: PostgresConnection.Configuration, id: Int, logger: Logger) throws -> PostgresConnection {
-        try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger)
-            .wait()
+        try PostgreSQLEventLoops.wait(
+            PostgresConnection.connect(on: PostgreSQLEventLoops.group.next(), configuration: configuration, id: id, logger: logger))
     }
 
     /// `name` as a quoted SQL identifier.
@@ -223,7 +251,7 @@ final class PostgreSQLSnapshot: MetadataReader, @unchecked Sendable {
         if (try? connection.execute(sql: "COMMIT")) != nil {
             store.checkIn(connection.connection)
         } else {
-            try? connection.connection.close().wait()
+            _ = try? PostgreSQLEventLoops.wait(connection.connection.close())
         }
     }
 }
@@ -238,8 +266,23 @@ struct PostgreSQLCommitSignal: CommitSignal {
     let channel: String
     let logger: Logger
 
+    /// What this process signs its notifications with.
+    static let processTag = "\(ProcessInfo.processInfo.processIdentifier).\(UUID().uuidString)"
+
+    /// The commits this process made on each channel, counted as each returns: a probe sees them exactly, before
+    /// their notification comes back.
+    private static let localCommits = Mutex<[String: Int]>([:])
+
+    static func countLocalCommit(on channel: String) {
+        localCommits.withLock { $0[channel, default: 0] += 1 }
+    }
+
+    static func localCommitCount(on channel: String) -> Int {
+        localCommits.withLock { $0[channel, default: 0] }
+    }
+
     func watch(on queue: DispatchQueue, _ wake: @escaping @Sendable () -> Void) -> (any CommitWatch)? {
-        try? PostgreSQLListener(configuration: configuration, channel: channel, logger: logger) { queue.async(execute: wake) }
+        try? PostgreSQLListener(configuration: configuration, channel: channel, logger: logger) { _ in queue.async(execute: wake) }
     }
 
     func makeProbe() -> any CommitProbe {
@@ -253,15 +296,17 @@ final class PostgreSQLListener: CommitWatch, @unchecked Sendable {
     private let context: PostgresListenContext
 
     init(
-        configuration: PostgresConnection.Configuration, channel: String, logger: Logger, _ handler: @escaping @Sendable () -> Void
+        configuration: PostgresConnection.Configuration, channel: String, logger: Logger,
+        _ handler: @escaping @Sendable (_ payload: String) -> Void
     ) throws {
         connection = try PostgreSQLMetadataStore.connect(configuration, id: 0, logger: logger)
-        context = connection.addListener(channel: channel) { _, _ in handler() }
+        context = connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
         do {
-            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN \(PostgreSQLMetadataStore.quoted(channel))"), logger: logger).wait()
+            _ = try PostgreSQLEventLoops.wait(
+                connection.query(PostgresQuery(unsafeSQL: "LISTEN \(PostgreSQLMetadataStore.quoted(channel))"), logger: logger))
         } catch {
             context.stop()
-            try? connection.close().wait()
+            _ = try? PostgreSQLEventLoops.wait(connection.close())
             throw error
         }
     }
@@ -271,28 +316,34 @@ final class PostgreSQLListener: CommitWatch, @unchecked Sendable {
 
     func stop() {
         context.stop()
-        try? connection.close().wait()
+        _ = try? PostgreSQLEventLoops.wait(connection.close())
     }
 
     deinit { stop() }
 }
 
-/// A server's per-request check on a PostgreSQL library: a counter that its listener raises; with no listener (the
-/// server was unreachable, or the connection dropped) every check says "changed".
+/// A server's per-request check on a PostgreSQL library: this process's commits, counted as they return (exact), and
+/// other processes' from its listener's notifications (seen within their delivery, well under a millisecond on one
+/// network). With no listener (the server was unreachable, or the connection dropped) every check says "changed".
 final class PostgreSQLCommitProbe: CommitProbe, @unchecked Sendable {
+    private let channel: String
     private let notifications = Atomic<Int>(0)
-    private let seen = Mutex<Int>(0)
+    /// The counts of the last look: this process's commits, other processes' notifications.
+    private let seen: Mutex<(local: Int, others: Int)>
     private var listener: PostgreSQLListener?
 
     init(configuration: PostgresConnection.Configuration, channel: String, logger: Logger) {
-        listener = try? PostgreSQLListener(configuration: configuration, channel: channel, logger: logger) { [weak self] in
+        self.channel = channel
+        seen = Mutex((PostgreSQLCommitSignal.localCommitCount(on: channel), 0))
+        listener = try? PostgreSQLListener(configuration: configuration, channel: channel, logger: logger) { [weak self] payload in
+            guard payload != PostgreSQLCommitSignal.processTag else { return }
             self?.notifications.add(1, ordering: .relaxed)
         }
     }
 
     func changed() -> Bool {
         guard let listener, listener.isListening else { return true }
-        let now = notifications.load(ordering: .relaxed)
+        let now = (local: PostgreSQLCommitSignal.localCommitCount(on: channel), others: notifications.load(ordering: .relaxed))
         return seen.withLock { last in
             defer { last = now }
             return now != last

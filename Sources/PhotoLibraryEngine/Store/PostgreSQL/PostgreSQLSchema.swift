@@ -177,7 +177,13 @@ enum PostgreSQLSchema {
     ]
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.
-    static func migrate(_ store: PostgreSQLMetadataStore, description: String) throws(LibraryError) {
+    /// Whether the library's schema was made (its `schema_migrations` table is there): `search_path` names the schema,
+    /// so a missing schema reads as a missing table.
+    static func isMade(_ db: any SQLConnection) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT to_regclass('schema_migrations') IS NOT NULL") ?? false
+    }
+
+    static func migrate(_ store: PostgreSQLMetadataStore, creating: Bool, description: String) throws(LibraryError) {
         // Opening an up-to-date library is one read: no writer lock, no notification to every observer.
         let known = Set(migrations.map(\.identifier))
         let upToDate =
@@ -190,6 +196,7 @@ enum PostgreSQLSchema {
         do {
             try store.write { db in
                 // Under the writer lock: processes opening a new library at once make it once.
+                if !creating, try !isMade(db) { throw LibraryError.libraryVolumeOffline("\(description) does not exist") }
                 try db.execute(sql: "CREATE SCHEMA IF NOT EXISTS \(PostgreSQLMetadataStore.quoted(store.schema))")
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT COLLATE \"C\" PRIMARY KEY)")
                 let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM schema_migrations"))

@@ -51,6 +51,15 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// `expression` equals the bound value, NULL equal to NULL: SQLite's `IS ?`, which PostgreSQL does not read (its
+    /// `IS` takes only NULL, TRUE, FALSE), so there the standard's `IS NOT DISTINCT FROM ?`.
+    package func isSame(_ expression: String, as value: SQLValue) -> SQLFragment {
+        switch kind {
+        case .sqlite: SQLFragment("\(expression) IS ?", [value])
+        case .postgreSQL: SQLFragment("\(expression) IS NOT DISTINCT FROM ?", [value])
+        }
+    }
+
     /// An ORDER BY term (`expression ASC` or `expression DESC`) ordering NULL as SQLite does — first when ascending,
     /// last when descending — so that every store gives a fetch the same order (PostgreSQL's default is the reverse).
     package func orderTerm(_ term: String) -> String {
