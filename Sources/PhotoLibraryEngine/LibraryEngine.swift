@@ -103,6 +103,12 @@ package final class LibraryEngine: Sendable {
         return FileManager.default.fileExists(atPath: LibraryBundle(url: url).url.path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
+    /// How messages name the library at `url`: its folder's path, or its server address without a password.
+    package static func describe(_ url: URL) -> String {
+        if PostgreSQLLocation.handles(url), let location = try? PostgreSQLLocation(url: url) { return location.description }
+        return url.isFileURL ? url.path : "the library's address"
+    }
+
     /// Removes a library and everything in it: its folder, or its schema and its files folder on a server.
     package static func removeLibrary(at url: URL) throws(LibraryError) {
         if PostgreSQLLocation.handles(url) {

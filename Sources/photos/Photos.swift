@@ -24,7 +24,7 @@ struct Photos: ParsableCommand {
         subcommands: [
             Add.self, List.self, Show.self, Favorite.self, Hide.self, Delete.self, Recover.self, EmptyTrash.self,
             Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Watch.self, Changes.self, Inspect.self, Import.self,
-            Thumbnail.self, Export.self, Edit.self, Revert.self, Extensions.self, Serve.self, Token.self,
+            Thumbnail.self, Export.self, Edit.self, Revert.self, Extensions.self, Serve.self, Token.self, LibraryCommand.self,
             Demo.self,
         ]
     )

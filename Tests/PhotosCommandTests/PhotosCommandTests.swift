@@ -14,7 +14,8 @@ struct PhotosCommandTests {
     func photos(_ arguments: [String], library: URL?, client: String? = nil, environment extra: [String: String] = [:]) throws -> Run {
         var changes: [String: String?] = ["PHOTOS_CLIENT_ID": client]
         for (key, value) in extra { changes[key] = value }
-        return try PhotosCommandLine.run(arguments + (library.map { ["--library", $0.path] } ?? []), environment: changes)
+        return try PhotosCommandLine.run(
+            arguments + (library.map { ["--library", $0.isFileURL ? $0.path : $0.absoluteString] } ?? []), environment: changes)
     }
 
     @Test func addListShowFavoriteHideDeleteRecover() throws {

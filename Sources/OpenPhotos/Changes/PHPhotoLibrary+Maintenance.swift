@@ -90,3 +90,39 @@ extension AccessContext {
         do { try checkWrite(allowed, operation) } catch { throw PHPhotosError(error) }
     }
 }
+
+/// OpenPhotoKit: what ``PHPhotoLibrary/copyLibrary(at:to:progress:)`` carried.
+public struct LibraryCopyReport: Sendable, Equatable {
+    /// Rows copied, per table of the library (`asset`, `collection`, `change_journal`, …).
+    public let rows: [String: Int]
+    /// Stored files copied, and their bytes.
+    public let files: Int
+    public let bytes: Int64
+    /// Files of the original that were missing or did not match their records: copied as they are (or left
+    /// missing), so that ``PHPhotoLibrary/verify(progress:isCancelled:)`` reports the same of both libraries.
+    public let problems: [LibraryVerificationReport.Problem]
+}
+
+extension PHPhotoLibrary {
+    /// OpenPhotoKit: copies the library at `source` into a new library at `destination` — each a `.photoslibrary`
+    /// folder or a server URL (`postgres://…?library=NAME&files=/path`), so a library moves from SQLite to PostgreSQL
+    /// and back. The copy is the same library: local identifiers, versions and adjustments, albums and folders,
+    /// grants, tokens and the persistent history (a change token of the original reads the same history on the copy).
+    ///
+    /// The original is read in one snapshot and not changed; its files are copied before the rows that name them, and
+    /// the rows in one transaction, so a copy that fails leaves no library at `destination`.
+    /// - parameter progress: called with the files copied so far and the total.
+    /// - throws: ``PHPhotosError`` when `destination` already holds a library, or either cannot be reached.
+    public static func copyLibrary(
+        at source: URL, to destination: URL, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> LibraryCopyReport {
+        do {
+            let result = try LibraryEngine.copyLibrary(from: source, to: destination, progress: progress)
+            return LibraryCopyReport(
+                rows: result.rows, files: result.files, bytes: result.bytes,
+                problems: result.problems.map { .init(kind: $0.kind.rawValue, path: $0.path, detail: $0.detail) })
+        } catch {
+            throw PHPhotosError(error)
+        }
+    }
+}

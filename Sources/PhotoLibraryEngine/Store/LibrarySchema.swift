@@ -19,6 +19,21 @@ enum LibrarySchema {
         FROM collection c
         """
 
+    /// The library's tables, parents before the tables that refer to them: what a copy of a library carries, in the
+    /// order it inserts them (a test checks that every store's schema has exactly these). Not among them: each store's
+    /// own bookkeeping (`grdb_migrations`, `schema_migrations`).
+    static let tables = [
+        "library_info", "asset", "resource", "collection", "collection_asset", "client_grant", "client_selection",
+        "change_journal", "access_token",
+    ]
+
+    /// The tables whose `id` the database numbers (SQLite's row ids, PostgreSQL's identity columns).
+    static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal"]
+
+    /// Rows of `library_info` that belong to the store, not to the library (a copy leaves them as they are): the
+    /// revision of PostgreSQL's string functions.
+    static let storeOwnedInfoKeys: Set<String> = ["ph_string_functions"]
+
     /// What a new library holds: its identity, the trash's retention, and the smart albums (rows whose membership is
     /// a live query, see `FetchPlanner.smartAlbumCondition`).
     static func seed(_ db: any SQLConnection) throws {

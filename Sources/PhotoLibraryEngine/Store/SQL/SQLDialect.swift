@@ -51,6 +51,50 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// A query of the library's own tables' columns, one row per column in the table's order: `table`, `column`.
+    package var columnsQuery: String {
+        switch kind {
+        case .sqlite:
+            """
+            SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
+            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, p.cid
+            """
+        case .postgreSQL:
+            """
+            SELECT table_name::text, column_name::text FROM information_schema.columns
+            WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position
+            """
+        }
+    }
+
+    /// Statements that raise the last row id `table`'s numbering handed out (see ``lastIssuedID(of:)``) to at least
+    /// `value` (> 0), so the next row is numbered after it: a copy of a library keeps its numbers and never hands out
+    /// one the original had issued (a change token names a journal row for good). Rows inserted with their ids do not
+    /// move PostgreSQL's sequences; SQLite numbers only `AUTOINCREMENT` tables this way (the others take the largest
+    /// row id plus one).
+    package func raiseLastIssuedID(of table: String, to value: Int64) -> [SQLFragment] {
+        switch kind {
+        case .sqlite:
+            [
+                SQLFragment("UPDATE sqlite_sequence SET seq = ? WHERE name = ? AND seq < ?", [.integer(value), .text(table), .integer(value)]),
+                SQLFragment(
+                    """
+                    INSERT INTO sqlite_sequence (name, seq) SELECT ?, ?
+                    WHERE EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? AND sql LIKE '%AUTOINCREMENT%')
+                    AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ?)
+                    """, [.text(table), .integer(value), .text(table), .text(table)]),
+            ]
+        case .postgreSQL:
+            [
+                SQLFragment(
+                    """
+                    SELECT setval(pg_get_serial_sequence(?, 'id'),
+                        greatest(?::bigint, coalesce(pg_sequence_last_value(pg_get_serial_sequence(?, 'id')), 0)), true)
+                    """, [.text(table), .integer(value), .text(table)])
+            ]
+        }
+    }
+
     /// `expression` equals the bound value, NULL equal to NULL: SQLite's `IS ?`, which PostgreSQL does not read (its
     /// `IS` takes only NULL, TRUE, FALSE), so there the standard's `IS NOT DISTINCT FROM ?`.
     package func isSame(_ expression: String, as value: SQLValue) -> SQLFragment {
