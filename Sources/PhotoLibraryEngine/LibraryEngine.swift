@@ -144,13 +144,13 @@ package final class LibraryEngine: Sendable {
         slots: WriterSlots? = nil
     ) {
         self.bundle = bundle
-        self.blobs = FolderBlobStore(bundle: bundle)
+        self.blobs = FolderBlobStore(bundle: bundle, locks: metadata.ownerLocks)
         self.metadata = metadata
         self.reader = reader ?? metadata
         self.isReadOnly = readOnly
         self.configuration = configuration
         self.trashRetention = trashRetention
-        let slots = slots ?? WriterSlots(writers: bundle.writersURL)
+        let slots = slots ?? WriterSlots(writers: bundle.writersURL, locks: metadata.ownerLocks)
         self.slots = slots
         self.stager = FileStager(bundle: bundle, slots: slots)
         self.changeCenter =
@@ -179,8 +179,13 @@ package final class LibraryEngine: Sendable {
             }
         }
         do {
-            return try bundle.sweepAbandonedSlots(isReferenced: isReferenced) + bundle.sweepLegacyStaging(isReferenced: isReferenced)
-                + bundle.sweepAbandonedProcessFolders(in: bundle.uploadsURL)
+            // While no writer is in a transaction: a writer whose lock died (its host lost the database for a while)
+            // is refused at its next commit (see `OwnerLocks`), and one that committed before is seen here.
+            return try metadata.whileNoWriterCommits {
+                try bundle.sweepAbandonedSlots(locks: metadata.ownerLocks, isReferenced: isReferenced)
+                    + bundle.sweepLegacyStaging(isReferenced: isReferenced)
+                    + bundle.sweepAbandonedProcessFolders(in: bundle.uploadsURL, locks: metadata.ownerLocks)
+            }
         } catch let error as LibraryError {
             throw error
         } catch {

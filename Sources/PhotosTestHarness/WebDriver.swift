@@ -21,8 +21,10 @@ public final class WebDriver: @unchecked Sendable {
         let port = try Self.freePort()
         driver = try ChildProcess(URL(fileURLWithPath: Self.chromedriver), ["--port=\(port)"])
         base = URL(string: "http://127.0.0.1:\(port)")!
-        for _ in 0..<100 {
-            if (try? await call("GET", "/status")) != nil { break }
+        // Until it answers: on a loaded machine chromedriver can take many seconds to listen (a count of tries was a
+        // timing assumption). Bounded, so that a driver that never starts fails the test rather than hanging it.
+        let deadline = ContinuousClock.now + .seconds(120)
+        while (try? await call("GET", "/status")) == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
         var options: [String: Any] = [

@@ -18,7 +18,7 @@ struct AbandonedUploadsTests {
         let engine = try LibraryEngine.open(at: library.url)
         let uploads = engine.bundle.uploadsURL
         // A live server's folder (this process holds its lock) …
-        let live = try ProcessFolder(in: uploads, label: "serve")
+        let live = try ProcessFolder(in: uploads, label: "serve", locks: FileOwnerLocks())
         try Data(repeating: 1, count: 1000).write(to: live.url.appendingPathComponent("partial"))
         // … a dead one's: its lock file is there and nobody holds it (its process was killed mid-upload) …
         let dead = uploads.appendingPathComponent("serve-\(UUID().uuidString.lowercased())")

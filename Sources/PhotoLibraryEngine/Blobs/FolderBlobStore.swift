@@ -10,8 +10,13 @@ import Foundation
 /// ``LibraryBundle`` so that a key from a damaged or crafted database row never leads outside it.
 package struct FolderBlobStore: BlobStore {
     package let bundle: LibraryBundle
+    /// Who owns the upload and editing areas (the metadata store's ``OwnerLocks``).
+    package let locks: any OwnerLocks
 
-    package init(bundle: LibraryBundle) { self.bundle = bundle }
+    package init(bundle: LibraryBundle, locks: any OwnerLocks = FileOwnerLocks()) {
+        self.bundle = bundle
+        self.locks = locks
+    }
 
     package func size(of key: String) throws(LibraryError) -> Int64 {
         let file = try bundle.resolveExisting(key)
@@ -95,7 +100,7 @@ package struct FolderBlobStore: BlobStore {
     }
 
     package func abandonedUploadAreas() -> [String] {
-        bundle.abandonedProcessFolders(in: bundle.uploadsURL).map { String($0.path.dropFirst(bundle.url.path.count + 1)) }
+        bundle.abandonedProcessFolders(in: bundle.uploadsURL, locks: locks).map { String($0.path.dropFirst(bundle.url.path.count + 1)) }
     }
 
     package func remove(_ key: String) {
@@ -113,7 +118,7 @@ package struct FolderBlobStore: BlobStore {
     }
 
     package func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder {
-        try ProcessFolder(in: bundle.uploadsURL, label: label)
+        try ProcessFolder(in: bundle.uploadsURL, label: label, locks: locks)
     }
 
     /// A derivative's name is one path component of safe characters.

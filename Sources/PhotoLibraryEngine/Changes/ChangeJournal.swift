@@ -46,6 +46,8 @@ extension LibraryEngine {
                     // Holding the writer: from here to `finished`, the change center waits for this commit's state.
                     began = true
                     changeCenter.willCommit()
+                    // Files staged in a slot that recovery may have swept are never committed.
+                    try slots.checkHeld(on: db)
                     let summary = try body(db)
                     if !summary.isEmpty {
                         let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)

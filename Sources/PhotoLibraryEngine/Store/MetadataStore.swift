@@ -29,6 +29,17 @@ package protocol MetadataStore: MetadataReader {
         _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
     ) throws -> T
 
+    /// Who is alive among the processes that write the library (their writer slots, upload and editing areas): see
+    /// ``OwnerLocks``. A store whose owner locks can die while their owner lives on (a server connection lost) refuses
+    /// that owner's write transactions from then on, so what recovery swept is never committed.
+    var ownerLocks: any OwnerLocks { get }
+
+    /// Runs `body` — recovery's sweep of what dead owners left — where no writer whose owner lock was claimed can
+    /// commit during it: on a store whose owner locks die only with their owner, at once; otherwise while no write
+    /// transaction is in progress (what any writer committed before is visible to it). Not a transaction: `body`
+    /// may read.
+    func whileNoWriterCommits<T>(_ body: () throws -> T) throws -> T
+
     /// A reader whose reads all see the state committed now, whatever commits later (nil: this store cannot pin
     /// one now; the caller reads the live store).
     func snapshot() -> (any MetadataReader)?

@@ -25,6 +25,8 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     let logger: Logger
     package let commitSignal: any CommitSignal
     package var dialect: SQLDialect { .postgreSQL }
+    /// Session advisory locks on a connection of this store's own (see ``PostgreSQLOwnerLocks``).
+    package let ownerLocks: any OwnerLocks
 
     private let idle = Mutex<[PostgresConnection]>([])
     private let writer = NSLock()
@@ -43,6 +45,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         self.location = location
         self.logger = logger
         commitSignal = PostgreSQLCommitSignal(configuration: configuration, channel: Self.channel(schema), logger: logger)
+        ownerLocks = PostgreSQLOwnerLocks(configuration: configuration, schema: schema, logger: logger)
     }
 
     /// The name a library's sessions give the server (`pg_stat_activity`): which library, in 63 bytes.
@@ -150,6 +153,18 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             committed = true
             if wrote { PostgreSQLCommitSignal.countLocalCommit(on: Self.channel(schema)) }
             return result
+        }
+    }
+
+    /// Runs `body` holding the library's writer lock (in this process and across hosts), outside any transaction.
+    package func whileNoWriterCommits<T>(_ body: () throws -> T) throws -> T {
+        writer.lock()
+        defer { writer.unlock() }
+        return try withConnection { connection in
+            let sql = PostgreSQLConnection(connection, logger: logger)
+            try sql.execute(sql: "SELECT pg_advisory_lock(?)", arguments: [writerKey])
+            defer { _ = try? sql.execute(sql: "SELECT pg_advisory_unlock(?)", arguments: [writerKey]) }
+            return try body()
         }
     }
 

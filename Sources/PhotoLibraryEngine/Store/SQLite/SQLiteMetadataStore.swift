@@ -47,6 +47,13 @@ final class SQLiteMetadataStore: MetadataStore {
         }
     }
 
+    /// `flock` on lock files beside the folders: the kernel drops one only when its owner's process is gone.
+    let ownerLocks: any OwnerLocks = FileOwnerLocks()
+
+    /// Runs `body` at once: an owner lock of this store dies only with its owner, whose transactions die with it, so
+    /// a sweep never meets a writer that could still commit what it removes.
+    func whileNoWriterCommits<T>(_ body: () throws -> T) throws -> T { try body() }
+
     func snapshot() -> (any MetadataReader)? {
         guard let pool = writer as? DatabasePool, let snapshot = try? pool.makeSnapshot() else { return nil }
         return SQLiteSnapshot(snapshot: snapshot)
