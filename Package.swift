@@ -147,6 +147,7 @@ let package = Package(
             name: "PhotosTestHarness",
             dependencies: [
                 "PhotosTesting", "OpenPhotos", "PhotoLibraryEngine", "CProcessControl", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),

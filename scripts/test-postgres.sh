@@ -5,6 +5,8 @@
 #
 #   eval "$(scripts/test-postgres.sh start)"     # starts it (or finds it running) and exports the URL
 #   scripts/test-postgres.sh stop                 # stops it and removes the cluster
+#   scripts/test-postgres.sh crash                # stops it at once (-m immediate: what a power cut leaves); start
+#                                                 # brings it back through crash recovery (the reliability tests)
 #
 # Idempotent: a running cluster is reused. Needs Debian's postgresql-15 (scripts/setup.sh installs it); as root it runs
 # the server as the postgres user (PostgreSQL refuses root).
@@ -36,8 +38,11 @@ stop)
   as_postgres "$BIN/pg_ctl" -D "$DIR/data" -m fast stop >/dev/null 2>&1 || true
   rm -rf "$DIR"
   ;;
+crash)
+  as_postgres "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null
+  ;;
 *)
-  echo "usage: $0 start|stop" >&2
+  echo "usage: $0 start|stop|crash" >&2
   exit 64
   ;;
 esac

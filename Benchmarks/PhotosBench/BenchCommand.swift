@@ -45,11 +45,22 @@ struct BenchCore: ParsableCommand {
         "/tmp/openphotokit-bench.photoslibrary"
     @Option(help: "Timed repetitions of each query.") var repetitions = 9
     @Option(help: "Real image files created through performChanges for the change-block rate.") var files = 500
+    @Option(
+        help:
+            "A PostgreSQL server (postgres://user@host:port/database): the library is made there (library bench_core, files in /tmp), against PostgreSQL itself."
+    )
+    var store: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let url = URL(fileURLWithPath: library)
-        var results: [String: Any] = ["assets": assets]
+        let url =
+            try store.map { base -> URL in
+                guard let url = URL(string: "\(base)?library=bench_core&files=/tmp/openphotokit-bench-pg.files") else {
+                    throw ValidationError("--store must be a postgres:// URL")
+                }
+                return url
+            } ?? URL(fileURLWithPath: library)
+        var results: [String: Any] = ["assets": assets, "store": store == nil ? "sqlite" : "postgresql"]
 
         // 1. Insert rate (synthetic rows in 20k-row transactions: the store's own write path).
         let existing =
@@ -60,20 +71,31 @@ struct BenchCore: ParsableCommand {
                 return PHAsset.fetchAssets(with: o).count
             } ?? 0
         if existing != assets {
-            try? FileManager.default.removeItem(at: url)
+            try? LibraryStorage.removeLibrary(at: url)
             let seconds = try SyntheticLibrary.insertAssets(into: url, count: assets)
-            let rawPath = url.deletingLastPathComponent().appendingPathComponent("openphotokit-bench-raw.sqlite").path
-            let rawSeconds = RawSQLiteBaseline.insertAssets(
-                databasePath: rawPath, schemaFrom: url.appendingPathComponent("database/Photos.sqlite").path, count: assets)
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: rawPath + suffix) }
+            let rawSeconds: Double
+            if store != nil {
+                // COPY of the same rows into a table like the library's asset table (its indexes too).
+                let scratch = try TestMedia.temporaryDirectory("OpenPhotoKit-bench-copy")
+                defer { try? FileManager.default.removeItem(at: scratch) }
+                rawSeconds = try RawPostgreSQLBaseline(libraryURL: url).copyAssets(libraryURL: url, count: assets, scratch: scratch)
+            } else {
+                let rawPath = url.deletingLastPathComponent().appendingPathComponent("openphotokit-bench-raw.sqlite").path
+                rawSeconds = RawSQLiteBaseline.insertAssets(
+                    databasePath: rawPath, schemaFrom: url.appendingPathComponent("database/Photos.sqlite").path, count: assets)
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: rawPath + suffix) }
+            }
+            let baseline = store == nil ? "raw SQLite" : "COPY"
             results["insert"] = [
-                "rowsPerSecond": Double(assets) / seconds, "rawSQLiteRowsPerSecond": Double(assets) / rawSeconds,
-                "ratio": seconds / rawSeconds,
+                "rowsPerSecond": Double(assets) / seconds, "baselineRowsPerSecond": Double(assets) / rawSeconds, "baseline": baseline,
+                "ratio": seconds / rawSeconds, "rateOfBaseline": rawSeconds / seconds,
             ]
             log(
                 String(
-                    format: "insert: %d synthetic assets in %.1f s = %.0f rows/s; raw SQLite %.1f s = %.0f rows/s; time ratio %.2f×", assets,
-                    seconds, Double(assets) / seconds, rawSeconds, Double(assets) / rawSeconds, seconds / rawSeconds))
+                    format:
+                        "insert: %d synthetic assets in %.1f s = %.0f rows/s; %@ %.1f s = %.0f rows/s; time ratio %.2f× (rate %.2f of the baseline's)",
+                    assets, seconds, Double(assets) / seconds, baseline, rawSeconds, Double(assets) / rawSeconds, seconds / rawSeconds,
+                    rawSeconds / seconds))
         } else {
             log("reusing \(url.path) (\(existing) assets); delete it to measure the insert rate again")
         }
@@ -102,6 +124,14 @@ struct BenchCore: ParsableCommand {
             """
         let rowSQL = "SELECT * FROM asset WHERE id = ?"
         let databasePath = url.appendingPathComponent("database/Photos.sqlite").path
+        // On PostgreSQL: the statement the engine writes (FetchSQLTests asserts the SQLite one), NULL ordered as SQLite
+        // orders it, placeholders numbered.
+        let postgres = try store.map { _ in try RawPostgreSQLBaseline(libraryURL: url) }
+        let postgresSQL = """
+            SELECT a.id FROM asset a WHERE a.trashed_date IS NULL AND a.is_hidden = 0 AND a.burst_hidden = 0 AND \
+            (a.source_type & $1) != 0 AND (a.media_type = $2 AND a.is_favorite = $3) \
+            ORDER BY a.creation_date DESC NULLS LAST, a.id DESC NULLS LAST
+            """
         var ours: [Double] = []
         var raw: [Double] = []
         var count = 0
@@ -114,7 +144,11 @@ struct BenchCore: ParsableCommand {
             ours.append(ms(since: start))
             precondition(first != nil)
             start = DispatchTime.now()
-            rawCount = RawSQLiteBaseline.countAndFirst(databasePath: databasePath, sql: sql, arguments: [1, 1, 0], rowSQL: rowSQL).count
+            if let postgres {
+                rawCount = try postgres.countAndFirst(sql: postgresSQL, arguments: [1, 1, 0], rowSQL: "SELECT * FROM asset WHERE id = $1")
+            } else {
+                rawCount = RawSQLiteBaseline.countAndFirst(databasePath: databasePath, sql: sql, arguments: [1, 1, 0], rowSQL: rowSQL).count
+            }
             raw.append(ms(since: start))
         }
         precondition(count == rawCount, "the fetch and the baseline disagree: \(count) vs \(rawCount)")
@@ -135,7 +169,9 @@ struct BenchCore: ParsableCommand {
             "firstObjectMilliseconds": median(firsts),
         ]
         log(
-            String(format: "query (%d matching): fetch+count+first %.1f ms, raw SQLite %.1f ms, ratio %.2f×", count, median(ours), median(raw), ratio)
+            String(
+                format: "query (%d matching): fetch+count+first %.1f ms, raw %@ %.1f ms, ratio %.2f×", count, median(ours),
+                store == nil ? "SQLite" : "PostgreSQL", median(raw), ratio)
         )
         log(
             String(
@@ -157,7 +193,11 @@ struct BenchCore: ParsableCommand {
         if files > 0 {
             let scratch = try TestMedia.temporaryDirectory("OpenPhotoKit-bench")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            let target = try PHPhotoLibrary(url: scratch.appendingPathComponent("Files.photoslibrary"), clientIdentifier: nil)
+            let targetURL =
+                store.flatMap { URL(string: "\($0)?library=bench_files_\(UUID().uuidString.prefix(8).lowercased())&files=\(scratch.path)/files") }
+                ?? scratch.appendingPathComponent("Files.photoslibrary")
+            defer { try? LibraryStorage.removeLibrary(at: targetURL) }
+            let target = try PHPhotoLibrary(url: targetURL, clientIdentifier: nil)
             var urls: [URL] = []
             for i in 0..<files {
                 let file = scratch.appendingPathComponent("img-\(i).jpg")

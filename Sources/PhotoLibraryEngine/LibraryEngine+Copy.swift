@@ -118,17 +118,10 @@ extension LibraryEngine {
         }
         let parentIndex = table == "collection" ? columns.firstIndex(of: "parent_id") : nil
         let order = columns.contains("id") ? " ORDER BY id" : ""
-        let batch = max(1, min(500, 30_000 / max(columns.count, 1)))
-        var pending: [SQLValue] = []
+        var pending: [[SQLValue]] = []
         var count = 0
         func flush() throws {
-            guard !pending.isEmpty else { return }
-            let rowCount = pending.count / columns.count
-            let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-            try db.execute(
-                sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-                    + Array(repeating: row, count: rowCount).joined(separator: ", "),
-                arguments: SQLArguments(pending))
+            try db.insertRows(into: table, columns: columns, rows: pending)
             pending.removeAll(keepingCapacity: true)
         }
         try original.forEachRow(sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)\(order)", arguments: [], cached: false) { row in
@@ -138,9 +131,9 @@ extension LibraryEngine {
                 deferredParents.append((values[id], values[parentIndex]))
                 values[parentIndex] = .null
             }
-            pending += values
+            pending.append(values)
             count += 1
-            if pending.count / columns.count >= batch { try flush() }
+            if pending.count >= 5_000 { try flush() }
             return true
         }
         try flush()

@@ -193,6 +193,18 @@ package final class LibraryEngine: Sendable {
         }
     }
 
+    /// Settles the intent journals of a transaction whose commit has no known outcome: each listed path that no
+    /// committed row references is removed, then the journal. A journal that cannot be settled now (the database does
+    /// not answer) stays in this engine's slot, for the recovery that follows this process.
+    func resolveIntents(_ journals: [URL]) {
+        let isReferenced = { (path: String) throws -> Bool in
+            try self.metadata.read { db in
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
+            }
+        }
+        for journal in journals { _ = try? bundle.replayIntent(journal, isReferenced: isReferenced) }
+    }
+
     /// A library-wide setting from `library_info`.
     package func setting(_ key: String) -> String? {
         try? metadata.read { db in try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = ?", arguments: [key]) }

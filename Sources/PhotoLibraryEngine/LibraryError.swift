@@ -4,6 +4,9 @@ import Foundation
 package struct LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     package var code: Int
     package var message: String
+    /// The transaction may or may not have committed (the connection to a database server ended during `COMMIT`):
+    /// what it placed must be left for its intent journal to decide, never undone blindly.
+    package var commitOutcomeUnknown = false
 
     package init(code: Int, _ message: String) {
         self.code = code
@@ -22,5 +25,10 @@ package struct LibraryError: Error, Sendable, Equatable, CustomStringConvertible
     package static func accessUserDenied(_ m: String) -> LibraryError { .init(code: 3311, m) }
     package static func identifierNotFound(_ m: String) -> LibraryError { .init(code: 3201, m) }
     package static func libraryVolumeOffline(_ m: String) -> LibraryError { .init(code: 3114, m) }
+    package static func commitOutcomeUnknown(_ m: String) -> LibraryError {
+        var error = LibraryError(code: 3114, m)
+        error.commitOutcomeUnknown = true
+        return error
+    }
     package static func persistentChangeTokenExpired(_ m: String) -> LibraryError { .init(code: 3105, m) }
 }

@@ -20,14 +20,17 @@ public struct ConcurrencyCampaign {
         public var transactions = 0
         public var watcherLinesMissing = 0
         public var watcherLinesDuplicated = 0
+        /// Watchers whose lines were not the history's transactions in their order.
+        public var watchersOutOfOrder = 0
+        public var watchers = 0
         public var seconds = 0.0
 
         public var description: String {
             String(
                 format:
-                    "%d processes × %d commands: %d failures, %d lost updates; watcher %d lines for %d transactions (%d missing, %d duplicated); %.1f s",
-                processes, processes > 0 ? commands / processes : 0, failures.count, lostUpdates, watcherLines, transactions,
-                watcherLinesMissing, watcherLinesDuplicated, seconds)
+                    "%d processes × %d commands: %d failures, %d lost updates; %d watchers, %d lines for %d transactions (%d missing, %d duplicated, %d out of order); %.1f s",
+                processes, processes > 0 ? commands / processes : 0, failures.count, lostUpdates, watchers, watcherLines, transactions,
+                watcherLinesMissing, watcherLinesDuplicated, watchersOutOfOrder, seconds)
         }
     }
 
@@ -35,21 +38,27 @@ public struct ConcurrencyCampaign {
     let workspace: URL
     let library: URL
 
-    public init(photos executable: URL, workspace: URL) throws {
+    /// A campaign on the library at `library` (a folder or a server URL; by default a new folder in `workspace`).
+    public init(photos executable: URL, workspace: URL, library: URL? = nil) throws {
         self.executable = executable
         self.workspace = workspace
-        library = workspace.appendingPathComponent("Concurrent.photoslibrary")
+        self.library = library ?? workspace.appendingPathComponent("Concurrent.photoslibrary")
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
     }
 
+    /// How `photos` is told the library: a folder's path, or the URL.
+    var libraryArgument: String { library.isFileURL ? library.path : library.absoluteString }
+
     private func photos(_ arguments: [String]) throws -> ChildProcess.Outcome {
-        try ChildProcess.run(executable, arguments + ["--library", library.path])
+        try ChildProcess.run(executable, arguments + ["--library", libraryArgument])
     }
 
     /// Runs `processes` workers of `commands` commands each.
-    public func run(processes: Int, commands: Int) throws -> Result {
+    /// Runs `processes` workers of `commands` commands each, observed by `watchers` `photos watch` processes.
+    public func run(processes: Int, commands: Int, watchers watcherCount: Int = 1) throws -> Result {
         var result = Result()
         result.processes = processes
+        result.watchers = watcherCount
         // One asset per worker.
         var files: [String] = []
         for index in 0..<processes {
@@ -64,13 +73,16 @@ public struct ConcurrencyCampaign {
         guard ids.count == processes else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "setup failed"]) }
         let before = String(decoding: try photos(["changes"]).standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 
-        // The watcher says "watching …" on standard error once it observes: no commit before that.
-        let watcherErrors = workspace.appendingPathComponent("watch.err")
-        let watcher = try ChildProcess(
-            executable, ["watch", "--json", "--include-hidden", "--library", library.path], standardError: watcherErrors)
-        let deadline = Date().addingTimeInterval(60)
-        while !((try? String(contentsOf: watcherErrors, encoding: .utf8)) ?? "").contains("watching"), Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
+        // Each watcher says "watching …" on standard error once it observes: no commit before that.
+        var watchers: [ChildProcess] = []
+        for index in 0..<watcherCount {
+            let watcherErrors = workspace.appendingPathComponent("watch-\(index).err")
+            watchers.append(
+                try ChildProcess(executable, ["watch", "--json", "--include-hidden", "--library", libraryArgument], standardError: watcherErrors))
+            let deadline = Date().addingTimeInterval(60)
+            while !((try? String(contentsOf: watcherErrors, encoding: .utf8)) ?? "").contains("watching"), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
         }
         let started = Date()
         struct Worker: Sendable {
@@ -81,7 +93,7 @@ public struct ConcurrencyCampaign {
         }
         let workers = Mutex([Worker](repeating: Worker(), count: processes))
         let executable = self.executable
-        let library = self.library
+        let library = self.libraryArgument
         let workspace = self.workspace
         DispatchQueue.concurrentPerform(iterations: processes) { index in
             var worker = Worker()
@@ -95,7 +107,7 @@ public struct ConcurrencyCampaign {
                     worker.lastFavorite = step % 2 == 0
                     arguments = ["favorite", ids[index]] + (worker.lastFavorite ? [] : ["--off"])
                 }
-                guard let end = try? ChildProcess.run(executable, arguments + ["--library", library.path]), end.status == 0 else {
+                guard let end = try? ChildProcess.run(executable, arguments + ["--library", library]), end.status == 0 else {
                     worker.failures.append("worker \(index) step \(step): \(arguments.first ?? "")")
                     continue
                 }
@@ -113,12 +125,17 @@ public struct ConcurrencyCampaign {
         let history = try photos(["changes", "--since", before, "--json"])
         let changes = ((try? JSONSerialization.jsonObject(with: history.standardOutput) as? [String: Any])?["changes"] as? [Any]) ?? []
         let lineDeadline = Date().addingTimeInterval(60)
-        while watcher.standardOutputSoFar.filter({ $0 == UInt8(ascii: "\n") }).count < changes.count, Date() < lineDeadline {
-            Thread.sleep(forTimeInterval: 0.05)
+        for watcher in watchers {
+            while watcher.standardOutputSoFar.filter({ $0 == UInt8(ascii: "\n") }).count < changes.count, Date() < lineDeadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
         }
         Thread.sleep(forTimeInterval: 1.5)  // and a little longer, for lines that should not come (duplicates)
-        watcher.kill()
-        let watched = watcher.wait()
+        var watched: [ChildProcess.Outcome] = []
+        for watcher in watchers {
+            watcher.kill()
+            watched.append(watcher.wait())
+        }
 
         let finished = workers.withLock { $0 }
         result.commands = processes * commands
@@ -135,15 +152,19 @@ public struct ConcurrencyCampaign {
             if favorite[ids[index]] != worker.lastFavorite { result.lostUpdates += 1 }
             result.lostUpdates += worker.added.filter { favorite[$0] == nil }.count
         }
-        // The watcher: one line per transaction of the history since `before`, each token once.
+        // Each watcher: one line per transaction of the history since `before`, each token once, in commit order.
         result.transactions = changes.count
-        let lines = String(decoding: watched.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("{") }
-        let tokens = lines.compactMap { line -> String? in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["token"] as? String
+        let committed = changes.compactMap { ($0 as? [String: Any])?["token"] as? String }
+        for outcome in watched {
+            let lines = String(decoding: outcome.standardOutput, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("{") }
+            let tokens = lines.compactMap { line -> String? in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["token"] as? String
+            }
+            result.watcherLines += tokens.count
+            result.watcherLinesDuplicated += tokens.count - Set(tokens).count
+            result.watcherLinesMissing += max(0, result.transactions - Set(tokens).count)
+            if tokens != committed { result.watchersOutOfOrder += 1 }
         }
-        result.watcherLines = tokens.count
-        result.watcherLinesDuplicated = tokens.count - Set(tokens).count
-        result.watcherLinesMissing = max(0, result.transactions - Set(tokens).count)
         return result
     }
 }

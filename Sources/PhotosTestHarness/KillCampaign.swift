@@ -50,11 +50,15 @@ public struct KillCampaign {
     let library: URL
     var random: SplitMix64
 
-    /// A campaign with the `photos` executable at `executable`, working in a new folder under `workspace`.
-    public init(photos executable: URL, workspace: URL, seed: UInt64) throws {
+    /// How `photos` is told the library: a folder's path, or the URL.
+    var libraryArgument: String { library.isFileURL ? library.path : library.absoluteString }
+
+    /// A campaign with the `photos` executable at `executable`, working in a new folder under `workspace`, on the
+    /// library at `library` (a folder or a server URL; by default a new folder in `workspace`).
+    public init(photos executable: URL, workspace: URL, library: URL? = nil, seed: UInt64) throws {
         self.executable = executable
         self.workspace = workspace
-        library = workspace.appendingPathComponent("Campaign.photoslibrary")
+        self.library = library ?? workspace.appendingPathComponent("Campaign.photoslibrary")
         random = SplitMix64(seed: seed)
         try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
     }
@@ -118,16 +122,16 @@ public struct KillCampaign {
                 if kill % 2 == 1, let edited = ledger.sorted().first {
                     otherEdits = true
                     other = try ChildProcess(
-                        executable, ["edit", edited, "--exposure", String(format: "%.1f", Double(kill % 10) / 10), "--library", library.path])
+                        executable, ["edit", edited, "--exposure", String(format: "%.1f", Double(kill % 10) / 10), "--library", libraryArgument])
                 } else {
                     let photo = workspace.appendingPathComponent("ledger-\(kill).jpg")
                     try TestMedia.writeImage(to: photo, width: 9 + kill % 300, height: 7 + kill / 300)
                     otherLedgerFile = photo
-                    other = try ChildProcess(executable, ["add", photo.path, "--json", "--library", library.path])
+                    other = try ChildProcess(executable, ["add", photo.path, "--json", "--library", libraryArgument])
                 }
             }
             let kind = victimArguments.first ?? "?"
-            let victim = try ChildProcess(executable, victimArguments + ["--library", library.path])
+            let victim = try ChildProcess(executable, victimArguments + ["--library", libraryArgument])
             let window = duration[kind] ?? 0.4
             usleep(UInt32(Double(random.next(below: 1_000_000)) / 1_000_000 * window * 1_000_000))
             victim.kill()
@@ -156,7 +160,7 @@ public struct KillCampaign {
                     log("concurrent add of \(otherLedgerFile?.lastPathComponent ?? "?") failed with status \(end.status)")
                 }
                 // A reader too.
-                let reader = try ChildProcess(executable, ["ls", "--json", "--library", library.path]).wait()
+                let reader = try ChildProcess(executable, ["ls", "--json", "--library", libraryArgument]).wait()
                 result.concurrentCommands += 1
                 if reader.status != 0 { result.concurrentFailures += 1 }
             }
@@ -178,8 +182,10 @@ public struct KillCampaign {
     public static func check(library: URL, after what: String, ledger: Set<String>, into result: inout Result) {
         do {
             let engine = try LibraryEngine.open(at: library)
-            let integrity = try engine.metadata.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
-            if integrity != ["ok"] { result.inconsistencies.append("after \(what): integrity_check \(integrity)") }
+            if library.isFileURL {
+                let integrity = try engine.metadata.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+                if integrity != ["ok"] { result.inconsistencies.append("after \(what): integrity_check \(integrity)") }
+            }
             let (_, problems, _) = try engine.verify()
             for problem in problems {
                 if problem.kind == .orphanFile {
@@ -196,7 +202,9 @@ public struct KillCampaign {
             let present = try engine.metadata.read { db in
                 try Set(String.fetchAll(db, sql: "SELECT local_id FROM asset"))
             }
-            result.lostCommits += ledger.subtracting(present).count
+            let lost = ledger.subtracting(present)
+            result.lostCommits += lost.count
+            for identifier in lost.sorted().prefix(5) { result.inconsistencies.append("after \(what): \(identifier) was acknowledged and is gone") }
             let slots = (try? FileManager.default.contentsOfDirectory(atPath: engine.bundle.writersURL.path)) ?? []
             // The engine just opened holds no slot (it wrote nothing); anything there was left by a dead writer.
             result.orphans += slots.count
@@ -231,12 +239,12 @@ public struct KillCampaign {
             try TestMedia.writeImage(to: file, width: 20 + index, height: 11)
             files.append(file.path)
         }
-        let end = try ChildProcess.run(executable, ["add"] + files + ["--json", "--library", library.path])
+        let end = try ChildProcess.run(executable, ["add"] + files + ["--json", "--library", libraryArgument])
         return (Self.identifiers(fromAddJSON: end.standardOutput) ?? [], end.status)
     }
 
     private func listIDs(includeHidden: Bool) throws -> [String] {
-        let end = try ChildProcess.run(executable, ["ls", "--json", "--library", library.path] + (includeHidden ? ["--include-hidden"] : []))
+        let end = try ChildProcess.run(executable, ["ls", "--json", "--library", libraryArgument] + (includeHidden ? ["--include-hidden"] : []))
         let objects = (try? JSONSerialization.jsonObject(with: end.standardOutput) as? [[String: Any]]) ?? []
         return objects.compactMap { $0["localIdentifier"] as? String }
     }

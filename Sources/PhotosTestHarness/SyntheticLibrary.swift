@@ -33,6 +33,25 @@ public struct SyntheticAssetRow: Sendable {
         }
     }
 
+    /// The columns a synthetic row fills, in ``values``' order.
+    public static let columns = [
+        "local_id", "media_type", "pixel_width", "pixel_height", "creation_date", "local_day", "modification_date", "added_date",
+        "duration", "is_favorite", "is_hidden",
+    ]
+
+    /// The row's values for ``columns``.
+    var values: [SQLValue] {
+        [
+            .text(localIdentifier), .integer(Int64(mediaType)), .integer(4032), .integer(3024), .real(creationDate), .text(localDay),
+            .real(creationDate), .real(creationDate), .real(duration), .integer(isFavorite ? 1 : 0), .integer(isHidden ? 1 : 0),
+        ]
+    }
+
+    /// One row's values as CSV (the PostgreSQL baseline's `COPY`).
+    public var csvLine: String {
+        "\(localIdentifier),\(mediaType),4032,3024,\(creationDate),\(localDay),\(creationDate),\(creationDate),\(duration),\(isFavorite ? 1 : 0),\(isHidden ? 1 : 0)\n"
+    }
+
     static let insertSQL = """
         INSERT INTO asset (local_id, media_type, pixel_width, pixel_height, creation_date, local_day,
             modification_date, added_date, duration, is_favorite, is_hidden)
@@ -53,14 +72,9 @@ public enum SyntheticLibrary {
         while inserted < count {
             let rows = SyntheticAssetRow.rows(count: min(batch, count - inserted), startingAt: inserted, seed: seed)
             let start = Date()
+            // The store's bulk path: a prepared statement per row on SQLite, one statement per batch on PostgreSQL.
             try engine.metadata.write { db in
-                let statement = try db.prepare(sql: SyntheticAssetRow.insertSQL)
-                for row in rows {
-                    try statement.execute(arguments: [
-                        row.localIdentifier, row.mediaType, row.creationDate, row.localDay, row.creationDate, row.creationDate,
-                        row.duration, row.isFavorite, row.isHidden,
-                    ])
-                }
+                try db.insertRows(into: "asset", columns: SyntheticAssetRow.columns, rows: rows.map(\.values))
             }
             elapsed += Date().timeIntervalSince(start)
             inserted += rows.count

@@ -104,9 +104,11 @@ public final class WebDriver: @unchecked Sendable {
         _ = try await call("POST", "/session/\(session)/actions", ["actions": [source]])
     }
 
-    /// Waits until the script returns true (at most `seconds`).
+    /// Waits until the script returns true — at most `seconds`, and never less than a minute: the bound only turns a
+    /// page that never gets there into a failure, and a browser, a server and the rest of the suite sharing two loaded
+    /// cores can take many seconds to render what takes one alone (a wait ends as soon as the script says so).
     public func wait(_ seconds: Double = 10, _ what: String, until script: String) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(max(seconds, 60))
         while Date() < deadline {
             if try await run(script) as? Bool == true { return }
             try await Task.sleep(for: .milliseconds(50))

@@ -26,17 +26,28 @@ struct OwnerLockTests {
         #expect(FileManager.default.fileExists(atPath: staged.url.path), "a live owner's slot is left alone")
         try a.metadata.write { db in try a.slots.checkHeld(on: db) }
 
-        // A's connection to the server ends (its host cut off; the server's keepalives end the session): only the
-        // owner connection holds advisory locks now.
+        // A's connection to the server ends (its host cut off; the server's keepalives end the session): the session
+        // that holds the slot's lock, and no other (other tests' sessions run beside this one).
+        let schema = try #require(URLComponents(url: library.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "library" }?.value)
+        let key = UInt64(bitPattern: PostgreSQLOwnerLocks.key(schema: schema, area: "writers", name: slot.lastPathComponent))
         let ended = try b.metadata.write { db in
             try Int.fetchOne(
                 db,
                 sql: """
-                    SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_locks
-                    WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()) t
-                    """) ?? 0
+                    SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
+                    AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 1) t
+                    """, arguments: [Int64(key >> 32), Int64(key & 0xffff_ffff)]) ?? 0
         }
         #expect(ended == 1)
+        // Termination is a signal: the lock goes when the backend has exited.
+        let gone = Date().addingTimeInterval(30)
+        while try b.metadata.read({ db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid::bigint = ? AND objid::bigint = ? AND objsubid = 1",
+                arguments: [Int64(key >> 32), Int64(key & 0xffff_ffff)]) ?? 0
+        }) > 0, Date() < gone {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         try b.recoverInterruptedTransactions()
         #expect(!FileManager.default.fileExists(atPath: slot.path), "the slot of an owner whose connection ended is swept")
 

@@ -268,9 +268,11 @@ struct GalleryTests {
         return PhotoEditRecipe(adjustmentData: data)
     }
 
-    /// Polls the library (what the gallery did must be in it, not only on screen).
+    /// Polls the library (what the gallery did must be in it, not only on screen), for a minute at most (a bound for
+    /// what never happens, not a speed the machine must have).
     func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
             if condition() { return }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -70,7 +70,7 @@ struct ServeKillTests {
         let workspace = try TestMedia.temporaryDirectory("serve-kill")
         defer { try? FileManager.default.removeItem(at: workspace) }
         let library = workspace.appendingPathComponent("Served.photoslibrary")
-        let executable = KillCampaignTests.executable
+        let executable = ReliabilityTests.KillCampaignTests.executable
         let token: String
         do {
             let owner = try PHPhotoLibrary(url: library, clientIdentifier: nil)

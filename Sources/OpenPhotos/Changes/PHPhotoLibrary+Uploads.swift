@@ -14,6 +14,10 @@ package final class LibraryUploadsFolder: Sendable {
         url = owned.url
     }
 
+    /// False once this process may have lost the folder (its lock on a library server was lost with its connection,
+    /// and another process may sweep it): make a new one.
+    package var isOwned: Bool { owned.isOwned }
+
     /// Removes the folder and what is in it now (a server that stops).
     package func remove() { owned.remove() }
 }

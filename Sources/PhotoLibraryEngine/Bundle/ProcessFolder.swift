@@ -37,6 +37,10 @@ package final class ProcessFolder: @unchecked Sendable {
 
     private let removed = Mutex(false)
 
+    /// False once its owner lock is known lost (a server connection that ended): another process may remove the
+    /// folder from then on, so its owner makes a new one.
+    package var isOwned: Bool { lock.mayBeHeld }
+
     /// Removes the folder and its lock now (a process that exits never runs `deinit`).
     package func remove() {
         guard

@@ -85,8 +85,14 @@ extension LibraryEngine {
                 return summary
             }
         } catch {
-            for key in placed { blobs.remove(key) }
             for file in staged { try? FileManager.default.removeItem(at: file.url) }
+            if error.commitOutcomeUnknown {
+                // It may have committed: the intent journals decide — now, if the database answers; else the next
+                // recovery once this process is gone. Never an undo of files that committed rows may name.
+                resolveIntents(journals)
+                throw error
+            }
+            for key in placed { blobs.remove(key) }
             for journal in journals { bundle.removeIntent(journal) }
             throw error
         }

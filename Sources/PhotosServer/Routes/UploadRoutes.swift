@@ -135,16 +135,32 @@ struct UploadRoutes {
 /// link), each owned by the client that sent it. A folder left by a server that died is removed by the next process
 /// that opens the library for writing — never one whose process lives.
 final class Uploads: Sendable {
-    private let owned: LibraryUploadsFolder
-    private var folder: URL { owned.url }
+    private let library: PHPhotoLibrary
+    private let owned: Mutex<LibraryUploadsFolder>
     private let pending = Mutex<[String: (client: String, name: String, file: URL, date: Date, digest: (size: Int, sha256: String)?)]>([:])
 
     init(library: PHPhotoLibrary) throws {
-        owned = try library.makeUploadsFolder()
+        self.library = library
+        owned = Mutex(try library.makeUploadsFolder())
+    }
+
+    /// The folder new uploads go to — a new one when this server may have lost the last (a library on a database
+    /// server whose connection ended: another node may sweep it). Uploads pending in a lost folder are forgotten: their
+    /// clients are told to send them again when they import them.
+    private var folder: URL {
+        get throws {
+            try owned.withLock { current in
+                if current.isOwned { return current.url }
+                let lost = current.url.path + "/"
+                current = try library.makeUploadsFolder()
+                pending.withLock { $0 = $0.filter { !$0.value.file.path.hasPrefix(lost) } }
+                return current.url
+            }
+        }
     }
 
     /// Removes every pending upload and the folder: the server stops.
-    func close() { owned.remove() }
+    func close() { owned.withLock { $0.remove() } }
 
     /// A name for the upload's file: its last path component, without control characters, at most 200 bytes.
     static func safeName(_ name: String) throws -> String {
@@ -165,7 +181,7 @@ final class Uploads: Sendable {
             throw APIError.tooLarge("this client has \(waiting) uploads waiting to be imported (at most \(maximumCount)): import them first")
         }
         let id = UUID().uuidString.lowercased()
-        let file = folder.appendingPathComponent(id)
+        let file = try folder.appendingPathComponent(id)
         let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw APIError(status: .internalServerError, domain: PHPhotosErrorDomain, code: -1, message: "cannot store the upload")
@@ -184,7 +200,7 @@ final class Uploads: Sendable {
                 return (id, entry.name, entry.file, digest)
             }
         }
-        let batch = folder.appendingPathComponent("batch-\(UUID().uuidString.lowercased())")
+        let batch = try folder.appendingPathComponent("batch-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: false)
         var taken: [String: Int] = [:]
         var moved: [(id: String, file: URL, sha256: String?)] = []

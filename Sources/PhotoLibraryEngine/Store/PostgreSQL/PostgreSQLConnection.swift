@@ -24,8 +24,12 @@ final class PostgreSQLConnection: SQLConnection {
     func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
         let query = try Self.query(sql, arguments)
         do {
-            return try PostgreSQLEventLoops.wait(connection.query(query, logger: logger))
+            return try PostgreSQLEventLoops.wait(connection.query(query, logger: logger), on: connection)
         } catch {
+            // A lost connection is the library going offline, not a failed statement.
+            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed {
+                throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
+            }
             // PostgresNIO's errors say only their kind when printed: the server's message and the statement say why.
             throw PostgreSQLError(message: describe(error), sql: sql)
         }
@@ -42,22 +46,77 @@ final class PostgreSQLConnection: SQLConnection {
         }
     }
 
+    /// Streams: the rows are handed over as they arrive (PostgresNIO calls back per row on its event loop), so the
+    /// first batch is there as soon as the server sends its first rows, not once the whole result is read.
     func forEachInt64(
         sql: String, arguments: SQLArguments, cached: Bool, firstBatch: Int, _ body: (UnsafeBufferPointer<Int64>) throws -> Void
     ) throws {
-        let rows = try run(sql, arguments).rows
-        var ids = ContiguousArray<Int64>()
-        ids.reserveCapacity(rows.count)
-        for row in rows { ids.append(PostgreSQLRow(row: row.makeRandomAccess()).int64(at: 0)) }
-        var start = 0
-        var size = Swift.max(1, firstBatch)
-        try ids.withUnsafeBufferPointer { all in
-            while start < all.count {
-                let end = Swift.min(start + size, all.count)
-                try body(UnsafeBufferPointer(rebasing: all[start..<end]))
-                start = end
-                size = 4096
+        let query = try Self.query(sql, arguments)
+        let stream = IDStream()
+        let finished = connection.query(query, logger: logger) { row in
+            stream.append(PostgreSQLRow(row: row.makeRandomAccess()).int64(at: 0))
+        }
+        finished.whenComplete { result in
+            switch result {
+            case .success: stream.finish(nil)
+            case .failure(let error): stream.finish(PostgreSQLError(message: describe(error), sql: sql))
             }
+        }
+        var size = Swift.max(1, firstBatch)
+        var failure: (any Error)?
+        // A query written to a connection that has just closed is never failed by PostgresNIO: the close ends it.
+        let closed = { stream.finish(PostgreSQLError(message: "the connection to the database server was closed", sql: sql)) }
+        PostgreSQLEventLoops.closeWatch(of: connection).whileWaiting(closed) {
+            while let batch = stream.next(size) {
+                size = 4096
+                // A body that throws stops the caller; the rest of the result is still read (and dropped) so that
+                // the connection is ready for the next statement.
+                if failure == nil {
+                    do { try batch.withUnsafeBufferPointer { try body($0) } } catch { failure = error }
+                }
+            }
+        }
+        if let failure { throw failure }
+        if let error = stream.error {
+            if connection.isClosed {
+                throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
+            }
+            throw error
+        }
+    }
+
+    /// One statement per call: the rows travel as one JSON array of objects, which the server turns into rows of the
+    /// table's own type (`json_populate_recordset`, each value read by its column's input function) — no round trip
+    /// per row, no limit on parameters.
+    func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) throws {
+        guard !rows.isEmpty else { return }
+        var json = "["
+        json.reserveCapacity(rows.count * columns.count * 16)
+        for (index, row) in rows.enumerated() {
+            if index > 0 { json += "," }
+            json += "{"
+            for (column, value) in zip(columns, row) {
+                if json.last != "{" { json += "," }
+                json += "\"\(column)\":"
+                Self.appendJSON(value, to: &json)
+            }
+            json += "}"
+        }
+        json += "]"
+        let list = columns.joined(separator: ", ")
+        try execute(
+            sql: "INSERT INTO \(table) (\(list)) SELECT \(list) FROM json_populate_recordset(NULL::\(table), ?::json)", arguments: [json])
+    }
+
+    /// `value` as a JSON value that the column's input function reads back exactly: numbers in Swift's shortest
+    /// round-tripping form, text escaped, bytes as `bytea`'s hex form.
+    static func appendJSON(_ value: SQLValue, to json: inout String) {
+        switch value {
+        case .null: json += "null"
+        case .integer(let i): json += String(i)
+        case .real(let d): json += d.isFinite ? "\(d)" : "\"\(d > 0 ? "Infinity" : (d < 0 ? "-Infinity" : "NaN"))\""
+        case .text(let text): json += SQLDialect.jsonString(text)
+        case .blob(let data): json += "\"\\\\x" + data.map { String(format: "%02x", $0) }.joined() + "\""
         }
     }
 
@@ -178,4 +237,56 @@ struct PostgreSQLError: Error, CustomStringConvertible {
     let sql: String
 
     var description: String { "PostgreSQL: \(message) (in: \(sql.prefix(300)))" }
+}
+
+/// Ids arriving from PostgresNIO's event loop, taken in batches by the caller's thread.
+private final class IDStream: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var ids = ContiguousArray<Int64>()
+    /// Where the ids not yet taken begin in `ids`.
+    private var start = 0
+    private var done = false
+    private(set) var error: (any Error)?
+    /// How many ids the waiting reader wants before it is woken (0: none waits).
+    private var wanted = 0
+
+    func append(_ id: Int64) {
+        condition.lock()
+        ids.append(id)
+        if wanted > 0, ids.count - start >= wanted { condition.signal() }
+        condition.unlock()
+    }
+
+    /// The first end wins (the query's, or the connection's close).
+    func finish(_ error: (any Error)?) {
+        condition.lock()
+        if done {
+            condition.unlock()
+            return
+        }
+        done = true
+        self.error = error
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The next `count` ids (fewer once the result ended); nil when nothing is left.
+    func next(_ count: Int) -> ContiguousArray<Int64>? {
+        condition.lock()
+        defer { condition.unlock() }
+        while ids.count - start < count, !done {
+            wanted = count
+            condition.wait()
+        }
+        wanted = 0
+        let end = Swift.min(start + count, ids.count)
+        guard end > start else { return nil }
+        let batch = ContiguousArray(ids[start..<end])
+        start = end
+        if start == ids.count {
+            ids.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        return batch
+    }
 }

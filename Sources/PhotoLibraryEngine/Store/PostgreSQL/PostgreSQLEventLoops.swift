@@ -1,6 +1,9 @@
 import Dispatch
+import Foundation
 import NIOCore
 import NIOPosix
+import PostgresNIO
+import Synchronization
 
 /// The event loops of this process's PostgreSQL connections, and the one way the store waits for them.
 ///
@@ -13,21 +16,93 @@ enum PostgreSQLEventLoops {
     /// thread). Never shut down: they live as long as the process.
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
-    /// Blocks the calling thread until `future` completes; never called on one of ``group``'s own threads.
-    static func wait<T>(_ future: EventLoopFuture<T>) throws -> T {
+    /// Blocks the calling thread until `future` completes — or `connection` closes, the connection the reply was to
+    /// come on: PostgresNIO drops a query written to a connection that has just closed (a server that died) without
+    /// failing it, and a wait for it would never end. Never called on one of ``group``'s own threads.
+    static func wait<T>(_ future: EventLoopFuture<T>, on connection: PostgresConnection? = nil) throws -> T {
         precondition(!future.eventLoop.inEventLoop, "a PostgreSQL store's thread waits for its own reply")
         let outcome = Outcome<T>()
-        future.whenComplete { result in
-            outcome.result = result
-            outcome.done.signal()
+        future.whenComplete { outcome.complete($0) }
+        if let connection {
+            let watch = closeWatch(of: connection)
+            watch.whileWaiting({ outcome.complete(.failure(ConnectionClosed())) }) { outcome.done.wait() }
+        } else {
+            outcome.done.wait()
         }
-        outcome.done.wait()
-        // The semaphore orders the write before this read.
         return try outcome.result!.get()
+    }
+
+    /// Each open connection's watch (one callback on its close, registered when it is made, not one per query).
+    private static let watches = Mutex<[ObjectIdentifier: CloseWatch]>([:])
+
+    /// Starts watching a new connection's close.
+    static func watchClose(of connection: PostgresConnection) {
+        let watch = CloseWatch()
+        let key = ObjectIdentifier(connection)
+        watches.withLock { $0[key] = watch }
+        connection.closeFuture.whenComplete { _ in
+            watches.withLock { _ = $0.removeValue(forKey: key) }
+            watch.fire()
+        }
+    }
+
+    /// The watch of `connection` (a closed one's: already fired).
+    static func closeWatch(of connection: PostgresConnection) -> CloseWatch {
+        watches.withLock { $0[ObjectIdentifier(connection)] } ?? CloseWatch.fired
+    }
+
+    /// The connection ended before its reply came.
+    struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection to the database server was closed" }
     }
 
     private final class Outcome<T>: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
-        var result: Result<T, any Error>?
+        private let lock = NSLock()
+        private(set) var result: Result<T, any Error>?
+
+        /// The first completion wins.
+        func complete(_ value: Result<T, any Error>) {
+            let first = lock.withLock { () -> Bool in
+                guard result == nil else { return false }
+                result = value
+                return true
+            }
+            if first { done.signal() }
+        }
+    }
+}
+
+/// Whether a connection closed, and what to do when it does while someone waits on it.
+final class CloseWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var closed = false
+    private var waiter: (() -> Void)?
+
+    static var fired: CloseWatch {
+        let watch = CloseWatch()
+        watch.fire()
+        return watch
+    }
+
+    /// Runs `wait` with `onClose` called if the connection closes meanwhile (at once if it already has).
+    func whileWaiting(_ onClose: @escaping () -> Void, _ wait: () -> Void) {
+        let alreadyClosed = lock.withLock { () -> Bool in
+            if closed { return true }
+            waiter = onClose
+            return false
+        }
+        if alreadyClosed { onClose() }
+        wait()
+        lock.withLock { waiter = nil }
+    }
+
+    func fire() {
+        let waiting = lock.withLock { () -> (() -> Void)? in
+            closed = true
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?()
     }
 }

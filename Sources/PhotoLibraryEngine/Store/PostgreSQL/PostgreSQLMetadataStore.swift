@@ -194,7 +194,18 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
             _ = try? sql.execute(sql: "ROLLBACK")
             throw error
         }
-        try sql.execute(sql: "COMMIT")
+        let outcome: PostgresQueryResult
+        do {
+            outcome = try sql.run("COMMIT", [])
+        } catch {
+            // Sent, and no answer: the server may have committed before the connection ended.
+            throw LibraryError.commitOutcomeUnknown(
+                "the connection to the database of the library \(schema) ended while it committed; the change may or may not be saved: \(error)")
+        }
+        // A transaction that an error aborted answers COMMIT with ROLLBACK, and no error: never a silent loss.
+        guard outcome.metadata.command == "COMMIT" else {
+            throw LibraryError.internalError("the database rolled the transaction back (\(outcome.metadata.command)) instead of committing it")
+        }
         return result
     }
 
@@ -236,8 +247,10 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     }
 
     static func connect(_ configuration: PostgresConnection.Configuration, id: Int, logger: Logger) throws -> PostgresConnection {
-        try PostgreSQLEventLoops.wait(
+        let connection = try PostgreSQLEventLoops.wait(
             PostgresConnection.connect(on: PostgreSQLEventLoops.group.next(), configuration: configuration, id: id, logger: logger))
+        PostgreSQLEventLoops.watchClose(of: connection)
+        return connection
     }
 
     /// `name` as a quoted SQL identifier.
@@ -318,7 +331,8 @@ final class PostgreSQLListener: CommitWatch, @unchecked Sendable {
         context = connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
         do {
             _ = try PostgreSQLEventLoops.wait(
-                connection.query(PostgresQuery(unsafeSQL: "LISTEN \(PostgreSQLMetadataStore.quoted(channel))"), logger: logger))
+                connection.query(PostgresQuery(unsafeSQL: "LISTEN \(PostgreSQLMetadataStore.quoted(channel))"), logger: logger),
+                on: connection)
         } catch {
             context.stop()
             _ = try? PostgreSQLEventLoops.wait(connection.close())
@@ -372,8 +386,8 @@ final class PostgreSQLCommitProbe: CommitProbe, @unchecked Sendable {
 /// password, as libpq finds it: in the address, else `PGPASSWORD`, else the password file (`PGPASSFILE`, else
 /// `~/.pgpass`; ignored unless only its owner can read it).
 package struct PostgreSQLLocation: CustomStringConvertible {
-    let configuration: PostgresConnection.Configuration
-    let library: String
+    package let configuration: PostgresConnection.Configuration
+    package let library: String
     package let description: String
     /// The folder of the library's files (`files=`), when given.
     let files: URL?
@@ -381,7 +395,7 @@ package struct PostgreSQLLocation: CustomStringConvertible {
     /// Whether `url` names a PostgreSQL library.
     static func handles(_ url: URL) -> Bool { ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? "") }
 
-    init(url: URL) throws(LibraryError) {
+    package init(url: URL) throws(LibraryError) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             ["postgres", "postgresql"].contains(components.scheme?.lowercased() ?? ""), let host = components.host, !host.isEmpty
         else {

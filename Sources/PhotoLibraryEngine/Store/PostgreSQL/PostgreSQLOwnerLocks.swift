@@ -15,7 +15,7 @@ import PostgresNIO
 /// (``PostgreSQLMetadataStore/whileNoWriterCommits(_:)``). Either a writer commits before a sweep, which then sees
 /// its rows and keeps its files, or the sweep comes first and the writer's check refuses its commit: never a row
 /// naming a swept file. A slot whose lock was lost is replaced at the next write (``WriterSlots``).
-final class PostgreSQLOwnerLocks: OwnerLocks, @unchecked Sendable {
+package final class PostgreSQLOwnerLocks: OwnerLocks, @unchecked Sendable {
     private let configuration: PostgresConnection.Configuration
     private let schema: String
     private let logger: Logger
@@ -41,8 +41,11 @@ final class PostgreSQLOwnerLocks: OwnerLocks, @unchecked Sendable {
     }
 
     /// The advisory lock key of `name` in `area`.
-    private func key(_ name: String, in area: URL) -> Int64 {
-        Int64(bitPattern: fnv1a("OpenPhotoKit.owner.\(schema).\(area.lastPathComponent)/\(name)"))
+    private func key(_ name: String, in area: URL) -> Int64 { Self.key(schema: schema, area: area.lastPathComponent, name: name) }
+
+    /// The advisory lock key of the owner of `name` in the area named `area` (`writers`, `uploads`) of a library.
+    package static func key(schema: String, area: String, name: String) -> Int64 {
+        Int64(bitPattern: fnv1a("OpenPhotoKit.owner.\(schema).\(area)/\(name)"))
     }
 
     /// Runs `sql` on the owner connection (made when there is none, or when the last one died and holds nothing).
@@ -57,7 +60,7 @@ final class PostgreSQLOwnerLocks: OwnerLocks, @unchecked Sendable {
         return try PostgreSQLConnection(connection!, logger: logger).fetchOne(sql: sql, arguments: arguments)
     }
 
-    func acquire(_ name: String, in area: URL) throws(LibraryError) -> any OwnerLock {
+    package func acquire(_ name: String, in area: URL) throws(LibraryError) -> any OwnerLock {
         do {
             return try lock.withLock {
                 guard try run("SELECT pg_try_advisory_lock(?)", [key(name, in: area)])?[0] == true else {
@@ -73,7 +76,7 @@ final class PostgreSQLOwnerLocks: OwnerLocks, @unchecked Sendable {
         }
     }
 
-    func claimAbandoned(_ name: String, in area: URL) -> (any OwnerLock)? {
+    package func claimAbandoned(_ name: String, in area: URL) -> (any OwnerLock)? {
         lock.withLock {
             // Advisory locks are re-entrant within a session: a name this store holds is alive, not claimable.
             guard held["\(area.lastPathComponent)/\(name)"] == nil,
@@ -85,7 +88,7 @@ final class PostgreSQLOwnerLocks: OwnerLocks, @unchecked Sendable {
     }
 
     /// No lock files: a sweeper visits the folders.
-    func lockedNames(in area: URL) -> [String] { [] }
+    package func lockedNames(in area: URL) -> [String] { [] }
 
     fileprivate func release(_ name: String, key: Int64, in area: URL, backend: Int64) {
         lock.withLock {

@@ -66,6 +66,20 @@ package protocol SQLConnection: AnyObject {
     ) throws
     /// Prepares `sql` for several runs inside this transaction.
     func prepare(sql: String) throws -> any SQLStatement
+    /// Inserts many rows into `table` at once, each row its values for `columns` in order: the bulk path (a copy of
+    /// a library, the benchmarks' synthetic libraries), as fast as the database takes rows — a prepared statement run
+    /// per row where a row costs no round trip (SQLite), one statement per call where it does (PostgreSQL).
+    func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) throws
+}
+
+extension SQLConnection {
+    /// One prepared `INSERT` run per row.
+    package func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) throws {
+        guard !rows.isEmpty else { return }
+        let statement = try prepare(
+            sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+        for row in rows { try statement.execute(arguments: SQLArguments(row)) }
+    }
 }
 
 extension SQLConnection {

@@ -180,8 +180,23 @@ package struct SQLDialect: Sendable, Hashable {
         return "[" + items.joined(separator: ",") + "]"
     }
 
-    private static func jsonString(_ s: String) -> String {
-        let data = try? JSONSerialization.data(withJSONObject: s, options: [.fragmentsAllowed])
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    /// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        out.reserveCapacity(s.utf8.count + 2)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }
