@@ -48,8 +48,38 @@ final class PostgreSQLConnection: SQLConnection {
 
     /// Streams: the rows are handed over as they arrive (PostgresNIO calls back per row on its event loop), so the
     /// first batch is there as soon as the server sends its first rows, not once the whole result is read.
+    ///
+    /// A sorted result's first rows come only after the server has sorted them all, unless the planner knows only a
+    /// few are wanted: so a small first batch is its own `LIMIT` query (an index scan where there is one), and the
+    /// whole result follows from the same transaction's snapshot, its first rows skipped. Only for an order that ends
+    /// on the row id (a total order: both statements put every row in the same place).
     func forEachInt64(
         sql: String, arguments: SQLArguments, cached: Bool, firstBatch: Int, _ body: (UnsafeBufferPointer<Int64>) throws -> Void
+    ) throws {
+        var skip = 0
+        if firstBatch > 0, firstBatch <= 1_000, Self.endsOnRowID(sql) {
+            var first = ContiguousArray<Int64>()
+            for row in try run(sql + " LIMIT \(firstBatch)", arguments).rows { first.append(PostgreSQLRow(row: row.makeRandomAccess()).int64(at: 0)) }
+            try first.withUnsafeBufferPointer { try body($0) }
+            if first.count < firstBatch { return }
+            skip = first.count
+        }
+        try streamInt64(sql: skip > 0 ? sql + " OFFSET \(skip)" : sql, arguments: arguments, firstBatch: skip > 0 ? 4096 : firstBatch, body)
+    }
+
+    /// Whether `sql` is one statement whose `ORDER BY` ends on a row id, with no `LIMIT` or `OFFSET` of its own.
+    static func endsOnRowID(_ sql: String) -> Bool {
+        let upper = sql.uppercased()
+        guard let order = upper.range(of: " ORDER BY ", options: .backwards), !upper.contains(" LIMIT "), !upper.contains(" OFFSET "),
+            !upper.contains(";")
+        else { return false }
+        let last = upper[order.upperBound...].split(separator: ",").last?.trimmingCharacters(in: .whitespaces) ?? ""
+        let term = last.split(separator: " ").first.map(String.init) ?? ""
+        return term == "ID" || term.hasSuffix(".ID")
+    }
+
+    private func streamInt64(
+        sql: String, arguments: SQLArguments, firstBatch: Int, _ body: (UnsafeBufferPointer<Int64>) throws -> Void
     ) throws {
         let query = try Self.query(sql, arguments)
         let stream = IDStream()
