@@ -22,6 +22,8 @@ struct BenchChanges: ParsableCommand {
     @Option(help: "Transactions measured per size.") var repetitions = 5
     @Option(help: "Changes per transaction.") var changes = 1000
     @Option(help: "Folder for the benchmark libraries (rebuilt each run).") var directory = "/tmp"
+    @Option(help: "A PostgreSQL server (postgres://user@host:port/database) to build the libraries on, their files in --directory.")
+    var store: String?
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
@@ -50,9 +52,16 @@ struct BenchChanges: ParsableCommand {
     }
 
     private func measure(size: Int) throws -> [String: Any] {
-        let url = URL(fileURLWithPath: directory).appendingPathComponent("openphotokit-bench-changes-\(size).photoslibrary")
-        try? FileManager.default.removeItem(at: url)
-        defer { try? FileManager.default.removeItem(at: url) }
+        let folder = URL(fileURLWithPath: directory).appendingPathComponent("openphotokit-bench-changes-\(size).photoslibrary")
+        let url =
+            try store.map { base -> URL in
+                guard let url = URL(string: "\(base)?library=bench_changes_\(size)&files=\(folder.path)") else {
+                    throw ValidationError("--store must be a postgres:// URL")
+                }
+                return url
+            } ?? folder
+        try? LibraryStorage.removeLibrary(at: url)
+        defer { try? LibraryStorage.removeLibrary(at: url) }
         let scratch = try TestMedia.temporaryDirectory("OpenPhotoKit-bench-changes")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let insertSeconds = try SyntheticLibrary.insertAssets(into: url, count: size)

@@ -23,10 +23,19 @@ struct Add: ParsableCommand {
             }
         }
         let assets = try checked(PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: global.options(library)))
+        // Read before anything is printed: an asset that could not be read back (the database went away after the
+        // commit) is a placeholder without an identifier, never printed as a photo.
+        let json = assets.map { Output.asset($0) }
+        let lines = assets.map { Output.assetLine($0) }
+        // (An add-only client reads back nothing, by design: only placeholders are an error.)
+        if assets.map(\.localIdentifier).contains("") {
+            throw CLIError(
+                "the photos were added, but they could not be read back (is the database still reachable?): \(identifiers.joined(separator: " "))")
+        }
         if global.json {
-            Output.printJSON(assets.map { Output.asset($0) })
+            Output.printJSON(json)
         } else {
-            for asset in assets { print(Output.assetLine(asset)) }
+            for line in lines { print(line) }
         }
     }
 }
