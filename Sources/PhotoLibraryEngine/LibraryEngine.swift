@@ -173,11 +173,7 @@ package final class LibraryEngine: Sendable {
     /// other, are left alone.
     @discardableResult
     package func recoverInterruptedTransactions() throws(LibraryError) -> [String] {
-        let isReferenced = { (path: String) throws -> Bool in
-            try self.metadata.read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
-            }
-        }
+        let isReferenced = { (path: String) throws -> Bool in try self.isCommitted(path) }
         do {
             // While no writer is in a transaction: a writer whose lock died (its host lost the database for a while)
             // is refused at its next commit (see `OwnerLocks`), and one that committed before is seen here.
@@ -197,12 +193,14 @@ package final class LibraryEngine: Sendable {
     /// committed row references is removed, then the journal. A journal that cannot be settled now (the database does
     /// not answer) stays in this engine's slot, for the recovery that follows this process.
     func resolveIntents(_ journals: [URL]) {
-        let isReferenced = { (path: String) throws -> Bool in
-            try self.metadata.read { db in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
-            }
+        for journal in journals { _ = try? bundle.replayIntent(journal, isReferenced: { try self.isCommitted($0) }) }
+    }
+
+    /// Whether a committed row names the stored file `path` (what an intent journal's paths are checked against).
+    private func isCommitted(_ path: String) throws -> Bool {
+        try metadata.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource WHERE path = ?)", arguments: [path]) ?? false
         }
-        for journal in journals { _ = try? bundle.replayIntent(journal, isReferenced: isReferenced) }
     }
 
     /// A library-wide setting from `library_info`.

@@ -127,12 +127,7 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     package func write<T>(
         _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
     ) throws -> T {
-        writer.lock()
-        defer { writer.unlock() }
-        return try withConnection { connection in
-            let sql = PostgreSQLConnection(connection, logger: logger)
-            try sql.execute(sql: "SELECT pg_advisory_lock(?)", arguments: [writerKey])
-            defer { _ = try? sql.execute(sql: "SELECT pg_advisory_unlock(?)", arguments: [writerKey]) }
+        try holdingWriterLock { connection in
             var committed = false
             var wrote = false
             // Still holding the writer lock: no later write has begun.
@@ -158,13 +153,19 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
 
     /// Runs `body` holding the library's writer lock (in this process and across hosts), outside any transaction.
     package func whileNoWriterCommits<T>(_ body: () throws -> T) throws -> T {
+        try holdingWriterLock { _ in try body() }
+    }
+
+    /// Runs `body` on a connection that holds the library's writer lock: this process's, then the session advisory
+    /// lock that excludes writers of every process and host (released with the connection if it dies).
+    private func holdingWriterLock<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         writer.lock()
         defer { writer.unlock() }
         return try withConnection { connection in
             let sql = PostgreSQLConnection(connection, logger: logger)
             try sql.execute(sql: "SELECT pg_advisory_lock(?)", arguments: [writerKey])
             defer { _ = try? sql.execute(sql: "SELECT pg_advisory_unlock(?)", arguments: [writerKey]) }
-            return try body()
+            return try body(connection)
         }
     }
 
