@@ -15,12 +15,15 @@ struct BenchChanges: ParsableCommand {
             new locations, new photos from files) are committed. Reported: the time to compute the fetch result's
             details for the transaction (the observer's call), the same for a result one transaction old (details
             then span two transactions), the time to just run the fetch again (what reloading would cost), and the
-            heap the observed result holds. Build with -c release:
+            heap the observed result holds; then the delay from a commit to its observer in another process (a
+            child process of this program prints when its observer is called). Build with -c release:
             swift run -c release photos-bench changes --sizes 100000,1000000,2000000
             """)
     @Option(help: "Library sizes (synthetic assets), comma-separated.") var sizes = "100000,1000000,2000000"
     @Option(help: "Transactions measured per size.") var repetitions = 5
     @Option(help: "Changes per transaction.") var changes = 1000
+    @Option(help: "One-asset commits whose delay to an observer in another process is measured, per size.")
+    var observerCommits = 200
     @Option(help: "Folder for the benchmark libraries (rebuilt each run).") var directory = "/tmp"
     @Option(help: "A PostgreSQL server (postgres://user@host:port/database) to build the libraries on, their files in --directory.")
     var store: String?
@@ -115,6 +118,10 @@ struct BenchChanges: ParsableCommand {
             precondition(again.count == sample.count, "details and a new fetch disagree: \(sample.count) vs \(again.count)")
             refetch.append(ms(since: start))
         }
+        // Commit to observer in another process.
+        let delays = try crossProcessObserverDelays(library: library, url: url, commits: observerCommits).sorted()
+        func percentile(_ p: Double) -> Double { delays.isEmpty ? .nan : delays[min(delays.count - 1, Int(Double(delays.count) * p))] }
+
         // What the observed result holds after the changes: the heap it gives back when it goes.
         let heapWithResult = heapInUse()
         probe.release()
@@ -127,6 +134,10 @@ struct BenchChanges: ParsableCommand {
         log("  per transaction: " + shapes.joined(separator: "; "))
         log(
             String(
+                format: "  commit to observer in another process (%d commits): p50 %.2f ms, p99 %.2f ms, max %.2f ms", delays.count,
+                percentile(0.5), percentile(0.99), delays.last ?? Double.nan))
+        log(
+            String(
                 format:
                     "  heap: %.2f bytes/asset to fetch and observe the result; %.2f bytes/asset held by it after %d transactions; computing details adds at most %.2f bytes/asset while the old result is alive",
                 Double(heapObserved) / Double(observedCount), Double(heapAfter) / Double(observedCount), repetitions,
@@ -137,6 +148,8 @@ struct BenchChanges: ParsableCommand {
             "fetchAgainMilliseconds": median(refetch), "observedBytesPerAsset": Double(heapObserved) / Double(observedCount),
             "observedBytesPerAssetAfterChanges": Double(heapAfter) / Double(observedCount),
             "detailsBytesPerAsset": Double(detailsHeap) / Double(observedCount), "transactions": shapes,
+            "observerDelayP50Milliseconds": percentile(0.5), "observerDelayP99Milliseconds": percentile(0.99),
+            "observerDelayMaxMilliseconds": delays.last ?? 0,
         ]
     }
 

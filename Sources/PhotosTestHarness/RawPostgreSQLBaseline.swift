@@ -48,7 +48,9 @@ public final class RawPostgreSQLBaseline {
     /// afterwards. Returns the seconds psql took (the CSV is written before).
     public func copyAssets(libraryURL: URL, count: Int, seed: UInt64 = 42, scratch: URL) throws -> TimeInterval {
         let csv = scratch.appendingPathComponent("bench-rows.csv")
-        FileManager.default.createFile(atPath: csv.path, contents: nil)
+        guard FileManager.default.createFile(atPath: csv.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: csv.path])
+        }
         let handle = try FileHandle(forWritingTo: csv)
         var written = 0
         while written < count {

@@ -162,11 +162,14 @@ struct ServeKillTests {
             } else {
                 other = nil
             }
-            // Each kill comes at a random instant after the client's first answer: something is at stake whatever
-            // the machine's load (a fixed delay from the start killed a slow server before it answered anything).
+            // Each kill comes at a random point of the client's progress — after a random number of its answers (of
+            // up to 24), then a few milliseconds more to land inside a request — so something is at stake and the
+            // client is still at work whatever the machine's speed or load (a random delay after the first answer
+            // found a fast machine's client done, and a fixed delay from the start a slow server not yet answering).
+            let answersBeforeKill = 1 + random.next(below: 16)
             let waitUntil = Date().addingTimeInterval(60)
-            while answers.withLock({ $0 }) == 0, !clientExited.withLock({ $0 }), Date() < waitUntil { usleep(5_000) }
-            usleep(UInt32(random.next(below: 600_000)))
+            while answers.withLock({ $0 }) < answersBeforeKill, !clientExited.withLock({ $0 }), Date() < waitUntil { usleep(1_000) }
+            usleep(UInt32(random.next(below: 20_000)))
             server.kill()
             let end = server.wait(samplingMemory: false)
             result.kills += 1

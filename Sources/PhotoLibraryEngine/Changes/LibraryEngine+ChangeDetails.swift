@@ -62,11 +62,9 @@ extension LibraryEngine {
             (row[0], Array(row.values[1...width]))
         }
 
-        // 3. Place each among the untouched assets (still in order) by binary search on their sort keys.
-        let probe = "SELECT \(expressions) FROM asset a WHERE a.id = ?"
-        func key(of id: Int64) throws -> [SQLValue] {
-            try db.fetchOne(sql: probe, arguments: [id], cached: true)?.values ?? []
-        }
+        // 3. Place each among the untouched assets (still in order) by binary search on their sort keys. The
+        //    searches go in step, so that each round reads the keys it needs with one statement (a round trip
+        //    per probe costs too much on a server database): about log2(n) statements in all.
         let directions = query.order.map(\.ascending)
         func precedes(_ a: [SQLValue], _ b: [SQLValue]) -> Bool {
             for (i, ascending) in directions.enumerated() where i < a.count && i < b.count {
@@ -86,16 +84,38 @@ extension LibraryEngine {
             }
             return r + low
         }
-        var untouchedBefore: [Int] = []  // per matching asset: untouched assets that precede it
-        var low = 0
-        for item in matching {
-            var high = untouchedCount
-            while low < high {
-                let mid = (low + high) / 2
-                if precedes(try key(of: before[untouchedIndex(mid)]), item.key) { low = mid + 1 } else { high = mid }
+        // Per matching asset: how many untouched assets precede it, searched in lows[i]..<highs[i].
+        var lows = [Int](repeating: 0, count: matching.count)
+        var highs = [Int](repeating: untouchedCount, count: matching.count)
+        var keys: [Int64: [SQLValue]] = [:]
+        while true {
+            // The matching assets are in result order, so their answers are too: each bounds its neighbours'.
+            for i in matching.indices.dropFirst() { lows[i] = max(lows[i], lows[i - 1]) }
+            for i in matching.indices.reversed().dropFirst() { highs[i] = min(highs[i], highs[i + 1]) }
+            var probes: [(item: Int, id: Int64)] = []
+            for i in matching.indices where lows[i] < highs[i] {
+                probes.append((i, before[untouchedIndex((lows[i] + highs[i]) / 2)]))
             }
-            untouchedBefore.append(low)
+            if probes.isEmpty { break }
+            let unknown = Set(probes.lazy.map(\.id).filter { keys[$0] == nil })
+            if !unknown.isEmpty {
+                let ids = dialect.isIn("a.id", unknown.map { .integer($0) })
+                for row in try SQLRecord.fetchAll(
+                    db, sql: "SELECT a.id, \(expressions) FROM asset a WHERE \(ids.sql)", arguments: SQLArguments(ids.arguments))
+                {
+                    keys[row[0]] = Array(row.values[1...width])
+                }
+            }
+            for probe in probes {
+                let mid = (lows[probe.item] + highs[probe.item]) / 2
+                if precedes(keys[probe.id] ?? [], matching[probe.item].key) {
+                    lows[probe.item] = mid + 1
+                } else {
+                    highs[probe.item] = mid
+                }
+            }
         }
+        let untouchedBefore = lows
 
         // 4. The new membership: untouched assets with the matching touched ones merged in.
         var after = ContiguousArray<Int64>()

@@ -115,38 +115,82 @@ final class PostgreSQLConnection: SQLConnection {
         }
     }
 
-    /// One statement per call: the rows travel as one JSON array of objects, which the server turns into rows of the
-    /// table's own type (`json_populate_recordset`, each value read by its column's input function) — no round trip
-    /// per row, no limit on parameters.
+    /// `COPY … FROM STDIN`: the rows travel in PostgreSQL's text format, each value read by its column's input
+    /// function — PostgreSQL's own bulk path, no statement per row, no limit on parameters. The text is made on the
+    /// calling thread; the connection's event loop only sends it.
     func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) throws {
         guard !rows.isEmpty else { return }
-        var json = "["
-        json.reserveCapacity(rows.count * columns.count * 16)
-        for (index, row) in rows.enumerated() {
-            if index > 0 { json += "," }
-            json += "{"
-            for (column, value) in zip(columns, row) {
-                if json.last != "{" { json += "," }
-                json += "\"\(column)\":"
-                Self.appendJSON(value, to: &json)
+        let chunks = Self.copyText(rows)
+        let connection = connection
+        let logger = logger
+        do {
+            try PostgreSQLEventLoops.run(on: connection) {
+                try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                    for chunk in chunks { try await writer.write(chunk) }
+                }
             }
-            json += "}"
+        } catch {
+            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed {
+                throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
+            }
+            throw PostgreSQLError(message: describe(error), sql: "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN")
         }
-        json += "]"
-        let list = columns.joined(separator: ", ")
-        try execute(
-            sql: "INSERT INTO \(table) (\(list)) SELECT \(list) FROM json_populate_recordset(NULL::\(table), ?::json)", arguments: [json])
     }
 
-    /// `value` as a JSON value that the column's input function reads back exactly: numbers in Swift's shortest
-    /// round-tripping form, text escaped, bytes as `bytea`'s hex form.
-    static func appendJSON(_ value: SQLValue, to json: inout String) {
+    /// `rows` in `COPY`'s text format (tab between values, a line per row, `\N` for NULL, backslash escapes), in
+    /// buffers of about 1 MiB.
+    static func copyText(_ rows: [[SQLValue]]) -> [ByteBuffer] {
+        var chunks: [ByteBuffer] = []
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(1 << 20 + 4096)
+        for row in rows {
+            for (index, value) in row.enumerated() {
+                if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+                appendCopyText(value, to: &buffer)
+            }
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            if buffer.readableBytes >= 1 << 20 {
+                chunks.append(buffer)
+                buffer = ByteBuffer()
+                buffer.reserveCapacity(1 << 20 + 4096)
+            }
+        }
+        if buffer.readableBytes > 0 { chunks.append(buffer) }
+        return chunks
+    }
+
+    /// `value` as `COPY`'s text format has it, read back exactly by the column's input function: numbers in Swift's
+    /// shortest round-tripping form, text with backslash, tab, newline and carriage return escaped, bytes as
+    /// `bytea`'s hex form.
+    static func appendCopyText(_ value: SQLValue, to buffer: inout ByteBuffer) {
         switch value {
-        case .null: json += "null"
-        case .integer(let i): json += String(i)
-        case .real(let d): json += d.isFinite ? "\(d)" : "\"\(d > 0 ? "Infinity" : (d < 0 ? "-Infinity" : "NaN"))\""
-        case .text(let text): json += SQLDialect.jsonString(text)
-        case .blob(let data): json += "\"\\\\x" + data.map { String(format: "%02x", $0) }.joined() + "\""
+        case .null: buffer.writeStaticString("\\N")
+        case .integer(let i): buffer.writeString(String(i))
+        case .real(let d): buffer.writeString(d.isFinite ? "\(d)" : (d > 0 ? "Infinity" : (d < 0 ? "-Infinity" : "NaN")))
+        case .text(let text):
+            var text = text
+            text.withUTF8 { bytes in
+                guard bytes.contains(where: { $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+                    buffer.writeBytes(bytes)
+                    return
+                }
+                for byte in bytes {
+                    switch byte {
+                    case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+                    case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
+                    case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
+                    case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
+                    default: buffer.writeInteger(byte)
+                    }
+                }
+            }
+        case .blob(let data):
+            buffer.writeStaticString("\\\\x")
+            let digits: StaticString = "0123456789abcdef"
+            for byte in data {
+                buffer.writeInteger(digits.utf8Start[Int(byte >> 4)])
+                buffer.writeInteger(digits.utf8Start[Int(byte & 15)])
+            }
         }
     }
 

@@ -32,6 +32,26 @@ enum PostgreSQLEventLoops {
         return try outcome.result!.get()
     }
 
+    /// Runs `operation` as a task on `connection`'s event loop — not on Swift's cooperative pool, whose threads the
+    /// caller may be blocking — and waits for it as for any reply (PostgresNIO's `COPY` has only an async API).
+    static func run<T: Sendable>(on connection: PostgresConnection, _ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        let promise = connection.eventLoop.makePromise(of: T.self)
+        Task(executorPreference: LoopTaskExecutor(connection.eventLoop)) {
+            do { promise.succeed(try await operation()) } catch { promise.fail(error) }
+        }
+        return try wait(promise.futureResult, on: connection)
+    }
+
+    /// A task executor that runs its jobs on one event loop.
+    private final class LoopTaskExecutor: TaskExecutor {
+        let loop: any EventLoop
+        init(_ loop: any EventLoop) { self.loop = loop }
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+    }
+
     /// Each open connection's watch (one callback on its close, registered when it is made, not one per query).
     private static let watches = Mutex<[ObjectIdentifier: CloseWatch]>([:])
 

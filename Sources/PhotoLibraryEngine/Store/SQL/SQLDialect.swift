@@ -30,13 +30,23 @@ package struct SQLDialect: Sendable, Hashable {
     }
 
     /// `expression IN values`, for a list of any length in one parameter.
+    ///
+    /// On PostgreSQL an array (`= ANY`), which the planner reads as a list of keys (an index scan where there is an
+    /// index) whatever its statistics say: an `IN (subquery)` over a function's rows, planned before the table was
+    /// analyzed, can be run as a subplan per row — a thousand ids against a million rows took half a minute.
     package func isIn(_ expression: String, _ values: [SQLValue]) -> SQLFragment {
         switch kind {
         case .sqlite: SQLFragment("\(expression) IN (SELECT value FROM json_each(?))", [.text(Self.jsonArray(values))])
         case .postgreSQL:
-            SQLFragment(
-                "\(expression) IN (SELECT \(Self.element(of: values)) FROM jsonb_array_elements_text(?::jsonb) AS t(value))",
-                [.text(Self.jsonArray(values))])
+            if values.allSatisfy({ if case .integer = $0 { true } else { false } }) {
+                SQLFragment(
+                    "\(expression) = ANY(?::bigint[])",
+                    [.text("{" + values.map { if case .integer(let i) = $0 { String(i) } else { "" } }.joined(separator: ",") + "}")])
+            } else {
+                SQLFragment(
+                    "\(expression) = ANY(ARRAY(SELECT t.value FROM jsonb_array_elements_text(?::jsonb) AS t(value)))",
+                    [.text(Self.jsonArray(values))])
+            }
         }
     }
 
