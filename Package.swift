@@ -51,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // The server database store (issue 24).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // TLS to the database server (PostgresNIO's own dependency, named for its configuration types).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // C libraries behind tiny system-library modules (their headers and pkg-config flags) and C targets that wrap
@@ -89,6 +91,7 @@ let package = Package(
                 "PhotoMedia",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

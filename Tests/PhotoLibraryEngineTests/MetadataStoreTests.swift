@@ -269,6 +269,28 @@ struct MetadataStoreTests {
         }
     }
 
+    /// Credentials the server refuses are a typed error that says so, at once; the right ones open the library.
+    @Test(.enabled(if: StoreUnderTest.postgresURL != nil)) func aWrongPasswordIsATypedError() throws {
+        var components = try #require(StoreUnderTest.postgresURL.flatMap { URLComponents(string: $0) })
+        components.user = "photos_password"
+        components.queryItems = [URLQueryItem(name: "library", value: "password_\(UUID().uuidString.prefix(8).lowercased())")]
+        components.password = "wrong-password"
+        let wrong = try #require(components.url)
+        let start = Date()
+        do {
+            _ = try PostgreSQLMetadataStore.open(url: wrong)
+            Issue.record("a store opened with a wrong password")
+        } catch {
+            #expect(error.code == LibraryError.libraryVolumeOffline("").code)
+            #expect(error.message.contains("password authentication failed"), "the cause is named: \(error.message)")
+        }
+        #expect(Date().timeIntervalSince(start) < 12)
+        components.password = "right-password"
+        let right = try #require(components.url)
+        _ = try PostgreSQLMetadataStore.open(url: right)
+        try PostgreSQLMetadataStore.removeLibrary(url: right)
+    }
+
     /// A database that cannot be reached is a typed error that names the cause, within the connect timeout — never a
     /// hang, never an empty library.
     @Test func anUnreachableServerIsATypedError() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresNIO
 import Synchronization
 
@@ -386,6 +387,11 @@ final class PostgreSQLCommitProbe: CommitProbe, @unchecked Sendable {
 /// A PostgreSQL library's address: `postgres://user[:password]@host[:port]/database?library=NAME&files=/path`. The
 /// password, as libpq finds it: in the address, else `PGPASSWORD`, else the password file (`PGPASSFILE`, else
 /// `~/.pgpass`; ignored unless only its owner can read it).
+///
+/// TLS as libpq's `sslmode` (in the address, else `PGSSLMODE`): `disable`; `prefer` (the default: TLS when the server
+/// offers it, its certificate not checked); `require` (TLS or no connection, the certificate not checked); `verify-ca`
+/// (the certificate signed by a trusted authority); `verify-full` (that, and issued for the host). The authorities:
+/// `sslrootcert=/path/ca.pem` (else `PGSSLROOTCERT`), else the system's.
 package struct PostgreSQLLocation: CustomStringConvertible {
     package let configuration: PostgresConnection.Configuration
     package let library: String
@@ -416,9 +422,11 @@ package struct PostgreSQLLocation: CustomStringConvertible {
             ?? Self.passwordFile(environment).flatMap {
                 Self.password(in: $0, host: host, port: components.port ?? 5432, database: database, user: user)
             }
+        let tls = try Self.tls(
+            mode: query["sslmode"] ?? environment["PGSSLMODE"] ?? "prefer", rootCertificate: query["sslrootcert"] ?? environment["PGSSLROOTCERT"])
         var configuration = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: password, database: database.isEmpty ? nil : database,
-            tls: .disable)
+            tls: tls)
         configuration.options.connectTimeout = .seconds(10)
         self.configuration = configuration
         self.library = library
@@ -428,6 +436,31 @@ package struct PostgreSQLLocation: CustomStringConvertible {
 }
 
 extension PostgreSQLLocation {
+    /// PostgresNIO's TLS setting for libpq's `sslmode` and `sslrootcert`.
+    static func tls(mode: String, rootCertificate: String?) throws(LibraryError) -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case "disable": return .disable
+        case "allow", "prefer", "require": configuration.certificateVerification = .none
+        case "verify-ca": configuration.certificateVerification = .noHostnameVerification
+        case "verify-full": configuration.certificateVerification = .fullVerification
+        default:
+            throw .invalidResource("sslmode \(mode.debugDescription) is none of disable, allow, prefer, require, verify-ca, verify-full")
+        }
+        if let rootCertificate, !rootCertificate.isEmpty, configuration.certificateVerification != .none {
+            guard FileManager.default.isReadableFile(atPath: rootCertificate) else {
+                throw .invalidResource("sslrootcert \(rootCertificate) cannot be read")
+            }
+            configuration.trustRoots = .file(rootCertificate)
+        }
+        do {
+            let context = try NIOSSLContext(configuration: configuration)
+            return mode == "require" || mode.hasPrefix("verify") ? .require(context) : .prefer(context)
+        } catch {
+            throw .invalidResource("the TLS settings (sslmode=\(mode)) cannot be used: \(error)")
+        }
+    }
+
     /// The password file libpq reads, when only its owner can read it.
     static func passwordFile(_ environment: [String: String]) -> String? {
         let path = environment["PGPASSFILE"] ?? (environment["HOME"].map { $0 + "/.pgpass" })
