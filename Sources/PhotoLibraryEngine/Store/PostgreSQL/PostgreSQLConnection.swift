@@ -27,7 +27,7 @@ final class PostgreSQLConnection: SQLConnection {
             return try PostgreSQLEventLoops.wait(connection.query(query, logger: logger), on: connection)
         } catch {
             // A lost connection is the library going offline, not a failed statement.
-            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed {
+            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed || error is PostgreSQLEventLoops.NoAnswer {
                 throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
             }
             // PostgresNIO's errors say only their kind when printed: the server's message and the statement say why.
@@ -96,7 +96,10 @@ final class PostgreSQLConnection: SQLConnection {
         var failure: (any Error)?
         // A query written to a connection that has just closed is never failed by PostgresNIO: the close ends it.
         let closed = { stream.finish(PostgreSQLError(message: "the connection to the database server was closed", sql: sql)) }
-        PostgreSQLEventLoops.closeWatch(of: connection).whileWaiting(closed) {
+        let watch = PostgreSQLEventLoops.closeWatch(of: connection)
+        let deadline = watch.deadline(on: connection) { stream.finish($0) }
+        defer { deadline?.cancel() }
+        watch.whileWaiting(closed) {
             while let batch = stream.next(size) {
                 size = 4096
                 // A body that throws stops the caller; the rest of the result is still read (and dropped) so that
@@ -108,7 +111,7 @@ final class PostgreSQLConnection: SQLConnection {
         }
         if let failure { throw failure }
         if let error = stream.error {
-            if connection.isClosed {
+            if connection.isClosed || error is PostgreSQLEventLoops.NoAnswer {
                 throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
             }
             throw error
@@ -130,7 +133,7 @@ final class PostgreSQLConnection: SQLConnection {
                 }
             }
         } catch {
-            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed {
+            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed || error is PostgreSQLEventLoops.NoAnswer {
                 throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
             }
             throw PostgreSQLError(message: describe(error), sql: "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN")

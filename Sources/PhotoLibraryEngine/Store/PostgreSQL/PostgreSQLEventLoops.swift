@@ -25,6 +25,8 @@ enum PostgreSQLEventLoops {
         future.whenComplete { outcome.complete($0) }
         if let connection {
             let watch = closeWatch(of: connection)
+            let deadline = watch.deadline(on: connection) { outcome.complete(.failure($0)) }
+            defer { deadline?.cancel() }
             watch.whileWaiting({ outcome.complete(.failure(ConnectionClosed())) }) { outcome.done.wait() }
         } else {
             outcome.done.wait()
@@ -55,9 +57,9 @@ enum PostgreSQLEventLoops {
     /// Each open connection's watch (one callback on its close, registered when it is made, not one per query).
     private static let watches = Mutex<[ObjectIdentifier: CloseWatch]>([:])
 
-    /// Starts watching a new connection's close.
-    static func watchClose(of connection: PostgresConnection) {
-        let watch = CloseWatch()
+    /// Starts watching a new connection's close; a wait for one of its answers ends after `replyTimeout`.
+    static func watchClose(of connection: PostgresConnection, replyTimeout: TimeAmount? = nil) {
+        let watch = CloseWatch(replyTimeout: replyTimeout)
         let key = ObjectIdentifier(connection)
         watches.withLock { $0[key] = watch }
         connection.closeFuture.whenComplete { _ in
@@ -74,6 +76,14 @@ enum PostgreSQLEventLoops {
     /// The connection ended before its reply came.
     struct ConnectionClosed: Error, CustomStringConvertible {
         var description: String { "the connection to the database server was closed" }
+    }
+
+    /// No answer came within the connection's reply timeout; the connection was closed.
+    struct NoAnswer: Error, CustomStringConvertible {
+        var timeout: TimeAmount
+        var description: String {
+            "the database server did not answer within \(timeout.nanoseconds / 1_000_000_000) s (the network or the server is gone)"
+        }
     }
 
     private final class Outcome<T>: @unchecked Sendable {
@@ -98,6 +108,21 @@ final class CloseWatch: @unchecked Sendable {
     private let lock = NSLock()
     private var closed = false
     private var waiter: (() -> Void)?
+    /// How long a wait for one of the connection's answers may last.
+    let replyTimeout: TimeAmount?
+
+    init(replyTimeout: TimeAmount? = nil) { self.replyTimeout = replyTimeout }
+
+    /// Arms the reply timeout of a wait on `connection`: unless cancelled first, `expire` is told why and the
+    /// connection is closed (which ends every other wait on it).
+    func deadline(on connection: PostgresConnection, _ expire: @escaping @Sendable (PostgreSQLEventLoops.NoAnswer) -> Void) -> Scheduled<Void>? {
+        guard let replyTimeout else { return nil }
+        return connection.eventLoop.scheduleTask(in: replyTimeout) {
+            expire(PostgreSQLEventLoops.NoAnswer(timeout: replyTimeout))
+            let closing: EventLoopFuture<Void> = connection.close()
+            _ = closing
+        }
+    }
 
     static var fired: CloseWatch {
         let watch = CloseWatch()

@@ -35,10 +35,11 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
 
     private init(configuration: PostgresConnection.Configuration, schema: String, location: String, logger: Logger) {
         var configuration = configuration
-        // Set when the session starts, no round trip: the library's schema, and bounds on every wait — a statement
-        // (a runaway query), a lock (another writer that does not let go: SQLite's busy timeout is 10 s too).
+        // Set when the session starts, no round trip: the library's schema, and bounds on every wait — a lock
+        // (another writer that does not let go: SQLite's busy timeout is 10 s too); the statement's bound comes with
+        // the location.
         configuration.options.additionalStartupParameters += [
-            ("search_path", Self.quoted(schema)), ("statement_timeout", "300s"), ("lock_timeout", "10s"),
+            ("search_path", Self.quoted(schema)), ("lock_timeout", "10s"),
             ("application_name", Self.applicationName(schema)),
         ]
         self.configuration = configuration
@@ -251,8 +252,18 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
     static func connect(_ configuration: PostgresConnection.Configuration, id: Int, logger: Logger) throws -> PostgresConnection {
         let connection = try PostgreSQLEventLoops.wait(
             PostgresConnection.connect(on: PostgreSQLEventLoops.group.next(), configuration: configuration, id: id, logger: logger))
-        PostgreSQLEventLoops.watchClose(of: connection)
+        PostgreSQLEventLoops.watchClose(of: connection, replyTimeout: replyTimeout(configuration))
         return connection
+    }
+
+    /// How long a caller waits for an answer before its connection counts as lost: the session's statement timeout
+    /// (the server ends a statement by then) plus the connect timeout (for the answer to travel). A server that stops
+    /// answering without closing — the network gone — ends every wait on it by then.
+    static func replyTimeout(_ configuration: PostgresConnection.Configuration) -> TimeAmount {
+        let statement =
+            configuration.options.additionalStartupParameters.last { $0.0 == "statement_timeout" }
+            .flatMap { Int64($0.1.dropLast()) } ?? PostgreSQLLocation.defaultStatementTimeout
+        return .seconds(statement) + configuration.options.connectTimeout
     }
 
     /// `name` as a quoted SQL identifier.
@@ -388,6 +399,10 @@ final class PostgreSQLCommitProbe: CommitProbe, @unchecked Sendable {
 /// password, as libpq finds it: in the address, else `PGPASSWORD`, else the password file (`PGPASSFILE`, else
 /// `~/.pgpass`; ignored unless only its owner can read it).
 ///
+/// Bounds, in seconds: `connect_timeout` (libpq's name; 10 unless given) and `statement_timeout` (300 unless given):
+/// the server ends a statement that runs longer, and a caller gives up on a connection whose answer has not come
+/// within both — a server gone silent, the network gone — as ``LibraryError/libraryVolumeOffline(_:)``.
+///
 /// TLS as libpq's `sslmode` (in the address, else `PGSSLMODE`): `disable`; `prefer` (the default: TLS when the server
 /// offers it, its certificate not checked); `require` (TLS or no connection, the certificate not checked); `verify-ca`
 /// (the certificate signed by a trusted authority); `verify-full` (that, and issued for the host). The authorities:
@@ -398,6 +413,8 @@ package struct PostgreSQLLocation: CustomStringConvertible {
     package let description: String
     /// The folder of the library's files (`files=`), when given.
     let files: URL?
+    /// A statement's bound, in seconds, unless the address says (`statement_timeout=`).
+    static let defaultStatementTimeout: Int64 = 300
 
     /// Whether `url` names a PostgreSQL library.
     static func handles(_ url: URL) -> Bool { ["postgres", "postgresql"].contains(url.scheme?.lowercased() ?? "") }
@@ -427,7 +444,16 @@ package struct PostgreSQLLocation: CustomStringConvertible {
         var configuration = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: password, database: database.isEmpty ? nil : database,
             tls: tls)
-        configuration.options.connectTimeout = .seconds(10)
+        let seconds = { (name: String, fallback: Int64) throws(LibraryError) -> Int64 in
+            guard let text = query[name] else { return fallback }
+            guard let value = Int64(text), (1...86_400).contains(value) else {
+                throw .invalidResource("\(name) is a number of seconds from 1 to 86400, not \(text.debugDescription)")
+            }
+            return value
+        }
+        configuration.options.connectTimeout = .seconds(try seconds("connect_timeout", 10))
+        configuration.options.additionalStartupParameters.append(
+            ("statement_timeout", "\(try seconds("statement_timeout", Self.defaultStatementTimeout))s"))
         self.configuration = configuration
         self.library = library
         files = query["files"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
