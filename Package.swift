@@ -96,6 +96,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // An S3-compatible object store's client: SigV4 signing (issue 25).
+        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
         // Core Image on libvips: CIImage, CIFilter, CIContext and the CoreGraphics values they need.
@@ -230,6 +232,8 @@ let package = Package(
         ),
         // PhotoKit's public behaviour, run against every kind of library a LibraryProvider makes (PhotosTesting).
         .testTarget(name: "ConformanceTests", dependencies: ["Photos", "PhotosTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "ObjectStorageTests", dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
         .testTarget(
             name: "PhotoLibraryEngineTests",
             dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],
