@@ -53,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // TLS to the database server (PostgresNIO's own dependency, named for its configuration types).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The object store's HTTP client (issue 25).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C libraries behind tiny system-library modules (their headers and pkg-config flags) and C targets that wrap
@@ -97,7 +99,12 @@ let package = Package(
             swiftSettings: strict
         ),
         // An S3-compatible object store's client: SigV4 signing (issue 25).
-        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+        .target(
+            name: "ObjectStorage",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], swiftSettings: strict),
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),
         // Core Image on libvips: CIImage, CIFilter, CIContext and the CoreGraphics values they need.
@@ -233,7 +240,11 @@ let package = Package(
         // PhotoKit's public behaviour, run against every kind of library a LibraryProvider makes (PhotosTesting).
         .testTarget(name: "ConformanceTests", dependencies: ["Photos", "PhotosTesting"], swiftSettings: strict),
         .testTarget(
-            name: "ObjectStorageTests", dependencies: ["ObjectStorage", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: strict),
+            name: "ObjectStorageTests",
+            dependencies: [
+                "ObjectStorage", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], swiftSettings: strict),
         .testTarget(
             name: "PhotoLibraryEngineTests",
             dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],

