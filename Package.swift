@@ -242,7 +242,8 @@ let package = Package(
         .testTarget(
             name: "ObjectStorageTests",
             dependencies: [
-                "ObjectStorage", .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "ObjectStorage", "PhotosTesting", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
         .testTarget(

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import OpenPhotos
+import PhotosTesting
 
 #if canImport(Glibc)
     import Glibc
@@ -32,7 +33,7 @@ func crossProcessObserverDelays(library: PHPhotoLibrary, url: URL, commits: Int)
         try? input.fileHandleForWriting.close()
         child.waitUntilExit()
     }
-    let lines = LineReader(output.fileHandleForReading)
+    var lines = PipeLines(output.fileHandleForReading)
     guard lines.next() == "ready" else { throw CLIError("the observing process did not start") }
 
     let options = PHFetchOptions()
@@ -50,27 +51,6 @@ func crossProcessObserverDelays(library: PHPhotoLibrary, url: URL, commits: Int)
     try library.performChangesAndWait { PHAssetChangeRequest(for: asset).isHidden = false }
     _ = lines.next()
     return delays
-}
-
-/// Lines of a pipe, read as they come.
-private final class LineReader {
-    private let handle: FileHandle
-    private var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let more = handle.availableData
-            if more.isEmpty { return nil }
-            buffer.append(more)
-        }
-    }
 }
 
 /// The observing process of ``crossProcessObserverDelays(library:url:commits:)``.

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import ObjectStorage
+import PhotosTesting
 import Testing
 
 /// The client against a real S3-compatible store: SeaweedFS started by `scripts/test-seaweedfs.sh` (the test command
@@ -167,6 +168,28 @@ struct S3RetryTests {
         server.serve_forever()
         """
 
+    /// The flaky server with its port read, and its lines after that.
+    static func startFlaky(failures: Int) throws -> (process: (handle: Process, lines: PipeLines), port: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", flaky, String(failures)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var lines = PipeLines(output.fileHandleForReading)
+        guard let port = lines.next().flatMap({ Int($0) }) else {
+            stop((process, lines))
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "the flaky server did not start"])
+        }
+        return ((process, lines), port)
+    }
+
+    /// SIGKILL: the signals the test process blocks stay blocked in its children.
+    static func stop(_ process: (handle: Process, lines: PipeLines)) {
+        kill(process.handle.processIdentifier, SIGKILL)
+        process.handle.waitUntilExit()
+    }
+
     static func client(port: Int, attempts: Int) throws -> S3Client {
         var client = S3Client(
             endpoint: try #require(URL(string: "http://127.0.0.1:\(port)")), bucket: "b",
@@ -177,36 +200,18 @@ struct S3RetryTests {
     }
 
     @Test func aBusyStoreIsAskedAgain() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.flaky, "2"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        var lines = Lines(output.fileHandleForReading)
-        let port = try #require(lines.next().flatMap { Int($0) })
+        let (process, port) = try Self.startFlaky(failures: 2)
+        defer { Self.stop(process) }
+        var lines = process.lines
 
         #expect(try await Self.client(port: port, attempts: 4).get(key: "k") == Data("done".utf8))
         #expect([lines.next(), lines.next(), lines.next()] == ["1", "2", "3"], "two 503s, then the answer")
     }
 
     @Test func aStoreBusyForLongerThanThePolicyIsItsError() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.flaky, "5"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        var lines = Lines(output.fileHandleForReading)
-        let port = try #require(lines.next().flatMap { Int($0) })
+        let (process, port) = try Self.startFlaky(failures: 5)
+        defer { Self.stop(process) }
+        var lines = process.lines
         do {
             _ = try await Self.client(port: port, attempts: 3).get(key: "k")
             Issue.record("a store that kept answering 503 gave an object")
@@ -223,27 +228,6 @@ struct S3RetryTests {
             Issue.record("a read from a closed port succeeded")
         } catch let error as S3Error {
             #expect(error.code == "Unreachable", "\(error)")
-        }
-    }
-}
-
-/// Lines of a pipe, read as they come.
-struct Lines {
-    let handle: FileHandle
-    var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    mutating func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let more = handle.availableData
-            if more.isEmpty { return nil }
-            buffer.append(more)
         }
     }
 }

@@ -68,6 +68,32 @@ struct MetadataStoreTests {
         #expect(read == values.map { [$0] })
     }
 
+    /// The bulk path (PostgreSQL's `COPY` text format) keeps every value exactly: escapes, `\\N` and `\\.` as
+    /// text, empty text apart from NULL, extremes, bytes.
+    @Test(arguments: StoreUnderTest.available)
+    func bulkRowsComeBackExactly(_ kind: StoreUnderTest) throws {
+        let (store, remove) = try kind.make("Bulk")
+        defer { remove() }
+        var rows: [[SQLValue]] = [
+            [.integer(1), .integer(Int64.min), .real(-0.1), .text("tab\tnewline\nreturn\r back\\slash \\N é 🙂"), .blob(Data([0, 255, 92, 9, 10]))],
+            [.integer(2), .null, .null, .null, .null],
+            [.integer(3), .integer(Int64.max), .real(1e300), .text(""), .blob(Data())],
+            [.integer(4), .integer(0), .real(.infinity), .text("\\."), .blob(Data([0x5c]))],
+        ]
+        // Enough rows to span several of the bulk path's buffers.
+        rows += (5...3_000).map {
+            [.integer(Int64($0)), .integer(Int64($0) * 7), .real(Double($0) / 3), .text(String(repeating: "x\t", count: 200)), .null]
+        }
+        let types = kind.kind == .sqlite ? ["INTEGER", "REAL", "TEXT", "BLOB"] : ["BIGINT", "DOUBLE PRECISION", "TEXT", "BYTEA"]
+        try store.write { db in
+            try db.execute(sql: "CREATE TABLE bulk (k BIGINT PRIMARY KEY, n \(types[0]), r \(types[1]), t \(types[2]), b \(types[3]))")
+            try db.insertRows(into: "bulk", columns: ["k", "n", "r", "t", "b"], rows: rows)
+        }
+        let read = try store.read { db in try SQLRecord.fetchAll(db, sql: "SELECT k, n, r, t, b FROM bulk ORDER BY k").map(\.values) }
+        #expect(read.count == rows.count)
+        #expect(read == rows)
+    }
+
     @Test(arguments: StoreUnderTest.available)
     func writesCountTheirRowsAndReturnTheirIDs(_ kind: StoreUnderTest) throws {
         let (store, remove) = try kind.make("Writes")

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibraryEngine
+import PhotosTesting
 import Testing
 
 /// A database server that goes silent mid-session — the network gone, no reset, no close (a relay that stops passing
@@ -53,7 +54,7 @@ struct PostgreSQLSilenceTests {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        var lines = LineReader(output.fileHandleForReading)
+        var lines = PipeLines(output.fileHandleForReading)
         let port = try #require(lines.next().flatMap { Int($0) })
 
         var components = server
@@ -85,26 +86,5 @@ struct PostgreSQLSilenceTests {
         }
         let waited = Date().timeIntervalSince(start)
         #expect(waited >= 3.9 && waited < 30, "waited \(waited) s for a bound of 4 s")
-    }
-}
-
-/// Lines of a pipe, read as they come.
-struct LineReader {
-    let handle: FileHandle
-    var buffer = Data()
-
-    init(_ handle: FileHandle) { self.handle = handle }
-
-    mutating func next() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return line
-            }
-            let more = handle.availableData
-            if more.isEmpty { return nil }
-            buffer.append(more)
-        }
     }
 }

@@ -27,12 +27,19 @@ final class PostgreSQLConnection: SQLConnection {
             return try PostgreSQLEventLoops.wait(connection.query(query, logger: logger), on: connection)
         } catch {
             // A lost connection is the library going offline, not a failed statement.
-            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed || error is PostgreSQLEventLoops.NoAnswer {
-                throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
-            }
+            if let lost = lostConnection(error) { throw lost }
             // PostgresNIO's errors say only their kind when printed: the server's message and the statement say why.
             throw PostgreSQLError(message: describe(error), sql: sql)
         }
+    }
+
+    /// `error` as the library going offline when it is the connection's loss — closed, or no answer within its
+    /// bound — rather than a failed statement; nil otherwise.
+    func lostConnection(_ error: any Error) -> LibraryError? {
+        guard connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed || error is PostgreSQLEventLoops.NoAnswer else {
+            return nil
+        }
+        return .libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
     }
 
     @discardableResult
@@ -111,9 +118,7 @@ final class PostgreSQLConnection: SQLConnection {
         }
         if let failure { throw failure }
         if let error = stream.error {
-            if connection.isClosed || error is PostgreSQLEventLoops.NoAnswer {
-                throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
-            }
+            if let lost = lostConnection(error) { throw lost }
             throw error
         }
     }
@@ -133,9 +138,7 @@ final class PostgreSQLConnection: SQLConnection {
                 }
             }
         } catch {
-            if connection.isClosed || error is PostgreSQLEventLoops.ConnectionClosed || error is PostgreSQLEventLoops.NoAnswer {
-                throw LibraryError.libraryVolumeOffline("the connection to the library's database server was lost: \(describe(error))")
-            }
+            if let lost = lostConnection(error) { throw lost }
             throw PostgreSQLError(message: describe(error), sql: "COPY \(table) (\(columns.joined(separator: ", "))) FROM STDIN")
         }
     }

@@ -68,7 +68,7 @@ package protocol SQLConnection: AnyObject {
     func prepare(sql: String) throws -> any SQLStatement
     /// Inserts many rows into `table` at once, each row its values for `columns` in order: the bulk path (a copy of
     /// a library, the benchmarks' synthetic libraries), as fast as the database takes rows — a prepared statement run
-    /// per row where a row costs no round trip (SQLite), one statement per call where it does (PostgreSQL).
+    /// per row where a row costs no round trip (SQLite), `COPY … FROM STDIN` where it does (PostgreSQL).
     func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) throws
 }
 
