@@ -1,8 +1,8 @@
 import Foundation
 
 /// The lines a child process writes to a pipe, read as they come (the tests' and benchmarks' helper processes say
-/// their port, or that they are ready, a line at a time).
-public struct PipeLines {
+/// their port, or that they are ready, a line at a time). Reading blocks: from a test, read in `blockingOffThePool`.
+public struct PipeLines: Sendable {
     let handle: FileHandle
     var buffer = Data()
 

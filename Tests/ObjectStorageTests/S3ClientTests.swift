@@ -168,8 +168,12 @@ struct S3RetryTests {
         server.serve_forever()
         """
 
-    /// The flaky server with its port read, and its lines after that.
-    static func startFlaky(failures: Int) throws -> (process: (handle: Process, lines: PipeLines), port: Int) {
+    /// The flaky server with its port read, and its lines after that (off the cooperative pool: reading blocks).
+    static func startFlaky(failures: Int) async throws -> (process: (handle: Process, lines: PipeLines), port: Int) {
+        try await blockingOffThePool { try launchFlaky(failures: failures) }
+    }
+
+    static func launchFlaky(failures: Int) throws -> (process: (handle: Process, lines: PipeLines), port: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", flaky, String(failures)]
@@ -200,25 +204,33 @@ struct S3RetryTests {
     }
 
     @Test func aBusyStoreIsAskedAgain() async throws {
-        let (process, port) = try Self.startFlaky(failures: 2)
+        let (process, port) = try await Self.startFlaky(failures: 2)
         defer { Self.stop(process) }
-        var lines = process.lines
+        let lines = process.lines
 
         #expect(try await Self.client(port: port, attempts: 4).get(key: "k") == Data("done".utf8))
-        #expect([lines.next(), lines.next(), lines.next()] == ["1", "2", "3"], "two 503s, then the answer")
+        let counts = try await blockingOffThePool { [lines] in
+            var lines = lines
+            return [lines.next(), lines.next(), lines.next()]
+        }
+        #expect(counts == ["1", "2", "3"], "two 503s, then the answer")
     }
 
     @Test func aStoreBusyForLongerThanThePolicyIsItsError() async throws {
-        let (process, port) = try Self.startFlaky(failures: 5)
+        let (process, port) = try await Self.startFlaky(failures: 5)
         defer { Self.stop(process) }
-        var lines = process.lines
+        let lines = process.lines
         do {
             _ = try await Self.client(port: port, attempts: 3).get(key: "k")
             Issue.record("a store that kept answering 503 gave an object")
         } catch let error as S3Error {
             #expect(error.status == 503 && error.code == "SlowDown", "\(error)")
         }
-        #expect([lines.next(), lines.next(), lines.next()] == ["1", "2", "3"], "three attempts")
+        let counts = try await blockingOffThePool { [lines] in
+            var lines = lines
+            return [lines.next(), lines.next(), lines.next()]
+        }
+        #expect(counts == ["1", "2", "3"], "three attempts")
     }
 
     /// A closed port: refused at once each time, an error after the attempts (the time limit catches a hang).

@@ -16,7 +16,7 @@ struct EditingAPITests {
         let id = urlID(try fixture.library.addImages(1)[0])
         let token = try fixture.token("phone", .authorized)
         try await fixture.test { client in
-            func send(_ method: HTTPRequest.Method, _ uri: String, _ body: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+            func send(_ method: HTTPRequest.Method, _ uri: String, _ body: String, headers: HTTPFields = [:]) async throws -> ServerResponse {
                 var headers = headers
                 headers[.authorization] = "Bearer \(token)"
                 return try await client.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: body))

@@ -147,7 +147,7 @@ struct UploadQuotaTests {
         let photo = try Data(contentsOf: try fixture.library.makeImage("a.jpg", width: 64, height: 48))
         let big = photo + Data(repeating: 7, count: 60_000 - photo.count)
         try await fixture.test { client in
-            func upload(_ bytes: Data, _ token: String) async throws -> TestResponse {
+            func upload(_ bytes: Data, _ token: String) async throws -> ServerResponse {
                 try await client.execute(
                     uri: "/v1/uploads?filename=a.jpg", method: .post, headers: [.authorization: "Bearer \(token)"],
                     body: ByteBuffer(bytes: [UInt8](bytes)))
