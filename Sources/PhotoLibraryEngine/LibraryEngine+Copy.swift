@@ -61,24 +61,26 @@ extension LibraryEngine {
 
         // Files first: each is in the copy's store, durable, before the transaction that names it commits.
         let resources = try SQLRecord.fetchAll(original, sql: "SELECT path, file_size, sha256 FROM resource ORDER BY id")
-        var placed: [String] = []
+        var placed: [BlobKey] = []
         do {
             for (index, resource) in resources.enumerated() {
-                let (key, size, sha256): (String, Int64, String) = (resource[0], resource[1], resource[2])
+                let (path, size, sha256): (String, Int64, String) = (resource[0], resource[1], resource[2])
+                let key = BlobKey(path: path, sha256: sha256)
                 progress?(index, resources.count)
                 let file: URL
                 do { file = try originalBlobs.materialize(key) } catch {
-                    report.problems.append(VerificationProblem(kind: .missingFile, path: key, detail: "missing in the original: not copied"))
+                    report.problems.append(VerificationProblem(kind: .missingFile, path: path, detail: "missing in the original: not copied"))
                     continue
                 }
                 let staged = try stager.stage(file: file, move: false, durable: true)
                 if staged.size != size || staged.sha256 != sha256 {
                     report.problems.append(
                         VerificationProblem(
-                            kind: staged.size != size ? .sizeMismatch : .hashMismatch, path: key,
+                            kind: staged.size != size ? .sizeMismatch : .hashMismatch, path: path,
                             detail: "the original's file does not match its record: copied as it is"))
                 }
-                try blobs.put([(.staged(staged.url), key)], placed: &placed)
+                // Filed under what the bytes are: a store that shares content finds them by their own digest.
+                try blobs.put([(.staged(staged.url), BlobKey(path: path, sha256: staged.sha256))], placed: &placed)
                 report.files += 1
                 report.bytes += staged.size
             }
@@ -96,7 +98,7 @@ extension LibraryEngine {
                 return rows
             }
         } catch {
-            for key in placed { blobs.remove(key) }
+            removeUnreferenced(placed)
             throw error
         }
         return report

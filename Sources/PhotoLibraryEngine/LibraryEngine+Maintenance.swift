@@ -67,9 +67,10 @@ extension LibraryEngine {
             if isCancelled?() == true { return (checked, problems, false) }
             checked += 1
             progress?(checked, rows.count)
-            known.insert(row.path)
+            let key = BlobKey(path: row.path, sha256: row.sha256)
+            known.insert(blobs.storedName(of: key))
             do {
-                let (size, hash) = try blobs.digest(of: row.path)
+                let (size, hash) = try blobs.digest(of: key)
                 if size != row.size {
                     problems.append(.init(kind: .sizeMismatch, path: row.path, detail: "expected \(row.size) bytes, found \(size)"))
                 } else if hash != row.sha256 {

@@ -8,6 +8,9 @@ import Testing
 /// The blob store of a library folder: what the engine reads and writes through it, and what it refuses.
 @Suite("Folder blob store")
 struct BlobStoreTests {
+    /// A key by path alone (the folder store files blobs by path).
+    static func key(_ path: String) -> BlobKey { BlobKey(path: path, sha256: String(repeating: "0", count: 64)) }
+
     /// A library with one imported photo; its original's key and bytes.
     func libraryWithOnePhoto() throws -> (TestLibrary, LibraryEngine, ResourceRecord, Data) {
         let library = try TestLibrary()
@@ -41,7 +44,7 @@ struct BlobStoreTests {
         let reader = try engine.open(record)
         #expect(reader.size == Int64(bytes.count))
         #expect(try reader.read(at: 0, count: 7) == bytes.prefix(7))
-        engine.blobs.remove(record.path)
+        engine.blobs.remove(record.blobKey)
         #expect(throws: LibraryError.self) { try engine.storedSize(of: record) }
         var streamed = Data()
         while true {
@@ -59,19 +62,19 @@ struct BlobStoreTests {
         let outside = library.scratch.appendingPathComponent("secret.txt")
         try Data("secret".utf8).write(to: outside)
         for key in ["../\(library.url.lastPathComponent)/../secret.txt", outside.path, "originals/../../secret.txt", "", "originals//x"] {
-            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.materialize(key) }
-            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.size(of: key) }
-            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.read(key, offset: 0, count: 6) }
-            #expect(engine.blobs.readSmall(key, limit: 100) == nil)
+            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.materialize(Self.key(key)) }
+            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.size(of: Self.key(key)) }
+            #expect(throws: LibraryError.self, "\(key)") { try engine.blobs.read(Self.key(key), offset: 0, count: 6) }
+            #expect(engine.blobs.readSmall(Self.key(key), limit: 100) == nil)
         }
-        #expect(throws: LibraryError.self) { try engine.blobs.size(of: "originals/0/missing.jpg") }
+        #expect(throws: LibraryError.self) { try engine.blobs.size(of: Self.key("originals/0/missing.jpg")) }
     }
 
     @Test func smallReadsStopAtTheirLimit() throws {
         let (library, engine, record, bytes) = try libraryWithOnePhoto()
         defer { library.remove() }
-        #expect(engine.blobs.readSmall(record.path, limit: bytes.count) == bytes)
-        #expect(engine.blobs.readSmall(record.path, limit: bytes.count - 1) == nil)
+        #expect(engine.blobs.readSmall(record.blobKey, limit: bytes.count) == bytes)
+        #expect(engine.blobs.readSmall(record.blobKey, limit: bytes.count - 1) == nil)
     }
 
     @Test func derivativesRoundTripAndAreReplacedWhole() throws {
@@ -126,28 +129,31 @@ struct BlobStoreTests {
         defer { library.remove() }
         let staged = try engine.stage(file: try library.makeImage(width: 20, height: 10), move: false)
         let stagedBytes = try Data(contentsOf: staged.url)
-        var placed: [String] = []
-        try engine.blobs.put([(.staged(staged.url), "originals/Z/new.jpg"), (.stored(record.path), "originals/Z/copy.jpg")], placed: &placed)
-        #expect(placed == ["originals/Z/new.jpg", "originals/Z/copy.jpg"])
+        var placed: [BlobKey] = []
+        let new = BlobKey(path: "originals/Z/new.jpg", sha256: staged.sha256)
+        let copy = BlobKey(path: "originals/Z/copy.jpg", sha256: record.sha256)
+        try engine.blobs.put([(.staged(staged.url), new), (.stored(record.blobKey), copy)], placed: &placed)
+        #expect(placed == [new, copy])
         #expect(!FileManager.default.fileExists(atPath: staged.url.path), "the staged file was taken, not copied")
-        #expect(try engine.blobs.read("originals/Z/new.jpg", offset: 0, count: stagedBytes.count + 1) == stagedBytes)
-        #expect(try engine.blobs.digest(of: "originals/Z/copy.jpg") == engine.blobs.digest(of: record.path))
-        #expect(try engine.blobs.digest(of: record.path).size == Int64(bytes.count))
+        #expect(try engine.blobs.read(new, offset: 0, count: stagedBytes.count + 1) == stagedBytes)
+        #expect(try engine.blobs.digest(of: copy) == engine.blobs.digest(of: record.blobKey))
+        #expect(try engine.blobs.digest(of: record.blobKey).size == Int64(bytes.count))
         #expect(Set(engine.blobs.storedKeys()) == [record.path, "originals/Z/new.jpg", "originals/Z/copy.jpg"])
 
         // A failure midway: the first is stored and listed, the rest is not.
         let second = try engine.stage(file: try library.makeImage(width: 10, height: 10), move: false)
-        var partial: [String] = []
+        var partial: [BlobKey] = []
+        let secondKey = BlobKey(path: "originals/Z/second.jpg", sha256: second.sha256)
         #expect(throws: LibraryError.self) {
             try engine.blobs.put(
-                [(.staged(second.url), "originals/Z/second.jpg"), (.stored("originals/Z/absent.jpg"), "originals/Z/third.jpg")],
+                [(.staged(second.url), secondKey), (.stored(Self.key("originals/Z/absent.jpg")), Self.key("originals/Z/third.jpg"))],
                 placed: &partial)
         }
-        #expect(partial == ["originals/Z/second.jpg"])
-        #expect(throws: LibraryError.self) { try engine.blobs.digest(of: "originals/Z/third.jpg") }
+        #expect(partial == [secondKey])
+        #expect(throws: LibraryError.self) { try engine.blobs.digest(of: Self.key("originals/Z/third.jpg")) }
         #expect(throws: LibraryError.self) {
-            var none: [String] = []
-            try engine.blobs.put([(.staged(second.url), "../outside.jpg")], placed: &none)
+            var none: [BlobKey] = []
+            try engine.blobs.put([(.staged(second.url), Self.key("../outside.jpg"))], placed: &none)
         }
         // verify reports what no row names: the four blobs put here.
         let (_, problems, complete) = try engine.verify()

@@ -4,24 +4,33 @@ import Foundation
 /// not yet imported. The engine reads and writes them only through this seam, so a store whose blobs are not files
 /// (object storage) can stand in for the folder beside the database.
 ///
-/// Blobs are named by the key the metadata store keeps for them (a resource's stored path). No key reaches a caller
-/// above the engine as a file: the one way out is ``materialize(_:)``, for a decoder that reads files.
+/// Blobs are named by the key the metadata store keeps for them (a resource's stored path and the SHA-256 of its
+/// bytes): a folder store files a blob under its path, a store that ``sharesContent`` under its digest. No key reaches
+/// a caller above the engine as a file: the one way out is ``materialize(_:)``, for a decoder that reads files.
 package protocol BlobStore: Sendable {
+    /// Whether blobs of the same bytes are one stored blob (content-addressed object storage): then a blob may be
+    /// removed only when no committed row names its digest, judged under the write lock (see
+    /// ``LibraryEngine/removeUnreferenced(_:)``), and a blob put by a transaction that failed is left to collection.
+    var sharesContent: Bool { get }
+
+    /// The name ``storedKeys()`` lists a blob under (what verification compares the listing with).
+    func storedName(of key: BlobKey) -> String
+
     /// The size of a stored blob, from the store (never the size the metadata claims).
     /// - throws: ``LibraryError/missingResource(_:)`` when it is not there.
-    func size(of key: String) throws(LibraryError) -> Int64
+    func size(of key: BlobKey) throws(LibraryError) -> Int64
 
     /// Opens a stored blob for reading in pieces (a stream of a whole video reads through one handle).
     /// - throws: ``LibraryError/missingResource(_:)`` when it is not there or not a plain blob.
-    func open(_ key: String) throws(LibraryError) -> any BlobReader
+    func open(_ key: BlobKey) throws(LibraryError) -> any BlobReader
 
     /// A whole small blob (a recipe, a plist): nil when it is missing, not a plain blob, or larger than `limit` —
     /// judged by what is stored, and never more than `limit` bytes read.
-    func readSmall(_ key: String, limit: Int) -> Data?
+    func readSmall(_ key: BlobKey, limit: Int) -> Data?
 
     /// A local file holding the blob's bytes, for a decoder (libvips, libavformat) or for serving it without a copy:
     /// the stored file itself in a folder store, a cached copy in a store that is not local. Readers must not write it.
-    func materialize(_ key: String) throws(LibraryError) -> URL
+    func materialize(_ key: BlobKey) throws(LibraryError) -> URL
 
     /// A cached derivative of an asset (a thumbnail's pixels), nil when there is none.
     func derivative(assetUUID: String, name: String) -> Data?
@@ -34,22 +43,22 @@ package protocol BlobStore: Sendable {
     /// rows that name them commit. Each key is appended to `placed` as soon as it is stored, so that after a failure
     /// midway the caller removes exactly those. A key already there is replaced (an orphan of a writer that died:
     /// committed rows never reuse a key).
-    func put(_ blobs: [(source: BlobSource, key: String)], placed: inout [String]) throws(LibraryError)
+    func put(_ blobs: [(source: BlobSource, key: BlobKey)], placed: inout [BlobKey]) throws(LibraryError)
 
     /// The size and SHA-256 (lowercase hex) of a stored blob, from its bytes (what verification compares with the
     /// rows).
     /// - throws: ``LibraryError/missingResource(_:)`` when it is not there.
-    func digest(of key: String) throws(LibraryError) -> (size: Int64, sha256: String)
+    func digest(of key: BlobKey) throws(LibraryError) -> (size: Int64, sha256: String)
 
-    /// The keys of every stored original and rendering (not derivatives, not uploads): verification's listing, to
-    /// find blobs no row names.
+    /// The names (see ``storedName(of:)``) of every stored original and rendering (not derivatives, not uploads):
+    /// verification's listing, to find blobs no row names.
     func storedKeys() -> [String]
 
     /// Upload areas of processes that are gone and were not swept yet (their names, for a report).
     func abandonedUploadAreas() -> [String]
 
     /// Removes a stored blob (one no committed row references any more); a missing blob is not an error.
-    func remove(_ key: String)
+    func remove(_ key: BlobKey)
 
     /// Removes an asset's derivatives whose names begin with `prefix` (those of one rendered version), or all of
     /// them when `prefix` is nil (the asset is gone).
@@ -61,6 +70,25 @@ package protocol BlobStore: Sendable {
     func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder
 }
 
+/// A blob as the rows name it: a resource's stored path and the SHA-256 (lowercase hex) of its bytes.
+package struct BlobKey: Sendable, Hashable, CustomStringConvertible {
+    package var path: String
+    package var sha256: String
+
+    package init(path: String, sha256: String) {
+        self.path = path
+        self.sha256 = sha256
+    }
+
+    /// How messages name it: its path.
+    package var description: String { path }
+}
+
+extension ResourceRecord {
+    /// The blob the resource's bytes are.
+    package var blobKey: BlobKey { BlobKey(path: path, sha256: sha256) }
+}
+
 /// Where the bytes of a blob being put come from.
 package enum BlobSource: Sendable, Hashable {
     /// A file this writer staged (see ``FileStager``): taken by rename in a folder store, uploaded by one that is not
@@ -68,7 +96,7 @@ package enum BlobSource: Sendable, Hashable {
     case staged(URL)
     /// The bytes of another stored blob (a previous version kept for an edit): a hard link in a folder store, a copy
     /// inside the store elsewhere — never through this process.
-    case stored(String)
+    case stored(BlobKey)
 }
 
 /// An open stored blob. The folder store's holds the file open, so it reads the file it opened even when the key is
@@ -82,7 +110,7 @@ package protocol BlobReader: AnyObject, Sendable {
 
 extension BlobStore {
     /// Up to `count` bytes of a stored blob from `offset`.
-    package func read(_ key: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
+    package func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data {
         try open(key).read(at: offset, count: count)
     }
 }

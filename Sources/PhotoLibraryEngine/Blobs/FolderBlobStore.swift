@@ -18,8 +18,13 @@ package struct FolderBlobStore: BlobStore {
         self.locks = locks
     }
 
-    package func size(of key: String) throws(LibraryError) -> Int64 {
-        let file = try bundle.resolveExisting(key)
+    /// Each blob is the file at its path: two resources of the same bytes are two files.
+    package var sharesContent: Bool { false }
+
+    package func storedName(of key: BlobKey) -> String { key.path }
+
+    package func size(of key: BlobKey) throws(LibraryError) -> Int64 {
+        let file = try bundle.resolveExisting(key.path)
         var info = stat()
         guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw .missingResource("the stored file \(key) is missing")
@@ -27,16 +32,16 @@ package struct FolderBlobStore: BlobStore {
         return Int64(info.st_size)
     }
 
-    package func open(_ key: String) throws(LibraryError) -> any BlobReader {
-        try FileBlobReader(file: try bundle.resolveExisting(key), key: key)
+    package func open(_ key: BlobKey) throws(LibraryError) -> any BlobReader {
+        try FileBlobReader(file: try bundle.resolveExisting(key.path), key: key.path)
     }
 
-    package func readSmall(_ key: String, limit: Int) -> Data? {
-        bundle.readSmallFile(key, limit: limit)
+    package func readSmall(_ key: BlobKey, limit: Int) -> Data? {
+        bundle.readSmallFile(key.path, limit: limit)
     }
 
-    package func materialize(_ key: String) throws(LibraryError) -> URL {
-        try bundle.resolveExisting(key)
+    package func materialize(_ key: BlobKey) throws(LibraryError) -> URL {
+        try bundle.resolveExisting(key.path)
     }
 
     package func derivative(assetUUID: String, name: String) -> Data? {
@@ -57,10 +62,10 @@ package struct FolderBlobStore: BlobStore {
         }
     }
 
-    package func put(_ blobs: [(source: BlobSource, key: String)], placed: inout [String]) throws(LibraryError) {
+    package func put(_ blobs: [(source: BlobSource, key: BlobKey)], placed: inout [BlobKey]) throws(LibraryError) {
         var folders = Set<URL>()
         for (source, key) in blobs {
-            let destination = try bundle.resolve(key)
+            let destination = try bundle.resolve(key.path)
             let folder = destination.deletingLastPathComponent()
             do { try POSIXFiles.createDirectory(folder) } catch { throw .internalError("cannot create the folder of \(key): \(error)") }
             switch source {
@@ -68,7 +73,7 @@ package struct FolderBlobStore: BlobStore {
                 // rename(2) replaces an orphan left at the key by a writer that died.
                 guard rename(file.path, destination.path) == 0 else { throw POSIXFiles.posixError("rename to \(key)") }
             case .stored(let existing):
-                let from = try bundle.resolveExisting(existing)
+                let from = try bundle.resolveExisting(existing.path)
                 unlink(destination.path)  // an orphan of a writer that died (never a referenced file: versions only grow)
                 guard link(from.path, destination.path) == 0 else { throw POSIXFiles.posixError("link \(existing) to \(key)") }
             }
@@ -79,8 +84,8 @@ package struct FolderBlobStore: BlobStore {
         for folder in folders { POSIXFiles.syncDirectory(folder) }
     }
 
-    package func digest(of key: String) throws(LibraryError) -> (size: Int64, sha256: String) {
-        let file = try bundle.resolveExisting(key)
+    package func digest(of key: BlobKey) throws(LibraryError) -> (size: Int64, sha256: String) {
+        let file = try bundle.resolveExisting(key.path)
         guard FileManager.default.fileExists(atPath: file.path) else { throw .missingResource("the stored file \(key) is missing") }
         let (size, sha256) = try FileStager.hashFile(file)
         return (size, sha256)
@@ -103,8 +108,8 @@ package struct FolderBlobStore: BlobStore {
         bundle.abandonedProcessFolders(in: bundle.uploadsURL, locks: locks).map { String($0.path.dropFirst(bundle.url.path.count + 1)) }
     }
 
-    package func remove(_ key: String) {
-        if let file = try? bundle.resolveExisting(key) { try? FileManager.default.removeItem(at: file) }
+    package func remove(_ key: BlobKey) {
+        if let file = try? bundle.resolveExisting(key.path) { try? FileManager.default.removeItem(at: file) }
     }
 
     package func removeDerivatives(assetUUID: String, prefix: String?) {

@@ -9,28 +9,49 @@ extension LibraryEngine {
     /// A local file holding a resource's bytes, for a decoder that reads files or for serving without a copy (see
     /// ``BlobStore/materialize(_:)``): the one way a file of the library leaves the engine.
     package func materialize(_ resource: ResourceRecord) throws(LibraryError) -> URL {
-        try blobs.materialize(resource.path)
+        try blobs.materialize(resource.blobKey)
     }
 
     /// The size of a resource's stored bytes, from the blob store.
     package func storedSize(of resource: ResourceRecord) throws(LibraryError) -> Int64 {
-        try blobs.size(of: resource.path)
+        try blobs.size(of: resource.blobKey)
     }
 
     /// Up to `count` bytes of a resource from `offset`.
     package func read(_ resource: ResourceRecord, offset: Int64, count: Int) throws(LibraryError) -> Data {
-        try blobs.read(resource.path, offset: offset, count: count)
+        try blobs.read(resource.blobKey, offset: offset, count: count)
     }
 
     /// A resource's bytes opened for reading in pieces.
     package func open(_ resource: ResourceRecord) throws(LibraryError) -> any BlobReader {
-        try blobs.open(resource.path)
+        try blobs.open(resource.blobKey)
+    }
+
+    /// Removes the blobs of `keys` that no committed row names (purged and superseded resources, or what a failed
+    /// transaction placed). In a folder store each is its own file and goes at once. In a store that shares content,
+    /// another row may name the same bytes — and a writer that found them already stored relies on them — so each is
+    /// judged under the write lock, where a writer checks the blobs it relies on are there before its rows commit (see
+    /// ``BlobStore/put(_:placed:)``); what cannot be judged now (the database does not answer) is left to collection.
+    package func removeUnreferenced(_ keys: [BlobKey]) {
+        guard !keys.isEmpty else { return }
+        guard blobs.sharesContent else {
+            for key in keys { blobs.remove(key) }
+            return
+        }
+        var byDigest: [String: BlobKey] = [:]
+        for key in keys { byDigest[key.sha256] = key }
+        _ = try? metadata.write { db in
+            let digests = db.dialect.isIn("sha256", byDigest.keys.sorted().map { .text($0) })
+            let named = Set(
+                try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM resource WHERE \(digests.sql)", arguments: digests.statementArguments))
+            for (digest, key) in byDigest.sorted(by: { $0.key < $1.key }) where !named.contains(digest) { blobs.remove(key) }
+        }
     }
 
     /// The adjustment an `.adjustmentData` resource holds (Apple's `Adjustments.plist` keys), read within the size
     /// an adjustment may have; nil when it is missing, too large or not one.
     package func adjustment(in resource: ResourceRecord) -> StoredAdjustment? {
-        guard resource.type == .adjustmentData, let data = blobs.readSmall(resource.path, limit: StoredAdjustment.maximumFileSize)
+        guard resource.type == .adjustmentData, let data = blobs.readSmall(resource.blobKey, limit: StoredAdjustment.maximumFileSize)
         else { return nil }
         return StoredAdjustment(propertyList: data)
     }

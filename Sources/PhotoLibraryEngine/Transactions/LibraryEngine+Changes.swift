@@ -55,18 +55,20 @@ extension LibraryEngine {
         let createdIdentifiers = Set(prepared.map(\.localIdentifier))
 
         // 2. One write transaction: journal the paths, place the files, write the rows.
-        var placed: [String] = []
+        var placed: [BlobKey] = []
         var journals: [URL] = []
-        var purgedPaths: [String] = []
+        var purged: [BlobKey] = []
         var superseded: [ResourceRecord] = []
         let summary: CommitSummary
         do {
             summary = try commitTransaction("performing changes", clientID: access.clientID, now: now) { db -> CommitSummary in
                 var summary = CommitSummary()
-                purgedPaths = try self.pathsPurged(by: intents, db: db)
+                purged = try self.blobsPurged(by: intents, db: db)
                 journals.append(
-                    try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purgedPaths, in: try self.slots.folder()))
-                try self.blobs.put(prepared.flatMap { $0.resources.map { (.staged($0.staged.url), $0.path) } }, placed: &placed)
+                    try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purged.map(\.path), in: try self.slots.folder()))
+                try self.blobs.put(
+                    prepared.flatMap { $0.resources.map { (.staged($0.staged.url), BlobKey(path: $0.path, sha256: $0.staged.sha256)) } },
+                    placed: &placed)
                 for asset in prepared {
                     let id = try self.insert(asset, access: access, now: now, db: db)
                     summary.note(.init(id: id, localIdentifier: asset.localIdentifier), .inserted)
@@ -92,16 +94,16 @@ extension LibraryEngine {
                 resolveIntents(journals)
                 throw error
             }
-            for key in placed { blobs.remove(key) }
+            removeUnreferenced(placed)
             for journal in journals { bundle.removeIntent(journal) }
             throw error
         }
 
         // 3. Committed: remove purged and superseded files (and their cached derivatives) and moved sources, then
         // the journals.
-        for path in purgedPaths + superseded.map(\.path) { blobs.remove(path) }
-        for path in purgedPaths {
-            blobs.removeDerivatives(assetUUID: String((path as NSString).lastPathComponent.prefix(36)), prefix: nil)
+        removeUnreferenced(purged + superseded.map(\.blobKey))
+        for key in purged {
+            blobs.removeDerivatives(assetUUID: String((key.path as NSString).lastPathComponent.prefix(36)), prefix: nil)
         }
         for rendering in superseded where ResourceType.renderings.contains(rendering.type) {
             blobs.removeDerivatives(
@@ -451,19 +453,20 @@ extension LibraryEngine {
     }
 
     /// Files that a transaction removes for good (assets deleted from Recently Deleted).
-    private func pathsPurged(by intents: [ChangeIntent], db: any SQLConnection) throws -> [String] {
+    private func blobsPurged(by intents: [ChangeIntent], db: any SQLConnection) throws -> [BlobKey] {
         var identifiers: [String] = []
         for intent in intents {
             if case .deleteAssets(let ids) = intent { identifiers += ids }
         }
         if identifiers.isEmpty { return [] }
         let deleted = db.dialect.isIn("a.local_id", identifiers.map { .text($0) })
-        return try String.fetchAll(
+        return try SQLRecord.fetchAll(
             db,
             sql: """
-                SELECT r.path FROM resource r JOIN asset a ON a.id = r.asset_id
+                SELECT r.path, r.sha256 FROM resource r JOIN asset a ON a.id = r.asset_id
                 WHERE a.trashed_date IS NOT NULL AND \(deleted.sql)
-                """, arguments: deleted.statementArguments)
+                """, arguments: deleted.statementArguments
+        ).map { BlobKey(path: $0[0], sha256: $0[1]) }
     }
 
     // MARK: - Ordered membership

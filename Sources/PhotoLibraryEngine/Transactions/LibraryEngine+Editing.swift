@@ -172,7 +172,7 @@ extension LibraryEngine {
 
     /// The stored adjustment data of an asset's last edit; nil when unedited or unreadable.
     package func adjustment(of state: EditingState) -> StoredAdjustment? {
-        guard let record = state.adjustmentResource, let data = blobs.readSmall(record.path, limit: StoredAdjustment.maximumFileSize)
+        guard let record = state.adjustmentResource, let data = blobs.readSmall(record.blobKey, limit: StoredAdjustment.maximumFileSize)
         else { return nil }
         return StoredAdjustment(propertyList: data)
     }
@@ -359,7 +359,7 @@ extension LibraryEngine {
     /// `superseded` tell the caller what to undo when the transaction fails, and what to remove when it commits.
     func applyContentChanges(
         _ edits: [PreparedEdit], _ intents: [ChangeIntent], created: Set<String>, access: AccessContext, now: Date, db: any SQLConnection,
-        summary: inout CommitSummary, placed: inout [String], journals: inout [URL], superseded: inout [ResourceRecord]
+        summary: inout CommitSummary, placed: inout [BlobKey], journals: inout [URL], superseded: inout [ResourceRecord]
     ) throws {
         guard !edits.isEmpty || intents.contains(where: \.isContentRevert) else { return }
         let plans = try edits.map { edit in
@@ -369,7 +369,7 @@ extension LibraryEngine {
         for case .revertAssetContent(let identifier) in intents {
             replaced += try revert(identifier, access: access, now: now, db: db, summary: &summary)
         }
-        journals.append(try bundle.writeIntent(plans.flatMap { placements($0).map(\.key) } + replaced.map(\.path), in: try slots.folder()))
+        journals.append(try bundle.writeIntent(plans.flatMap { placements($0).map(\.key.path) } + replaced.map(\.path), in: try slots.folder()))
         try blobs.put(plans.flatMap(placements), placed: &placed)
         for plan in plans { try writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
         superseded = replaced
@@ -460,12 +460,16 @@ extension LibraryEngine {
 
     /// What an edit stores: the previous version kept as the new base (the current rendering under a second key:
     /// no copy), the staged rendering, paired video and adjustment data.
-    func placements(_ plan: EditPlacement) -> [(source: BlobSource, key: String)] {
-        var blobs: [(source: BlobSource, key: String)] = []
-        for base in [plan.newBase, plan.newPairedBase].compactMap({ $0 }) { blobs.append((.stored(base.from), base.to)) }
-        if let video = plan.prepared.pairedVideo, let path = plan.pairedVideoPath { blobs.append((.staged(video.file.url), path)) }
-        blobs.append((.staged(plan.prepared.rendering.url), plan.renderingPath))
-        blobs.append((.staged(plan.prepared.adjustment.url), plan.adjustmentPath))
+    func placements(_ plan: EditPlacement) -> [(source: BlobSource, key: BlobKey)] {
+        var blobs: [(source: BlobSource, key: BlobKey)] = []
+        for base in [plan.newBase, plan.newPairedBase].compactMap({ $0 }) {
+            blobs.append((.stored(BlobKey(path: base.from, sha256: base.record.sha256)), base.record.blobKey))
+        }
+        if let video = plan.prepared.pairedVideo, let path = plan.pairedVideoPath {
+            blobs.append((.staged(video.file.url), BlobKey(path: path, sha256: video.file.sha256)))
+        }
+        blobs.append((.staged(plan.prepared.rendering.url), BlobKey(path: plan.renderingPath, sha256: plan.prepared.rendering.sha256)))
+        blobs.append((.staged(plan.prepared.adjustment.url), BlobKey(path: plan.adjustmentPath, sha256: plan.prepared.adjustment.sha256)))
         return blobs
     }
 
