@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "PhotoLibraryEngine",
             dependencies: [
-                "PhotoMedia",
+                "PhotoMedia", "ObjectStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -27,7 +27,7 @@ start)
     fi
     # Loopback and the cluster's own socket folder only; fsync on (the kill tests stop it with -m immediate).
     as_postgres "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -t 60 \
-      -o "-p $PORT -k $DIR -h 127.0.0.1 -c max_connections=200" start >/dev/null
+      -o "-p $PORT -k $DIR -h 127.0.0.1 -c max_connections=400" start >/dev/null
   fi
   # TLS for the tests of sslmode: a certificate authority of the cluster's own and a certificate for localhost and
   # 127.0.0.1 that it signed (made once per cluster; the server reloads to take them).

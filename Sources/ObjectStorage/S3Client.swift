@@ -22,12 +22,15 @@ public struct S3Client: Sendable {
     /// without an answer; an answer that stops coming fails after 60 s. Retrying is the ``RetryPolicy``'s alone
     /// (AsyncHTTPClient's own retries of connecting would keep a request waiting until its deadline). Lives as long
     /// as the process.
-    public static let sharedHTTPClient: HTTPClient = {
+    public static let sharedHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+
+    /// The configuration of ``sharedHTTPClient``, for a client of the same behaviour on other event loops.
+    public static var httpConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(60))
         configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+        return configuration
+    }
 
     public init(endpoint: URL, bucket: String, signer: SigV4Signer, http: HTTPClient = S3Client.sharedHTTPClient) {
         self.endpoint = endpoint
@@ -69,13 +72,17 @@ public struct S3Client: Sendable {
     }
 
     /// Stores `body` under `key`. With `ifNoneMatch`, only if the key is free (`If-None-Match: *`): an object that is
-    /// there stays as it is and the answer is ``PutOutcome/alreadyThere``.
+    /// there stays as it is and the answer is ``PutOutcome/alreadyThere``. With `sha256` (the digest the bytes must
+    /// have, lowercase hex), the store checks it: the request is signed with it as the payload's hash, and bytes that
+    /// differ are refused (`XAmzContentSHA256Mismatch`), never stored.
     @discardableResult
-    public func put(key: String, body: Data, contentType: String? = nil, ifNoneMatch: Bool = false) async throws -> PutOutcome {
+    public func put(key: String, body: Data, sha256: String? = nil, contentType: String? = nil, ifNoneMatch: Bool = false) async throws
+        -> PutOutcome
+    {
         var headers: [(name: String, value: String)] = []
         if let contentType { headers.append(("Content-Type", contentType)) }
         if ifNoneMatch { headers.append(("If-None-Match", "*")) }
-        let response = try await send("PUT", key: key, headers: headers, body: body)
+        let response = try await send("PUT", key: key, headers: headers, body: body, payloadHash: sha256)
         if response.status == 412 || response.error?.code == "PreconditionFailed" { return .alreadyThere }
         guard response.status == 200 else { throw response.failure() }
         return .stored
@@ -87,6 +94,61 @@ public struct S3Client: Sendable {
         let response = try await send("GET", key: key, headers: headers)
         guard response.status == (range == nil ? 200 : 206) else { throw response.failure() }
         return response.body
+    }
+
+    /// Writes the object to a new file at `file`, a piece at a time as it arrives (never the whole object in memory),
+    /// and returns its size. With `sha256`, the bytes are hashed on the way and a file that is not those bytes is
+    /// removed (``S3Error`` `BadDigest`). A failure leaves no file.
+    @discardableResult
+    public func download(key: String, to file: URL, sha256: String? = nil) async throws -> Int64 {
+        let url = objectURL(key: key, query: [])
+        var attempt = 0
+        while true {
+            attempt += 1
+            var request = HTTPClientRequest(url: url.absoluteString)
+            for (name, value) in signer.signingHeaders(method: "GET", url: url, headers: [], payloadHash: SigV4Signer.emptyPayloadHash, date: Date())
+            {
+                request.headers.add(name: name, value: value)
+            }
+            let response: HTTPClientResponse
+            do {
+                response = try await http.execute(request, timeout: timeout)
+            } catch {
+                guard attempt < retry.attempts else { throw S3Error(status: 0, code: "Unreachable", message: "\(url.host ?? ""): \(error)") }
+                try await Task.sleep(for: delay(attempt))
+                continue
+            }
+            guard response.status.code == 200 else {
+                let buffer = try await response.body.collect(upTo: 1 << 20)
+                let answer = Answer(status: response.status.code, headers: response.headers, body: Data(buffer.readableBytesView))
+                if RetryPolicy.retriedStatuses.contains(answer.status), attempt < retry.attempts {
+                    try await Task.sleep(for: delay(attempt))
+                    continue
+                }
+                throw answer.failure()
+            }
+            guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
+                throw S3Error(status: 0, code: "LocalFile", message: "cannot create \(file.path)")
+            }
+            do {
+                defer { try? handle.close() }
+                var hasher = SHA256()
+                var size: Int64 = 0
+                for try await buffer in response.body {
+                    let piece = Data(buffer.readableBytesView)
+                    hasher.update(data: piece)
+                    try handle.write(contentsOf: piece)
+                    size += Int64(buffer.readableBytes)
+                }
+                if let sha256, SigV4Signer.hex(hasher.finalize()) != sha256 {
+                    throw S3Error(status: 0, code: "BadDigest", message: "\(key) is not the bytes of SHA-256 \(sha256)")
+                }
+                return size
+            } catch {
+                try? FileManager.default.removeItem(at: file)
+                throw error
+            }
+        }
     }
 
     /// The object's size and ETag, or nil when there is none.
@@ -142,8 +204,9 @@ public struct S3Client: Sendable {
 
     /// Stores the file at `file` under `key` in parts of `partSize` bytes (at least 5 MiB, S3's smallest part but the
     /// last), read one at a time: create, upload each part, complete. A failure aborts the upload, so that the
-    /// store keeps no parts.
-    public func putMultipart(key: String, file: URL, partSize: Int = 8 << 20) async throws {
+    /// store keeps no parts. With `sha256`, the parts read are hashed on the way and the upload is completed only if
+    /// they are those bytes (else aborted, ``S3Error`` `BadDigest`): each part is checked by the store as it is sent.
+    public func putMultipart(key: String, file: URL, sha256: String? = nil, partSize: Int = 8 << 20) async throws {
         precondition(partSize >= 5 << 20, "S3 parts other than the last are at least 5 MiB")
         let created = try await send("POST", key: key, query: [("uploads", "")])
         guard created.status == 200, let uploadID = XMLText.elements("UploadId", in: String(decoding: created.body, as: UTF8.self)).first
@@ -152,14 +215,19 @@ public struct S3Client: Sendable {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
             var etags: [String] = []
+            var hasher = SHA256()
             while true {
                 let part = try handle.read(upToCount: partSize) ?? Data()
                 if part.isEmpty, !etags.isEmpty { break }
+                hasher.update(data: part)
                 let response = try await send(
                     "PUT", key: key, query: [("partNumber", String(etags.count + 1)), ("uploadId", uploadID)], body: part)
                 guard response.status == 200, let etag = response.headers.first(name: "ETag") else { throw response.failure() }
                 etags.append(etag)
                 if part.count < partSize { break }
+            }
+            if let sha256, SigV4Signer.hex(hasher.finalize()) != sha256 {
+                throw S3Error(status: 0, code: "BadDigest", message: "\(file.lastPathComponent) is not the bytes of SHA-256 \(sha256)")
             }
             let parts = etags.enumerated().map { "<Part><PartNumber>\($0.offset + 1)</PartNumber><ETag>\(XMLText.escape($0.element))</ETag></Part>" }
             let body = Data("<CompleteMultipartUpload>\(parts.joined())</CompleteMultipartUpload>".utf8)
@@ -207,10 +275,11 @@ public struct S3Client: Sendable {
     }
 
     func send(
-        _ method: String, key: String?, query: [(String, String)] = [], headers: [(name: String, value: String)] = [], body: Data = Data()
+        _ method: String, key: String?, query: [(String, String)] = [], headers: [(name: String, value: String)] = [], body: Data = Data(),
+        payloadHash: String? = nil
     ) async throws -> Answer {
         let url = objectURL(key: key, query: query)
-        let payloadHash = body.isEmpty ? SigV4Signer.emptyPayloadHash : SigV4Signer.hex(SHA256.hash(data: body))
+        let payloadHash = payloadHash ?? (body.isEmpty ? SigV4Signer.emptyPayloadHash : SigV4Signer.hex(SHA256.hash(data: body)))
         var attempt = 0
         while true {
             attempt += 1

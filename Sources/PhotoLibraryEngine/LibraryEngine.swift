@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStorage
 import PhotoMedia
 import Synchronization
 
@@ -25,6 +26,9 @@ package struct LibraryConfiguration: Sendable {
     /// beside it.
     package var changePollInterval: DispatchTimeInterval = .milliseconds(50)
     package var watchedChangePollInterval: DispatchTimeInterval = .seconds(1)
+    /// How many bytes of copies of blobs this node keeps for a library whose files are in object storage (see
+    /// ``BlobCache``).
+    package var cacheSize: Int64 = 10 << 30
 
     package init() {}
 }
@@ -53,8 +57,12 @@ package final class LibraryEngine: Sendable {
     /// Opens (or creates) the library at `url`: a `.photoslibrary` folder (SQLite and its files), or a library on a
     /// PostgreSQL server, `postgres://user@host:port/database?library=NAME&files=/path` (its files in the folder
     /// every process of the library can reach).
+    ///
+    /// A library folder's files may be in object storage instead of the folder: `file:///…?files=s3://bucket/prefix`
+    /// (recorded in the library: later it opens with its plain path).
     package static func open(at url: URL, configuration: LibraryConfiguration = .init()) throws(LibraryError) -> LibraryEngine {
         if PostgreSQLLocation.handles(url) { return try openPostgreSQL(url, configuration: configuration) }
+        let (url, files) = try folderAndFiles(url)
         let bundle = LibraryBundle(url: url)
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -77,22 +85,40 @@ package final class LibraryEngine: Sendable {
 
         let metadata = try SQLiteMetadataStore.open(
             bundle: bundle, readOnly: readOnly, watchesFiles: configuration.watchesDatabaseFiles)
-        return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration)
+        return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration, files: files)
+    }
+
+    /// A library folder's address without its options, and where its files are when `files=` says.
+    private static func folderAndFiles(_ url: URL) throws(LibraryError) -> (URL, FilesLocation?) {
+        guard url.isFileURL, let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let items = components.queryItems,
+            !items.isEmpty
+        else { return (url, nil) }
+        let folder = URL(fileURLWithPath: components.path, isDirectory: true)
+        guard let files = items.last(where: { $0.name == "files" })?.value, !files.isEmpty, S3Location.handles(files) else {
+            throw .invalidResource("a library folder's address takes one option, files=s3://bucket/prefix, not \(components.query ?? "")")
+        }
+        return (folder, try FilesLocation(files, cache: folder.path, libraryName: folder.lastPathComponent))
     }
 
     /// A library on a PostgreSQL server, its files in the `files=` folder.
     private static func openPostgreSQL(_ url: URL, configuration: LibraryConfiguration) throws(LibraryError) -> LibraryEngine {
         let location = try PostgreSQLLocation(url: url)
         guard let files = location.files else {
-            throw .invalidResource("\(location.description) names no folder for the library's files: add &files=/path (a folder every node reaches)")
+            throw .invalidResource(
+                "\(location.description) names no place for the library's files: add &files=/path (a folder every node reaches) or &files=s3://bucket/prefix"
+            )
         }
-        let bundle = LibraryBundle(url: files)
+        let bundle = LibraryBundle(url: files.localFolder)
+        if case .objectStorage = files, !configuration.readOnly {
+            // This node's folder: made here, whatever the library is.
+            try? FileManager.default.createDirectory(at: bundle.url, withIntermediateDirectories: true)
+        }
         let readOnly = configuration.readOnly || !SQLiteMetadataStore.isWritable(bundle)
         if !readOnly {
             do { try bundle.createLayout() } catch { throw .accessRestricted("cannot write \(bundle.url.path): \(error)") }
         }
         let metadata = try PostgreSQLMetadataStore.open(url: url, creating: configuration.createIfMissing && !configuration.readOnly)
-        return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration)
+        return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration, files: files)
     }
 
     /// Whether there is a library at `url` (a folder, or a library's schema on its server), for tools that must not
@@ -109,27 +135,40 @@ package final class LibraryEngine: Sendable {
         return url.isFileURL ? url.path : "the library's address"
     }
 
-    /// Removes a library and everything in it: its folder, or its schema and its files folder on a server.
+    /// Removes a library and everything in it: its folder, or its schema and its files folder on a server, and its
+    /// objects in object storage (first: a failure leaves the library there to try again).
     package static func removeLibrary(at url: URL) throws(LibraryError) {
         if PostgreSQLLocation.handles(url) {
             let location = try PostgreSQLLocation(url: url)
+            try location.files?.removeStoredFiles()
             try PostgreSQLMetadataStore.removeLibrary(url: url)
-            if let files = location.files { try? FileManager.default.removeItem(at: files) }
         } else {
-            try? FileManager.default.removeItem(at: url)
+            let (folder, given) = try folderAndFiles(url)
+            var readOnly = LibraryConfiguration()
+            readOnly.readOnly = true
+            readOnly.createIfMissing = false
+            if let given {
+                try given.removeStoredFiles()
+            } else if let store = (try? open(at: folder, configuration: readOnly))?.blobs as? S3BlobStore {
+                // Files in object storage, as the library records.
+                try FilesLocation.objectStorage(store.location, local: folder).removeStoredFiles()
+            }
+            try? FileManager.default.removeItem(at: folder)
         }
     }
 
     private static func finishOpening(
-        bundle: LibraryBundle, metadata: any MetadataStore, readOnly: Bool, configuration: LibraryConfiguration
+        bundle: LibraryBundle, metadata: any MetadataStore, readOnly: Bool, configuration: LibraryConfiguration, files: FilesLocation?
     ) throws(LibraryError) -> LibraryEngine {
         let retentionDays: Double =
             (try? metadata.read { db in
                 try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'trash_retention_days'")
             }).flatMap { $0.flatMap(Double.init) } ?? 30
+        let files = try recordedFiles(files, metadata: metadata, bundle: bundle, readOnly: readOnly)
         let engine = LibraryEngine(
             bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration,
-            trashRetention: configuration.trashRetention ?? retentionDays * 86_400)
+            trashRetention: configuration.trashRetention ?? retentionDays * 86_400,
+            blobs: files.blobStore(bundle: bundle, locks: metadata.ownerLocks, cacheSize: configuration.cacheSize))
         if !readOnly {
             try engine.recoverInterruptedTransactions()
             try engine.purgeExpiredTrash()
@@ -140,11 +179,11 @@ package final class LibraryEngine: Sendable {
 
     private init(
         bundle: LibraryBundle, metadata: any MetadataStore, reader: (any MetadataReader)? = nil, readOnly: Bool,
-        configuration: LibraryConfiguration, trashRetention: TimeInterval, changeCenter: ChangeCenter? = nil,
+        configuration: LibraryConfiguration, trashRetention: TimeInterval, blobs: any BlobStore, changeCenter: ChangeCenter? = nil,
         slots: WriterSlots? = nil
     ) {
         self.bundle = bundle
-        self.blobs = FolderBlobStore(bundle: bundle, locks: metadata.ownerLocks)
+        self.blobs = blobs
         self.metadata = metadata
         self.reader = reader ?? metadata
         self.isReadOnly = readOnly
@@ -164,7 +203,44 @@ package final class LibraryEngine: Sendable {
     package func pinned(to state: any MetadataReader) -> LibraryEngine {
         LibraryEngine(
             bundle: bundle, metadata: metadata, reader: state, readOnly: true, configuration: configuration,
-            trashRetention: trashRetention, changeCenter: changeCenter, slots: slots)
+            trashRetention: trashRetention, blobs: blobs, changeCenter: changeCenter, slots: slots)
+    }
+
+    /// Where the library's files are: as the address says, checked against what the library records (an object store
+    /// is recorded when the library takes its first file there; an address that names other storage is refused —
+    /// every file would seem missing), or as recorded when the address does not say (a library folder opened by its
+    /// path).
+    private static func recordedFiles(
+        _ given: FilesLocation?, metadata: any MetadataStore, bundle: LibraryBundle, readOnly: Bool
+    ) throws(LibraryError) -> FilesLocation {
+        let recorded: String?
+        do {
+            recorded = try metadata.read { db in try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'files'") }
+        } catch let error as LibraryError { throw error } catch { throw .internalError("cannot read where the files are: \(error)") }
+        let given = given ?? .folder(bundle.url)
+        guard given.recorded != recorded else { return given }
+        if let recorded, given.recorded == nil {
+            // A library folder opened by its path: its files are where it says.
+            if case .folder(let url) = given, url == bundle.url, S3Location.handles(recorded) {
+                return try FilesLocation(recorded, cache: bundle.url.path, libraryName: bundle.url.lastPathComponent)
+            }
+            throw .invalidResource("this library's files are in \(recorded): its address must say files=\(recorded)")
+        }
+        if let recorded {
+            throw .invalidResource("this library's files are in \(recorded), not \(given.recorded ?? "")")
+        }
+        // Recorded now, unless the library already has files elsewhere (`photos library copy` moves them).
+        guard !readOnly, let wanted = given.recorded else { return given }
+        do {
+            try metadata.write { db in
+                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM resource)") != true else {
+                    throw LibraryError.invalidResource(
+                        "this library's files are in its folder, not \(wanted): photos library copy makes a library that keeps them there")
+                }
+                try db.execute(sql: "INSERT INTO library_info (key, value) VALUES ('files', ?)", arguments: [wanted])
+            }
+        } catch let error as LibraryError { throw error } catch { throw .internalError("cannot record where the files are: \(error)") }
+        return given
     }
 
     /// Removes what the transactions of writers that died left behind — staged files, and placed files no row

@@ -53,13 +53,51 @@ public struct PostgreSQLLibraryProvider: LibraryProvider {
     }
 }
 
-/// Every kind of library this machine can run the conformance suite against: the embedded store always, and a
-/// PostgreSQL server where `OPENPHOTOKIT_TEST_POSTGRES` names one (the test command starts one).
+/// A library as a cluster has it: its rows on a PostgreSQL server, its files in S3-compatible object storage under a
+/// prefix of its own in `bucket` (the endpoint and credentials from the AWS variables), this process's own files in a
+/// folder beside the scratch folder.
+public struct ObjectStorageLibraryProvider: LibraryProvider {
+    /// `postgres://user@host:port/database`.
+    public let base: String
+    public let bucket: String
+
+    public init(base: String, bucket: String) {
+        self.base = base
+        self.bucket = bucket
+    }
+    public var description: String { "PostgreSQL + S3" }
+
+    public func makeLibrary(name: String, scratch: URL) throws -> URL {
+        let schema =
+            "conformance_" + name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30) + "_"
+            + UUID().uuidString.prefix(8).lowercased()
+        let cache = scratch.deletingLastPathComponent().appendingPathComponent("\(name).node")
+        var components = URLComponents(string: base) ?? URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "library", value: schema), URLQueryItem(name: "files", value: "s3://\(bucket)/\(schema)"),
+            URLQueryItem(name: "cache", value: cache.path),
+        ]
+        guard let url = components.url else { throw CocoaError(.fileNoSuchFile) }
+        return url
+    }
+
+    public func removeLibrary(at url: URL) {
+        try? LibraryStorage.removeLibrary(at: url)
+    }
+}
+
+/// Every kind of library this machine can run the conformance suite against: the embedded store always, a
+/// PostgreSQL server where `OPENPHOTOKIT_TEST_POSTGRES` names one, and that server with object storage where
+/// `OPENPHOTOKIT_TEST_S3_BUCKET` names a bucket too (the test command starts both).
 public enum LibraryProviders {
     public static var all: [any LibraryProvider] {
         var providers: [any LibraryProvider] = [LocalLibraryProvider()]
-        if let base = ProcessInfo.processInfo.environment["OPENPHOTOKIT_TEST_POSTGRES"], !base.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let base = environment["OPENPHOTOKIT_TEST_POSTGRES"], !base.isEmpty {
             providers.append(PostgreSQLLibraryProvider(base: base))
+            if let bucket = environment["OPENPHOTOKIT_TEST_S3_BUCKET"], !bucket.isEmpty {
+                providers.append(ObjectStorageLibraryProvider(base: base, bucket: bucket))
+            }
         }
         return providers
     }

@@ -23,12 +23,14 @@ public final class TestLibrary: @unchecked Sendable {
         library = try PHPhotoLibrary(url: url, clientIdentifier: nil)
     }
 
-    /// The folder of the library's files (originals, renderings, uploads in progress): the library's folder, or for
-    /// a library on a server the `files=` folder of its URL.
+    /// The folder of the library's local files (uploads in progress, writer slots; and originals and renderings
+    /// unless they are in object storage): the library's folder, or for a library on a server the `files=` folder of
+    /// its URL, or with object storage (`files=s3://…`) this process's folder (`cache=`).
     public var filesFolder: URL {
         if url.isFileURL { return url }
-        let files = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "files" }?.value
-        return URL(fileURLWithPath: files ?? "/nonexistent")
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        let files = items.first { $0.name == "files" }?.value ?? "/nonexistent"
+        return URL(fileURLWithPath: files.hasPrefix("s3://") ? (items.first { $0.name == "cache" }?.value ?? "/nonexistent") : files)
     }
 
     /// Options that fetch from this library.

@@ -124,7 +124,13 @@ struct CollectionTests {
     @Test(arguments: LibraryProviders.all) func deleteGoesToRecentlyDeletedAndCanBeRecovered(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
-        let ids = try library.addImages(2)
+        // Bytes of its own: a store that keeps the same bytes once keeps them while another asset has them.
+        let distinct = try library.makeImage(width: 48, height: 64)
+        var first: String?
+        try library.library.performChangesAndWait {
+            first = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: distinct)?.placeholderForCreatedAsset?.localIdentifier
+        }
+        let ids = [try #require(first)] + (try library.addImages(1, startingAt: Date(timeIntervalSince1970: 1_800_000_000)))
         let asset = PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: library.options())[0]
         try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([asset] as NSArray) }
         #expect(PHAsset.fetchAssets(with: library.options()).map(\.localIdentifier) == [ids[1]])

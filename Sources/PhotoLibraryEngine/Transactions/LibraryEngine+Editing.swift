@@ -544,11 +544,15 @@ extension LibraryEngine {
         let originalType = (row[0] as Int) == 2 ? ResourceType.video : ResourceType.photo
         guard
             let original = try SQLRecord.fetchOne(
-                db, sql: "SELECT path, pixel_width, pixel_height FROM resource WHERE asset_id = ? AND type = ?", arguments: [assetID, originalType])
+                db, sql: "SELECT path, pixel_width, pixel_height, sha256 FROM resource WHERE asset_id = ? AND type = ?",
+                arguments: [assetID, originalType])
         else { throw LibraryError.missingResource("\(identifier) has no original to revert to") }
-        let originalPath: String = original[0]
-        guard let file = try? bundle.resolveExisting(originalPath), FileManager.default.fileExists(atPath: file.path) else {
-            throw LibraryError.missingResource("the original of \(identifier) is missing: it cannot be reverted")
+        let originalKey = BlobKey(path: original[0], sha256: original[3])
+        do {
+            _ = try blobs.size(of: originalKey)
+        } catch {
+            let missing = error.code == LibraryError.missingResource("").code
+            throw missing ? LibraryError.missingResource("the original of \(identifier) is missing: it cannot be reverted") : error
         }
         let removed = try editResources(assetID, identifier, db: db)
         if !removed.isEmpty {

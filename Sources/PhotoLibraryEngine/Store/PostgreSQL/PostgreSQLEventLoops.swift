@@ -44,16 +44,6 @@ enum PostgreSQLEventLoops {
         return try wait(promise.futureResult, on: connection)
     }
 
-    /// A task executor that runs its jobs on one event loop.
-    private final class LoopTaskExecutor: TaskExecutor {
-        let loop: any EventLoop
-        init(_ loop: any EventLoop) { self.loop = loop }
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
-            loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
-    }
-
     /// Each open connection's watch (one callback on its close, registered when it is made, not one per query).
     private static let watches = Mutex<[ObjectIdentifier: CloseWatch]>([:])
 
@@ -83,22 +73,6 @@ enum PostgreSQLEventLoops {
         var timeout: TimeAmount
         var description: String {
             "the database server did not answer within \(timeout.nanoseconds / 1_000_000_000) s (the network or the server is gone)"
-        }
-    }
-
-    private final class Outcome<T>: @unchecked Sendable {
-        let done = DispatchSemaphore(value: 0)
-        private let lock = NSLock()
-        private(set) var result: Result<T, any Error>?
-
-        /// The first completion wins.
-        func complete(_ value: Result<T, any Error>) {
-            let first = lock.withLock { () -> Bool in
-                guard result == nil else { return false }
-                result = value
-                return true
-            }
-            if first { done.signal() }
         }
     }
 }

@@ -411,8 +411,8 @@ package struct PostgreSQLLocation: CustomStringConvertible {
     package let configuration: PostgresConnection.Configuration
     package let library: String
     package let description: String
-    /// The folder of the library's files (`files=`), when given.
-    let files: URL?
+    /// Where the library's files are (`files=`, and `cache=` for this node's folder of an object store), when given.
+    let files: FilesLocation?
     /// A statement's bound, in seconds, unless the address says (`statement_timeout=`).
     static let defaultStatementTimeout: Int64 = 300
 
@@ -456,7 +456,11 @@ package struct PostgreSQLLocation: CustomStringConvertible {
             ("statement_timeout", "\(try seconds("statement_timeout", Self.defaultStatementTimeout))s"))
         self.configuration = configuration
         self.library = library
-        files = query["files"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+        if let text = query["files"], !text.isEmpty {
+            files = try FilesLocation(text, cache: query["cache"], libraryName: "\(host)-\(components.port ?? 5432)-\(database)-\(library)")
+        } else {
+            files = nil
+        }
         description = "postgres://\(user)@\(host):\(components.port ?? 5432)/\(database)?library=\(library)"
     }
 }

@@ -1,0 +1,257 @@
+import Crypto
+import Foundation
+import NIOCore
+import ObjectStorage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The blob store of a library whose bytes are in S3-compatible object storage (`files=s3://bucket/prefix`).
+///
+/// Blobs are filed by content: `<prefix>sha256/<first two digits>/<SHA-256>`, so that a put is idempotent (the same
+/// bytes land on the same key, whoever sends them, however often) and the same bytes are stored once (duplicates,
+/// an edit's kept previous version). Uploads are checked by the store: each request is signed with the SHA-256 of
+/// its body, which for a single put is the blob's own digest. Downloads are hashed on the way and kept only if they
+/// are the bytes their key names.
+///
+/// What a node keeps for itself is in its local folder (``local``): copies of blobs it used (``BlobCache``, bounded,
+/// least recently used evicted), cached derivatives, upload and editing areas, writer slots.
+///
+/// A blob is removed only when no committed row names its digest (``LibraryEngine/removeUnreferenced(_:)`` judges that
+/// under the write lock), and a blob put for a transaction is checked to be stored under the same lock, before the
+/// rows that name it commit: so a removal and a writer that relies on the same bytes never cross. Blobs that no row
+/// names (a writer killed between its upload and its commit) are left for collection.
+package struct S3BlobStore: BlobStore {
+    package let location: S3Location
+    let client: S3Client
+    /// This node's own files: derivatives, upload and editing areas.
+    package let local: FolderBlobStore
+    /// This node's copies of blobs.
+    package let cache: BlobCache
+    /// Blobs up to this size are sent in one request; larger ones in parts of this size.
+    package static let partSize = 16 << 20
+
+    package init(location: S3Location, local: FolderBlobStore, cacheSize: Int64) {
+        self.location = location
+        var client = location.client(http: S3EventLoops.http)
+        client.timeout = .seconds(300)
+        self.client = client
+        self.local = local
+        self.cache = BlobCache(folder: local.bundle.resourcesURL.appendingPathComponent("cache/blobs"), maximumBytes: cacheSize)
+    }
+
+    /// Blobs of the same bytes are one object.
+    package var sharesContent: Bool { true }
+
+    package func storedName(of key: BlobKey) -> String {
+        location.key("sha256/\(key.sha256.prefix(2))/\(key.sha256)")
+    }
+
+    /// The object of `key`; a key whose digest is not a SHA-256 (a damaged row) names none.
+    func object(_ key: BlobKey) throws(LibraryError) -> String {
+        guard BlobCache.isDigest(key.sha256) else { throw .missingResource("the stored file \(key.path) has no valid SHA-256 to find it by") }
+        return storedName(of: key)
+    }
+
+    /// Runs one request of the store, blocking; an answer other than the ones `operation` handles is a network error
+    /// (the store could not be reached, or refused).
+    func request<T: Sendable>(_ what: String, _ operation: @escaping @Sendable (S3Client) async throws -> T) throws(LibraryError) -> T {
+        let client = self.client
+        do {
+            return try S3EventLoops.run { try await operation(client) }
+        } catch let error as LibraryError {
+            throw error
+        } catch {
+            throw .networkError("\(what) in \(location.description) failed: \(error)")
+        }
+    }
+
+    package func size(of key: BlobKey) throws(LibraryError) -> Int64 {
+        if let copy = cache.file(for: key.sha256), let size = Self.fileSize(copy) { return size }
+        let name = try object(key)
+        guard let info = try request("reading the size of \(key.path)", { try await $0.head(key: name) }) else {
+            throw .missingResource("the stored file \(key.path) is missing from \(location.description)")
+        }
+        return info.size
+    }
+
+    package func open(_ key: BlobKey) throws(LibraryError) -> any BlobReader {
+        if let copy = cache.file(for: key.sha256) { return try FileBlobReader(file: copy, key: key.path) }
+        return S3BlobReader(store: self, key: key, name: try object(key), size: try size(of: key))
+    }
+
+    package func readSmall(_ key: BlobKey, limit: Int) -> Data? {
+        if let copy = cache.file(for: key.sha256) {
+            guard let size = Self.fileSize(copy), size <= limit else { return nil }
+            return try? Data(contentsOf: copy)
+        }
+        guard let size = try? size(of: key), size <= limit, let name = try? object(key) else { return nil }
+        if size == 0 { return Data() }
+        guard let data = try? request("reading \(key.path)", { try await $0.get(key: name) }), data.count <= limit,
+            SHA256.hash(data: data).hex == key.sha256
+        else { return nil }
+        return data
+    }
+
+    package func materialize(_ key: BlobKey) throws(LibraryError) -> URL {
+        if let copy = cache.file(for: key.sha256) { return copy }
+        let name = try object(key)
+        let temporary = try cache.temporaryFile()
+        do {
+            try request("downloading \(key.path)") { client in
+                do {
+                    try await client.download(key: name, to: temporary, sha256: key.sha256)
+                } catch let error as S3Error where error.status == 404 {
+                    throw LibraryError.missingResource("the stored file \(key.path) is missing from \(location.description)")
+                } catch let error as S3Error where error.code == "BadDigest" {
+                    throw LibraryError.invalidResource("the stored file \(key.path) in \(location.description) is not the bytes it was stored as")
+                }
+            }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+        return try cache.admit(temporary, sha256: key.sha256)
+    }
+
+    package func derivative(assetUUID: String, name: String) -> Data? {
+        local.derivative(assetUUID: assetUUID, name: name)
+    }
+
+    package func storeDerivative(_ data: Data, assetUUID: String, name: String) {
+        local.storeDerivative(data, assetUUID: assetUUID, name: name)
+    }
+
+    /// Stores each blob unless its bytes are there already (a `HEAD`, then a put that takes the key only if it is
+    /// free), and takes staged files into this node's cache. Called under the write lock, so that what it finds
+    /// stored stays stored until the rows commit (see ``LibraryEngine/removeUnreferenced(_:)``).
+    package func put(_ blobs: [(source: BlobSource, key: BlobKey)], placed: inout [BlobKey]) throws(LibraryError) {
+        for (source, key) in blobs {
+            let name = try object(key)
+            switch source {
+            case .staged(let file):
+                guard let size = Self.fileSize(file) else { throw .missingResource("the staged file for \(key.path) is gone") }
+                let stored = try request("looking for \(key.path)") { try await $0.head(key: name) }
+                if stored?.size != size {
+                    try upload(file, size: size, key: key, name: name)
+                }
+                // The staged file is the blob's bytes (its digest was taken as it was staged): this node's copy.
+                if (try? cache.admit(file, sha256: key.sha256)) == nil { unlink(file.path) }
+            case .stored(let existing):
+                guard existing.sha256 == key.sha256 else {
+                    throw .internalError("\(key.path) was to be \(existing.path)'s bytes under another digest")
+                }
+                guard try request("looking for \(existing.path)", { try await $0.head(key: name) }) != nil else {
+                    throw .missingResource("the stored file \(existing.path) is missing from \(location.description)")
+                }
+            }
+            placed.append(key)
+        }
+    }
+
+    /// Sends a staged file: in one request, signed with its digest, or in parts checked against it.
+    private func upload(_ file: URL, size: Int64, key: BlobKey, name: String) throws(LibraryError) {
+        if size <= Self.partSize {
+            let body: Data
+            do { body = try Data(contentsOf: file) } catch { throw .internalError("cannot read the staged file for \(key.path): \(error)") }
+            try request("uploading \(key.path)") { client in
+                do {
+                    _ = try await client.put(key: name, body: body, sha256: key.sha256, ifNoneMatch: true)
+                } catch let error as S3Error where error.code == "XAmzContentSHA256Mismatch" || error.code == "BadDigest" {
+                    throw LibraryError.invalidResource("the staged file for \(key.path) changed since it was staged: not stored")
+                }
+            }
+        } else {
+            try request("uploading \(key.path)") { client in
+                do {
+                    try await client.putMultipart(key: name, file: file, sha256: key.sha256, partSize: Self.partSize)
+                } catch let error as S3Error where error.code == "BadDigest" {
+                    throw LibraryError.invalidResource("the staged file for \(key.path) changed since it was staged: not stored")
+                }
+            }
+        }
+    }
+
+    /// The size and SHA-256 of the stored object, from its bytes as the store sends them (not this node's copy).
+    package func digest(of key: BlobKey) throws(LibraryError) -> (size: Int64, sha256: String) {
+        let name = try object(key)
+        let size = try request("reading the size of \(key.path)") { try await $0.head(key: name) }?.size
+        guard let size else { throw .missingResource("the stored file \(key.path) is missing from \(location.description)") }
+        let reader = S3BlobReader(store: self, key: key, name: name, size: size)
+        var hasher = SHA256()
+        var offset: Int64 = 0
+        while offset < size {
+            let piece = try reader.read(at: offset, count: Self.partSize)
+            if piece.isEmpty { break }
+            hasher.update(data: piece)
+            offset += Int64(piece.count)
+        }
+        return (offset, hasher.finalize().hex)
+    }
+
+    package func storedKeys() -> [String] {
+        let prefix = location.key("sha256/")
+        return (try? request("listing \(prefix)") { try await $0.list(prefix: prefix) })?.map(\.key) ?? []
+    }
+
+    package func abandonedUploadAreas() -> [String] {
+        local.abandonedUploadAreas()
+    }
+
+    /// Removes the object (and this node's copy). Only for bytes no committed row names, under the write lock.
+    package func remove(_ key: BlobKey) {
+        guard let name = try? object(key) else { return }
+        cache.remove(key.sha256)
+        _ = try? request("removing \(key.path)") { try await $0.delete(key: name) }
+    }
+
+    package func removeDerivatives(assetUUID: String, prefix: String?) {
+        local.removeDerivatives(assetUUID: assetUUID, prefix: prefix)
+    }
+
+    package func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder {
+        try local.makeUploadArea(label: label)
+    }
+
+    static func fileSize(_ file: URL) -> Int64? {
+        var info = stat()
+        guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+}
+
+/// A blob in object storage read in pieces by ranged `GET`s.
+final class S3BlobReader: BlobReader {
+    let size: Int64
+    private let store: S3BlobStore
+    private let key: BlobKey
+    private let name: String
+
+    init(store: S3BlobStore, key: BlobKey, name: String, size: Int64) {
+        self.store = store
+        self.key = key
+        self.name = name
+        self.size = size
+    }
+
+    func read(at offset: Int64, count: Int) throws(LibraryError) -> Data {
+        guard count > 0, offset >= 0, offset < size else { return Data() }
+        let range = offset...min(size - 1, offset + Int64(count) - 1)
+        let name = self.name
+        let key = self.key
+        let location = store.location
+        return try store.request("reading \(key.path)") { client in
+            do {
+                return try await client.get(key: name, range: range)
+            } catch let error as S3Error where error.status == 404 {
+                throw LibraryError.missingResource("the stored file \(key.path) is missing from \(location.description)")
+            }
+        }
+    }
+}
+
+extension SHA256.Digest {
+    /// Lowercase hex, as the rows keep digests.
+    var hex: String { map { String(format: "%02x", $0) }.joined() }
+}
