@@ -248,7 +248,9 @@ let package = Package(
             ], swiftSettings: strict),
         .testTarget(
             name: "PhotoLibraryEngineTests",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check"],
+            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check", "ObjectStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         // Client code written as an iOS app writes it (`import Photos`, `import CoreImage`, `import

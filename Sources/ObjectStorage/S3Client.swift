@@ -54,6 +54,15 @@ public struct S3Client: Sendable {
         public var key: String
         public var size: Int64
         public var etag: String?
+        /// When it was stored (`LastModified` in a listing, `Last-Modified` of a `HEAD`).
+        public var lastModified: Date?
+
+        public init(key: String, size: Int64, etag: String? = nil, lastModified: Date? = nil) {
+            self.key = key
+            self.size = size
+            self.etag = etag
+            self.lastModified = lastModified
+        }
     }
 
     /// How a conditional put ended.
@@ -158,7 +167,7 @@ public struct S3Client: Sendable {
         guard response.status == 200 else { throw response.failure() }
         return ObjectInfo(
             key: key, size: response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? 0,
-            etag: response.headers.first(name: "ETag"))
+            etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified").flatMap(Self.httpDate))
     }
 
     /// Removes the object (one that is not there is fine, as S3 has it).
@@ -188,7 +197,8 @@ public struct S3Client: Sendable {
                 objects.append(
                     ObjectInfo(
                         key: key, size: XMLText.elements("Size", in: entry).first.flatMap { Int64($0) } ?? 0,
-                        etag: XMLText.elements("ETag", in: entry).first))
+                        etag: XMLText.elements("ETag", in: entry).first,
+                        lastModified: XMLText.elements("LastModified", in: entry).first.flatMap(Self.isoDate)))
             }
             continuation = XMLText.elements("IsTruncated", in: xml).first == "true" ? XMLText.elements("NextContinuationToken", in: xml).first : nil
         } while continuation != nil
@@ -240,6 +250,40 @@ public struct S3Client: Sendable {
             _ = try? await send("DELETE", key: key, query: [("uploadId", uploadID)])
             throw error
         }
+    }
+
+    /// An upload in parts begun and not completed nor aborted.
+    public struct MultipartUpload: Sendable, Equatable {
+        public var key: String
+        public var uploadID: String
+        public var initiated: Date?
+    }
+
+    /// The uploads in parts under `prefix` that were begun and neither completed nor aborted (ListMultipartUploads).
+    public func multipartUploads(prefix: String) async throws -> [MultipartUpload] {
+        var uploads: [MultipartUpload] = []
+        var markers: [(String, String)] = []
+        while true {
+            let response = try await send("GET", key: nil, query: [("uploads", ""), ("prefix", prefix)] + markers)
+            guard response.status == 200 else { throw response.failure() }
+            let xml = String(decoding: response.body, as: UTF8.self)
+            for entry in XMLText.elements("Upload", in: xml) {
+                guard let key = XMLText.elements("Key", in: entry).first, let id = XMLText.elements("UploadId", in: entry).first else { continue }
+                uploads.append(
+                    MultipartUpload(key: key, uploadID: id, initiated: XMLText.elements("Initiated", in: entry).first.flatMap(Self.isoDate)))
+            }
+            guard XMLText.elements("IsTruncated", in: xml).first == "true", let key = XMLText.elements("NextKeyMarker", in: xml).first,
+                let id = XMLText.elements("NextUploadIdMarker", in: xml).first
+            else { break }
+            markers = [("key-marker", key), ("upload-id-marker", id)]
+        }
+        return uploads
+    }
+
+    /// Ends an upload in parts and removes its parts.
+    public func abortMultipart(key: String, uploadID: String) async throws {
+        let response = try await send("DELETE", key: key, query: [("uploadId", uploadID)])
+        guard response.status == 204 || response.status == 200 || response.status == 404 else { throw response.failure() }
     }
 
     // MARK: Requests
@@ -309,6 +353,22 @@ public struct S3Client: Sendable {
             }
             return answer
         }
+    }
+
+    /// A listing's `LastModified` (ISO 8601, with or without fractional seconds).
+    static func isoDate(_ text: String) -> Date? {
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return fractional.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+    }
+
+    /// An HTTP date (`Last-Modified`: `Wed, 21 Oct 2015 07:28:00 GMT`).
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
     }
 
     /// The wait before attempt `attempt + 1`: the initial delay doubled per attempt, times 0.5–1.5.

@@ -82,8 +82,8 @@ extension LibraryEngine {
                 problems.append(.init(kind: .unreadable, path: row.path, detail: error.message))
             }
         }
-        for key in blobs.storedKeys() where !known.contains(key) {
-            problems.append(.init(kind: .orphanFile, path: key, detail: "no asset refers to it"))
+        for blob in try blobs.storedBlobs() where !known.contains(blob.name) {
+            problems.append(.init(kind: .orphanFile, path: blob.name, detail: "no asset refers to it"))
         }
         for area in blobs.abandonedUploadAreas() {
             problems.append(

@@ -33,15 +33,17 @@ public struct KillCampaign {
         public var orphans = 0
         /// What the orphans were (the first ones).
         public var orphanDetails: [String] = []
+        /// Blobs in object storage that killed writers left and collection removed.
+        public var collected = 0
         public var seconds = 0.0
 
         public var description: String {
             String(
                 format:
-                    "%d kills (%d with a concurrent process, %d children finished first; killed mid-way: %@), %d inconsistencies, %d lost commits, %d orphans; %d concurrent commands, %d failed; %.1f s",
+                    "%d kills (%d with a concurrent process, %d children finished first; killed mid-way: %@), %d inconsistencies, %d lost commits, %d orphans (%d collected); %d concurrent commands, %d failed; %.1f s",
                 kills, killsWithConcurrentProcess, finishedBeforeKill,
                 killedMidway.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "), inconsistencies.count,
-                lostCommits, orphans, concurrentCommands, concurrentFailures, seconds)
+                lostCommits, orphans, collected, concurrentCommands, concurrentFailures, seconds)
         }
     }
 
@@ -185,6 +187,11 @@ public struct KillCampaign {
             if library.isFileURL {
                 let integrity = try engine.metadata.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
                 if integrity != ["ok"] { result.inconsistencies.append("after \(what): integrity_check \(integrity)") }
+            }
+            if engine.blobs.sharesContent {
+                // Object storage: what a killed writer stored and never committed is collected, not swept at
+                // opening. Collected at once here (no age): none may survive it, and no committed one may go.
+                result.collected += try engine.collectOrphans(olderThan: 0).count
             }
             let (_, problems, _) = try engine.verify()
             for problem in problems {

@@ -268,11 +268,26 @@ struct EmptyTrash: ParsableCommand {
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every stored file (present, size, SHA-256) and look for orphans; exits 1 on problems.",
-        discussion: "Ctrl-C stops the check and reports what it found so far (exit 130).")
+        discussion: """
+            Ctrl-C stops the check and reports what it found so far (exit 130).
+            --remove-orphans first removes stored files no asset refers to that are older than --orphan-age hours (24): \
+            what writers that died between storing a file and committing left, and unfinished uploads to object storage.
+            """)
     @OptionGroup var global: GlobalOptions
+    @Flag(help: "Remove orphaned files older than --orphan-age before the check.") var removeOrphans = false
+    @Option(help: "How many hours old an orphaned file must be to be removed (younger ones may be a live writer's).")
+    var orphanAge: Double = 24
 
     func run() throws {
         let library = try global.open()
+        var removed: [String] = []
+        if removeOrphans {
+            guard orphanAge >= 0 else { throw CLIError("--orphan-age is a number of hours, 0 or more") }
+            do { removed = try library.removeOrphanedFiles(olderThan: orphanAge * 3600) } catch { throw CLIError(describe(error)) }
+            if !global.json {
+                for name in removed { print(Output.printable("removed orphan: \(name)")) }
+            }
+        }
         Interruption.cooperate()
         let bar = LazyProgress("verify", unit: "files", json: global.json)
         let report: LibraryVerificationReport
@@ -283,7 +298,7 @@ struct Verify: ParsableCommand {
         if global.json {
             Output.printJSON([
                 "checkedFiles": report.checkedFiles, "complete": report.isComplete,
-                "problems": report.problems.map { ["kind": $0.kind, "path": $0.path, "detail": $0.detail] },
+                "problems": report.problems.map { ["kind": $0.kind, "path": $0.path, "detail": $0.detail] }, "removedOrphans": removed,
             ])
         } else {
             for problem in report.problems { print(Output.printable(problem.description)) }

@@ -138,7 +138,7 @@ struct BlobStoreTests {
         #expect(try engine.blobs.read(new, offset: 0, count: stagedBytes.count + 1) == stagedBytes)
         #expect(try engine.blobs.digest(of: copy) == engine.blobs.digest(of: record.blobKey))
         #expect(try engine.blobs.digest(of: record.blobKey).size == Int64(bytes.count))
-        #expect(Set(engine.blobs.storedKeys()) == [record.path, "originals/Z/new.jpg", "originals/Z/copy.jpg"])
+        #expect(Set(try engine.blobs.storedBlobs().map(\.name)) == [record.path, "originals/Z/new.jpg", "originals/Z/copy.jpg"])
 
         // A failure midway: the first is stored and listed, the rest is not.
         let second = try engine.stage(file: try library.makeImage(width: 10, height: 10), move: false)

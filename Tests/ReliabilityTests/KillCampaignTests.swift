@@ -87,6 +87,31 @@ extension ReliabilityTests {
             #expect(result.kills - result.finishedBeforeKill >= result.kills / 3, "\(result)")
         }
 
+        static var bucket: String? { ProcessInfo.processInfo.environment["OPENPHOTOKIT_TEST_S3_BUCKET"].flatMap { $0.isEmpty ? nil : $0 } }
+
+        /// Files in object storage: a writer killed at any instant (uploading, between its upload and its commit,
+        /// committing) leaves no blob that collection does not remove, and collection removes none that is committed.
+        @Test(.enabled(if: base != nil && bucket != nil)) func killedWritersLeaveNothingInObjectStorageThatIsNotCollected() async throws {
+            let workspace = try TestMedia.temporaryDirectory("kill-campaign-s3")
+            let provider = ObjectStorageLibraryProvider(base: try #require(Self.base), bucket: try #require(Self.bucket))
+            let library = try provider.makeLibrary(name: "KillS3", scratch: workspace.appendingPathComponent("media"))
+            defer {
+                provider.removeLibrary(at: library)
+                try? FileManager.default.removeItem(at: workspace)
+            }
+            let result = try await blockingOffThePool {
+                var campaign = try KillCampaign(
+                    photos: ReliabilityTests.KillCampaignTests.executable, workspace: workspace, library: library, seed: 20_261_127)
+                return try campaign.run(kills: 15, concurrentEvery: 3)
+            }
+            #expect(result.kills == 15 && result.killsWithConcurrentProcess == 5, "\(result)")
+            #expect(result.inconsistencies.isEmpty, "\(result.inconsistencies)")
+            #expect(result.lostCommits == 0)
+            #expect(result.orphans == 0, "\(result.orphanDetails)")
+            #expect(result.concurrentFailures == 0)
+            #expect(result.kills - result.finishedBeforeKill >= result.kills / 3, "\(result)")
+        }
+
         @Test(.enabled(if: base != nil)) func concurrentWritersLoseNothingAndTwoWatchersSeeEveryCommitOnceInOrder() async throws {
             let workspace = try TestMedia.temporaryDirectory("concurrency-campaign-server")
             let provider = PostgreSQLLibraryProvider(base: try #require(Self.base))

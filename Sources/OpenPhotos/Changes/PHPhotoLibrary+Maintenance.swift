@@ -41,6 +41,16 @@ extension PHPhotoLibrary {
         }
     }
 
+    /// OpenPhotoKit: removes stored files that no asset refers to and that were stored more than `age` seconds ago
+    /// (what ``verify(progress:isCancelled:)`` reports as `orphanFile`: left by writers that died between storing a
+    /// file and committing the asset that names it), and uploads to object storage that were begun and never
+    /// finished. Younger ones are left alone: they may be a live writer's, about to commit. Returns what was removed.
+    @discardableResult
+    public func removeOrphanedFiles(olderThan age: TimeInterval = 86_400) throws -> [String] {
+        try requireOwner("removing orphaned files")
+        do { return try engine().collectOrphans(olderThan: age) } catch { throw PHPhotosError(error) }
+    }
+
     /// OpenPhotoKit: permanently removes every asset in Recently Deleted; returns how many. Assets go in
     /// transactions of a few hundred, each all or nothing; `isCancelled` is asked between them, and what was
     /// purged before it returned true stays purged.

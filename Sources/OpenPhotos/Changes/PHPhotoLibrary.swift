@@ -41,9 +41,14 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     }
 
     /// OpenPhotoKit: the library a location names: a server library's address (`postgres://user@host/db?library=…`)
-    /// as it is, anything else as a folder path.
+    /// or a folder's URL with options (`file:///srv/a.photoslibrary?files=s3://bucket/prefix`) as it is, anything else
+    /// as a folder path.
     public static func libraryURL(_ location: String) -> URL {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://"), let url = URL(string: location) { return url }
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.hasPrefix("file://"),
+            let url = URL(string: location)
+        {
+            return url
+        }
         return URL(fileURLWithPath: location)
     }
 

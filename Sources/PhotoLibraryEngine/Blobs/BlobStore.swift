@@ -50,9 +50,17 @@ package protocol BlobStore: Sendable {
     /// - throws: ``LibraryError/missingResource(_:)`` when it is not there.
     func digest(of key: BlobKey) throws(LibraryError) -> (size: Int64, sha256: String)
 
-    /// The names (see ``storedName(of:)``) of every stored original and rendering (not derivatives, not uploads):
-    /// verification's listing, to find blobs no row names.
-    func storedKeys() -> [String]
+    /// Every stored original and rendering (not derivatives, not uploads), by name (see ``storedName(of:)``):
+    /// verification's listing, to find blobs no row names, and collection's.
+    func storedBlobs() throws(LibraryError) -> [StoredBlob]
+
+    /// Sends staged files ahead of their transaction, outside the write lock, where storing is slow (an upload); the
+    /// transaction's ``put(_:placed:)`` then only checks they are there. A folder store does nothing here.
+    func preload(_ staged: [(file: URL, key: BlobKey)]) throws(LibraryError)
+
+    /// Ends uploads in parts begun before `date` and never completed (a writer killed mid-upload): the store keeps
+    /// their parts, unlisted, until then. Returns how it names them. A folder store has none.
+    func abortAbandonedUploads(startedBefore date: Date) -> [String]
 
     /// Upload areas of processes that are gone and were not swept yet (their names, for a report).
     func abandonedUploadAreas() -> [String]
@@ -89,6 +97,19 @@ extension ResourceRecord {
     package var blobKey: BlobKey { BlobKey(path: path, sha256: sha256) }
 }
 
+/// A blob the store lists: its name, the key that removes it, and when it was stored.
+package struct StoredBlob: Sendable, Hashable {
+    package var name: String
+    package var key: BlobKey
+    package var modified: Date?
+
+    package init(name: String, key: BlobKey, modified: Date?) {
+        self.name = name
+        self.key = key
+        self.modified = modified
+    }
+}
+
 /// Where the bytes of a blob being put come from.
 package enum BlobSource: Sendable, Hashable {
     /// A file this writer staged (see ``FileStager``): taken by rename in a folder store, uploaded by one that is not
@@ -109,6 +130,10 @@ package protocol BlobReader: AnyObject, Sendable {
 }
 
 extension BlobStore {
+    package func preload(_ staged: [(file: URL, key: BlobKey)]) throws(LibraryError) {}
+
+    package func abortAbandonedUploads(startedBefore date: Date) -> [String] { [] }
+
     /// Up to `count` bytes of a stored blob from `offset`.
     package func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data {
         try open(key).read(at: offset, count: count)

@@ -91,17 +91,17 @@ package struct FolderBlobStore: BlobStore {
         return (size, sha256)
     }
 
-    package func storedKeys() -> [String] {
+    package func storedBlobs() throws(LibraryError) -> [StoredBlob] {
         let originals = bundle.originalsURL.standardizedFileURL.path
-        guard let enumerator = FileManager.default.enumerator(at: bundle.originalsURL, includingPropertiesForKeys: [.isRegularFileKey]) else {
-            return []
-        }
-        var keys: [String] = []
+        let keys: [URLResourceKey] = [.isRegularFileKey, .contentModificationDateKey]
+        guard let enumerator = FileManager.default.enumerator(at: bundle.originalsURL, includingPropertiesForKeys: keys) else { return [] }
+        var blobs: [StoredBlob] = []
         for case let url as URL in enumerator {
-            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
-            keys.append("originals/" + url.standardizedFileURL.path.dropFirst(originals.count + 1))
+            guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
+            let name = "originals/" + url.standardizedFileURL.path.dropFirst(originals.count + 1)
+            blobs.append(StoredBlob(name: name, key: BlobKey(path: name, sha256: ""), modified: values.contentModificationDate))
         }
-        return keys
+        return blobs
     }
 
     package func abandonedUploadAreas() -> [String] {

@@ -38,14 +38,44 @@ extension LibraryEngine {
             for key in keys { blobs.remove(key) }
             return
         }
-        var byDigest: [String: BlobKey] = [:]
-        for key in keys { byDigest[key.sha256] = key }
-        _ = try? metadata.write { db in
-            let digests = db.dialect.isIn("sha256", byDigest.keys.sorted().map { .text($0) })
-            let named = Set(
-                try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM resource WHERE \(digests.sql)", arguments: digests.statementArguments))
-            for (digest, key) in byDigest.sorted(by: { $0.key < $1.key }) where !named.contains(digest) { blobs.remove(key) }
+        _ = try? removeUnnamed(keys)
+    }
+
+    /// Removes the blobs of `keys` that no committed row names — by digest in a store that shares content, by path
+    /// in a folder — judged and removed under the write lock, a few hundred at a time. Returns those removed.
+    @discardableResult
+    func removeUnnamed(_ keys: [BlobKey]) throws(LibraryError) -> [BlobKey] {
+        let byDigest = blobs.sharesContent
+        var unique: [String: BlobKey] = [:]
+        for key in keys { unique[byDigest ? key.sha256 : key.path] = key }
+        let sorted = unique.sorted { $0.key < $1.key }
+        var removed: [BlobKey] = []
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            let batch = sorted[start..<min(start + 500, sorted.count)]
+            try write("remove files no asset refers to") { db in
+                let column = byDigest ? "sha256" : "path"
+                let names = db.dialect.isIn(column, batch.map { .text($0.key) })
+                let named = Set(
+                    try String.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM resource WHERE \(names.sql)", arguments: names.statementArguments))
+                for (name, key) in batch where !named.contains(name) {
+                    blobs.remove(key)
+                    removed.append(key)
+                }
+            }
         }
+        return removed
+    }
+
+    /// Removes stored blobs that no asset refers to and that were stored more than `age` seconds ago — what writers
+    /// that died between storing and committing left (a younger one may be a live writer's, about to commit: it would
+    /// store it again, but need not) — and uploads in parts that were never completed. Returns the names removed.
+    package func collectOrphans(olderThan age: TimeInterval, now: Date = Date()) throws(LibraryError) -> [String] {
+        if isReadOnly { throw .accessRestricted("the library is read-only: removing orphaned files is not allowed") }
+        let cutoff = now.addingTimeInterval(-age)
+        let old = try blobs.storedBlobs().filter { ($0.modified ?? .distantPast) <= cutoff }
+        let names = Dictionary(old.map { ($0.key, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let removed = try removeUnnamed(old.map(\.key)).compactMap { names[$0] }
+        return removed.sorted() + blobs.abortAbandonedUploads(startedBefore: cutoff)
     }
 
     /// The adjustment an `.adjustmentData` resource holds (Apple's `Adjustments.plist` keys), read within the size

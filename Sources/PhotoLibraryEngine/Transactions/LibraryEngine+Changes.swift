@@ -48,6 +48,14 @@ extension LibraryEngine {
                 prepared.append(asset)
             }
             edits = try prepareContentChanges(intents, created: prepared, access: access, now: now, staged: &staged)
+            // Slow storing (an upload to object storage) before the write lock too: the transaction only checks.
+            try blobs.preload(
+                prepared.flatMap { $0.resources.map { ($0.staged.url, BlobKey(path: $0.path, sha256: $0.staged.sha256)) } }
+                    + edits.flatMap { edit in
+                        ([edit.rendering, edit.adjustment] + [edit.pairedVideo?.file].compactMap { $0 }).map {
+                            ($0.url, BlobKey(path: "the edit of \(edit.localIdentifier)", sha256: $0.sha256))
+                        }
+                    })
         } catch {
             for file in staged { try? FileManager.default.removeItem(at: file.url) }
             throw error

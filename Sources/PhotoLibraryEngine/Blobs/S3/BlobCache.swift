@@ -35,7 +35,7 @@ package struct BlobCache: Sendable {
     }
 
     /// A new file in the cache's folder to write a copy into (then ``admit(_:sha256:)``).
-    func temporaryFile() throws(LibraryError) -> URL {
+    package func temporaryFile() throws(LibraryError) -> URL {
         do { try POSIXFiles.createDirectory(folder) } catch { throw .internalError("cannot create the cache folder \(folder.path): \(error)") }
         return folder.appendingPathComponent(".\(UUID().uuidString).partial")
     }
@@ -43,7 +43,7 @@ package struct BlobCache: Sendable {
     /// Takes `file` (verified to be the bytes of `sha256`) as the copy of `sha256`, then keeps the cache within its
     /// bound. Returns the copy's path.
     @discardableResult
-    func admit(_ file: URL, sha256: String) throws(LibraryError) -> URL {
+    package func admit(_ file: URL, sha256: String) throws(LibraryError) -> URL {
         guard let destination = url(for: sha256) else { throw .internalError("\(sha256) is not a SHA-256") }
         do { try POSIXFiles.createDirectory(destination.deletingLastPathComponent()) } catch {
             throw .internalError("cannot create the cache folder of \(sha256): \(error)")

@@ -190,9 +190,34 @@ package struct S3BlobStore: BlobStore {
         return (offset, hasher.finalize().hex)
     }
 
-    package func storedKeys() -> [String] {
+    package func storedBlobs() throws(LibraryError) -> [StoredBlob] {
         let prefix = location.key("sha256/")
-        return (try? request("listing \(prefix)") { try await $0.list(prefix: prefix) })?.map(\.key) ?? []
+        return try request("listing \(prefix)") { try await $0.list(prefix: prefix) }.map { object in
+            let digest = String(object.key.split(separator: "/").last ?? "")
+            return StoredBlob(name: object.key, key: BlobKey(path: object.key, sha256: digest), modified: object.lastModified)
+        }
+    }
+
+    /// Uploads what is not stored yet (a put that takes the key only if it is free), before the transaction.
+    package func preload(_ staged: [(file: URL, key: BlobKey)]) throws(LibraryError) {
+        for (file, key) in staged {
+            guard let size = Self.fileSize(file) else { continue }
+            let name = try object(key)
+            if size > Self.partSize, try request("looking for \(key.path)", { try await $0.head(key: name) })?.size == size { continue }
+            try upload(file, size: size, key: key, name: name)
+        }
+    }
+
+    package func abortAbandonedUploads(startedBefore date: Date) -> [String] {
+        let prefix = location.key("sha256/")
+        let uploads = (try? request("listing uploads in parts") { try await $0.multipartUploads(prefix: prefix) }) ?? []
+        var aborted: [String] = []
+        for upload in uploads where (upload.initiated ?? .distantPast) <= date {
+            if (try? request("ending an upload in parts") { try await $0.abortMultipart(key: upload.key, uploadID: upload.uploadID) }) != nil {
+                aborted.append("\(upload.key) (upload \(upload.uploadID))")
+            }
+        }
+        return aborted
     }
 
     package func abandonedUploadAreas() -> [String] {

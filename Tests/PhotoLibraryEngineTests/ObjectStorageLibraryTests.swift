@@ -1,0 +1,195 @@
+import Crypto
+import Foundation
+import ObjectStorage
+import OpenPhotos
+import PhotoLibraryEngine
+import PhotosTesting
+import Testing
+
+/// A library folder whose files are in object storage (`file:///…?files=s3://bucket/prefix`), against the test
+/// command's SeaweedFS: blobs filed by content, stored once, removed only when no asset has their bytes, verified,
+/// collected, and the location recorded in the library.
+@Suite("Library files in object storage", .enabled(if: ObjectStorageUnderTest.bucket != nil))
+struct ObjectStorageLibraryTests {
+    static var bucket: String? { ObjectStorageUnderTest.bucket }
+
+    /// A new library folder with its files under a prefix of its own; the folder's plain URL, the URL with the
+    /// location, the location.
+    struct Fixture {
+        let scratch: URL
+        let folder: URL
+        let url: URL
+        let location: S3Location
+        var client: S3Client { location.client() }
+
+        init() throws {
+            scratch = try TestMedia.temporaryDirectory("s3-library")
+            folder = scratch.appendingPathComponent("Library.photoslibrary")
+            let prefix = "lib-\(UUID().uuidString.prefix(8).lowercased())"
+            let bucket = try #require(ObjectStorageLibraryTests.bucket)
+            let files = "s3://\(bucket)/\(prefix)"
+            url = try #require(URL(string: "file://\(folder.path)?files=\(files)"))
+            location = try S3Location(files)
+        }
+
+        func remove() {
+            try? LibraryStorage.removeLibrary(at: url)
+            try? FileManager.default.removeItem(at: scratch)
+        }
+
+        /// The objects under the library's prefix.
+        func objects() async throws -> [String] {
+            try await client.list(prefix: location.prefix).map(\.key)
+        }
+
+        func image(_ name: String, width: Int, height: Int) throws -> URL {
+            let file = scratch.appendingPathComponent(name)
+            try TestMedia.writeImage(to: file, width: width, height: height)
+            return file
+        }
+
+        /// Adds photos from `files`, in one change block; their identifiers.
+        func add(_ library: PHPhotoLibrary, _ files: [URL]) throws -> [String] {
+            var ids: [String] = []
+            try library.performChangesAndWait {
+                for file in files {
+                    ids.append(PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)!.placeholderForCreatedAsset!.localIdentifier)
+                }
+            }
+            return ids
+        }
+    }
+
+    static func sha256(_ file: URL) throws -> String {
+        SHA256.hash(data: try Data(contentsOf: file)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test func blobsAreFiledByContentAndStoredOnce() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let a = try fixture.image("a.jpg", width: 40, height: 30)
+        let b = try fixture.image("b.jpg", width: 30, height: 40)
+        let copyOfA = fixture.scratch.appendingPathComponent("a-again.jpg")
+        try FileManager.default.copyItem(at: a, to: copyOfA)
+        let ids = try fixture.add(library, [a, b, copyOfA])
+        #expect(ids.count == 3)
+
+        let (digestA, digestB) = (try Self.sha256(a), try Self.sha256(b))
+        let expected = [digestA, digestB].map { "\(fixture.location.prefix)sha256/\($0.prefix(2))/\($0)" }.sorted()
+        #expect(try await fixture.objects() == expected, "three assets, two different files: two objects named by their SHA-256")
+        let originals = (try? FileManager.default.contentsOfDirectory(atPath: fixture.folder.appendingPathComponent("originals").path)) ?? []
+        #expect(originals.isEmpty, "no original is kept in the folder")
+
+        // The bytes come back as they went in, from a library opened by its plain path (the location is recorded).
+        let options = PHFetchOptions()
+        options.photoLibrary = try PHPhotoLibrary(url: fixture.folder)
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[1]], options: options).firstObject)
+        let resource = try #require(PHAssetResource.assetResources(for: asset).first)
+        let fileURL = try #require(resource.fileURL)
+        #expect(try Data(contentsOf: fileURL) == Data(contentsOf: b))
+    }
+
+    @Test func bytesAnotherAssetHasStayUntilNoAssetHasThem() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let a = try fixture.image("a.jpg", width: 40, height: 30)
+        let copyOfA = fixture.scratch.appendingPathComponent("a-again.jpg")
+        try FileManager.default.copyItem(at: a, to: copyOfA)
+        let ids = try fixture.add(library, [a, copyOfA])
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+
+        func purge(_ id: String) throws {
+            let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: options).firstObject)
+            try library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([asset] as NSArray) }
+            try library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([asset] as NSArray) }
+        }
+        try purge(ids[0])
+        #expect(try await fixture.objects().count == 1, "the other asset still has the bytes")
+        #expect(try library.verify().problems.isEmpty)
+        try purge(ids[1])
+        #expect(try await fixture.objects() == [], "no asset has them: gone")
+    }
+
+    @Test func verificationFindsMissingChangedAndOrphanedObjectsAndCollectionTakesOnlyOrphans() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let files = try [(40, 30), (30, 40), (20, 20)].enumerated().map {
+            try fixture.image("\($0.offset).jpg", width: $0.element.0, height: $0.element.1)
+        }
+        _ = try fixture.add(library, files)
+        let names = try files.map { file -> String in
+            let digest = try Self.sha256(file)
+            return "\(fixture.location.prefix)sha256/\(digest.prefix(2))/\(digest)"
+        }
+        #expect(try library.verify().problems.isEmpty)
+
+        try await fixture.client.delete(key: names[0])
+        try await fixture.client.put(key: names[1], body: Data("not the photo".utf8))
+        let orphanDigest = String(repeating: "ab", count: 32)
+        let orphan = "\(fixture.location.prefix)sha256/ab/\(orphanDigest)"
+        try await fixture.client.put(key: orphan, body: Data("left by a writer that died".utf8))
+
+        let problems = try library.verify().problems.map { "\($0.kind) \($0.path)" }.sorted()
+        let rows = try PHAsset.fetchAssets(
+            with: {
+                let o = PHFetchOptions(); o.photoLibrary = library; return o
+            }()
+        ).objects(at: IndexSet(0..<3))
+        #expect(rows.count == 3)
+        #expect(problems.count == 3, "\(problems)")
+        #expect(problems.contains { $0.hasPrefix("missingFile ") })
+        #expect(problems.contains { $0.hasPrefix("sizeMismatch ") || $0.hasPrefix("hashMismatch ") })
+        #expect(problems.contains("orphanFile \(orphan)"))
+
+        // Younger than the age: kept. Then collected — only the orphan; the changed object is an asset's.
+        #expect(try library.removeOrphanedFiles(olderThan: 3600) == [])
+        #expect(try library.removeOrphanedFiles(olderThan: 0) == [orphan])
+        #expect(Set(try await fixture.objects()) == [names[1], names[2]])
+    }
+
+    @Test func bytesThatAreNotWhatTheirKeyNamesAreNeverServed() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let file = try fixture.image("a.jpg", width: 40, height: 30)
+        let id = try fixture.add(library, [file])[0]
+        let digest = try Self.sha256(file)
+        try await fixture.client.put(key: "\(fixture.location.prefix)sha256/\(digest.prefix(2))/\(digest)", body: Data("changed in the store".utf8))
+        // This node's copy went in with the import: without it, the changed bytes are refused.
+        try FileManager.default.removeItem(at: fixture.folder.appendingPathComponent("resources/cache"))
+        let engine = try LibraryEngine.open(at: fixture.folder)
+        let asset = try #require(try engine.asset(localIdentifier: id))
+        let record = try #require(try engine.resources(assetID: asset.id).first)
+        do {
+            let served = try engine.materialize(record)
+            Issue.record("bytes that are not the asset's were given as \(served.path)")
+        } catch {
+            #expect(error.code == LibraryError.invalidResource("").code, "\(error)")
+        }
+        let cached = (try? FileManager.default.subpathsOfDirectory(atPath: fixture.folder.appendingPathComponent("resources/cache").path)) ?? []
+        #expect(!cached.contains { $0.hasSuffix(digest) }, "no copy of the wrong bytes is kept")
+    }
+
+    @Test func anAddressThatNamesOtherStorageIsRefused() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        _ = try fixture.add(try PHPhotoLibrary(url: fixture.url), [try fixture.image("a.jpg", width: 40, height: 30)])
+        let bucket = try #require(Self.bucket)
+        let elsewhere = try #require(URL(string: "file://\(fixture.folder.path)?files=s3://\(bucket)/another-prefix"))
+        #expect(throws: PHPhotosError.self) { _ = try PHPhotoLibrary(url: elsewhere) }
+        // A library that has files in its folder does not move them by being opened with a bucket.
+        let plain = fixture.scratch.appendingPathComponent("Plain.photoslibrary")
+        _ = try fixture.add(try PHPhotoLibrary(url: plain), [try fixture.image("b.jpg", width: 30, height: 40)])
+        let moved = try #require(URL(string: "file://\(plain.path)?files=s3://\(bucket)/plain"))
+        #expect(throws: PHPhotosError.self) { _ = try PHPhotoLibrary(url: moved) }
+    }
+}
+
+/// The bucket of the test command's object store (`scripts/test-seaweedfs.sh start`).
+enum ObjectStorageUnderTest {
+    static var bucket: String? { ProcessInfo.processInfo.environment["OPENPHOTOKIT_TEST_S3_BUCKET"].flatMap { $0.isEmpty ? nil : $0 } }
+}
