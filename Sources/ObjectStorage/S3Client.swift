@@ -107,9 +107,13 @@ public struct S3Client: Sendable {
 
     /// Writes the object to a new file at `file`, a piece at a time as it arrives (never the whole object in memory),
     /// and returns its size. With `sha256`, the bytes are hashed on the way and a file that is not those bytes is
-    /// removed (``S3Error`` `BadDigest`). A failure leaves no file.
+    /// removed (``S3Error`` `BadDigest`). `progress` is told the bytes received and the total (when the store said)
+    /// as pieces arrive, at least every 1 % and at the end; returning false stops the download (`CancellationError`).
+    /// A failure leaves no file.
     @discardableResult
-    public func download(key: String, to file: URL, sha256: String? = nil) async throws -> Int64 {
+    public func download(
+        key: String, to file: URL, sha256: String? = nil, progress: (@Sendable (_ done: Int64, _ total: Int64?) -> Bool)? = nil
+    ) async throws -> Int64 {
         let url = objectURL(key: key, query: [])
         var attempt = 0
         while true {
@@ -143,11 +147,19 @@ public struct S3Client: Sendable {
                 defer { try? handle.close() }
                 var hasher = SHA256()
                 var size: Int64 = 0
+                let total = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+                let step = max(1, (total ?? 0) / 100)
+                var told: Int64 = -1
+                if let progress, !progress(0, total) { throw CancellationError() }
                 for try await buffer in response.body {
                     let piece = Data(buffer.readableBytesView)
                     hasher.update(data: piece)
                     try handle.write(contentsOf: piece)
                     size += Int64(buffer.readableBytes)
+                    if let progress, size - told >= step || size == total {
+                        told = size
+                        if !progress(size, total) { throw CancellationError() }
+                    }
                 }
                 if let sha256, SigV4Signer.hex(hasher.finalize()) != sha256 {
                     throw S3Error(status: 0, code: "BadDigest", message: "\(key) is not the bytes of SHA-256 \(sha256)")

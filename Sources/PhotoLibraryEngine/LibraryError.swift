@@ -31,6 +31,8 @@ package struct LibraryError: Error, Sendable, Equatable, CustomStringConvertible
         return error
     }
     package static func persistentChangeTokenExpired(_ m: String) -> LibraryError { .init(code: 3105, m) }
+    /// The caller stopped the work (`PHPhotosError.userCancelled`).
+    package static func userCancelled(_ m: String) -> LibraryError { .init(code: 3072, m) }
     /// A resource that is not local could not be fetched (`PHPhotosError.networkError`).
     package static func networkError(_ m: String) -> LibraryError { .init(code: 3169, m) }
     /// A resource is not local and the request did not allow the network (`PHPhotosError.networkAccessRequired`).

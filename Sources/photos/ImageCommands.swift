@@ -30,6 +30,11 @@ struct Thumbnail: ParsableCommand {
         let options = PHImageRequestOptions()
         options.isSynchronous = true
         options.deliveryMode = .highQualityFormat
+        // An original in object storage that this machine has no copy of is downloaded, with its progress shown.
+        options.isNetworkAccessAllowed = true
+        let download = LazyProgress("download", unit: "%", json: global.json)
+        options.progressHandler = { fraction, _, _, _ in download.update(Int(fraction * 100), of: 100) }
+        defer { download.finish() }
         switch resize {
         case "none": options.resizeMode = .none
         case "fast": options.resizeMode = .fast
@@ -200,8 +205,10 @@ struct Export: ParsableCommand {
         let types: [String: AVFileType] = ["mov": .mov, "mp4": .mp4, "m4v": .m4v]
         guard let fileType = types[type] else { throw CLIError("--type is mov, mp4 or m4v") }
         guard asset.mediaType == .video else { throw CLIError("\(asset.localIdentifier) is not a video; --preset exports videos") }
+        let videoOptions = PHVideoRequestOptions()
+        videoOptions.isNetworkAccessAllowed = true  // a video only in object storage is downloaded
         let (session, failure) = waitForCallback { done in
-            PHImageManager.default().requestExportSession(forVideo: asset, options: nil, exportPreset: name) { result, info in
+            PHImageManager.default().requestExportSession(forVideo: asset, options: videoOptions, exportPreset: name) { result, info in
                 done((result, ImageResultInfo(info).error))
             }
         }

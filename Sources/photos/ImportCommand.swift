@@ -96,6 +96,7 @@ struct Import: ParsableCommand {
         let photos = assets.objects(at: IndexSet(0..<assets.count)).filter { $0.mediaType == .image }
         let options = PHImageRequestOptions()
         options.resizeMode = .exact
+        options.isNetworkAccessAllowed = true
         let bar = ProgressReporter("thumbnails", total: photos.count, unit: "photos", json: global.json)
         var done = 0
         // One rendering per photo, on every core; each original is decoded once (shrink-on-load for JPEG).

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import ObjectStorage
 import OpenPhotos
 import PhotoLibraryEngine
@@ -172,6 +173,55 @@ struct ObjectStorageLibraryTests {
         }
         let cached = (try? FileManager.default.subpathsOfDirectory(atPath: fixture.folder.appendingPathComponent("resources/cache").path)) ?? []
         #expect(!cached.contains { $0.hasSuffix(digest) }, "no copy of the wrong bytes is kept")
+    }
+
+    /// PhotoKit's network rules for an original this machine has no copy of: without network access, nil and
+    /// `PHImageResultIsInCloudKey` (`networkAccessRequired`); with it, downloaded with increasing progress, then local.
+    @Test func imagesOfOriginalsThatAreNotLocalFollowPhotoKitsNetworkRules() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let id = try fixture.add(library, [try fixture.image("a.jpg", width: 640, height: 480)])[0]
+        // This node forgets its copy (as one whose cache evicted it, or another node).
+        try FileManager.default.removeItem(at: fixture.folder.appendingPathComponent("resources/cache"))
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: options).firstObject)
+        let manager = PHImageManager()
+
+        func request(network: Bool, progress: PHAssetImageProgressHandler? = nil) -> (UIImage?, [AnyHashable: Any]) {
+            let request = PHImageRequestOptions()
+            request.isSynchronous = true
+            request.isNetworkAccessAllowed = network
+            request.progressHandler = progress
+            var result: (UIImage?, [AnyHashable: Any]) = (nil, [:])
+            manager.requestImage(for: asset, targetSize: CGSize(width: 64, height: 64), contentMode: .aspectFit, options: request) {
+                result = ($0, $1 ?? [:])
+            }
+            return result
+        }
+
+        let (denied, deniedInfo) = request(network: false)
+        #expect(denied == nil)
+        #expect(deniedInfo[PHImageResultIsInCloudKey] as? Bool == true)
+        #expect((deniedInfo[PHImageErrorKey] as? PHPhotosError)?.code == .networkAccessRequired)
+
+        let fractions = Mutex<[Double]>([])
+        let finished = DispatchSemaphore(value: 0)
+        let (image, info) = request(network: true) { fraction, error, _, progressInfo in
+            #expect(error == nil && progressInfo?[PHImageResultRequestIDKey] != nil)
+            fractions.withLock { $0.append(fraction) }
+            if fraction >= 1 { finished.signal() }
+        }
+        #expect(image != nil && info[PHImageErrorKey] == nil, "\(info)")
+        #expect(info[PHImageResultIsInCloudKey] as? Bool == false)
+        #expect(finished.wait(timeout: .now() + 60) == .success, "the progress reaches 1")
+        let told = fractions.withLock { $0 }
+        #expect(told.first == 0 && told.last == 1 && told == told.sorted(), "\(told)")
+
+        // Now a copy is here: no network needed.
+        let (local, localInfo) = request(network: false)
+        #expect(local != nil && localInfo[PHImageResultIsInCloudKey] as? Bool == false)
     }
 
     @Test func anAddressThatNamesOtherStorageIsRefused() async throws {

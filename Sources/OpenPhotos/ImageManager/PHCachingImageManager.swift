@@ -28,7 +28,9 @@ open class PHCachingImageManager: PHImageManager, @unchecked Sendable {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
         options.isSynchronous = false
         for asset in assets {
-            guard let full = try? plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) else { continue }
+            guard let full = try? plan(asset, targetSize: targetSize, contentMode: contentMode, options: options, id: PHInvalidImageRequestID) else {
+                continue
+            }
             let plan = allowsCachingHighQualityImages ? full : (full.degradedPlan ?? full)
             let key = Self.key(plan)
             let isNew = preheating.withLock { state -> Bool in
@@ -56,7 +58,9 @@ open class PHCachingImageManager: PHImageManager, @unchecked Sendable {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
         var keys = Set<RenderKey>()
         for asset in assets {
-            guard let plan = try? plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) else { continue }
+            guard let plan = try? plan(asset, targetSize: targetSize, contentMode: contentMode, options: options, id: PHInvalidImageRequestID) else {
+                continue
+            }
             keys.insert(Self.key(plan))
             if let degraded = plan.degradedPlan { keys.insert(Self.key(degraded)) }
         }

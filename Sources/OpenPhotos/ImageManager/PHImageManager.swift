@@ -67,7 +67,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let id = nextRequestID(running: !options.isSynchronous)
         nonisolated(unsafe) let handler = resultHandler
         let plan: RenderPlan
-        do { plan = try self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options) } catch {
+        do { plan = try self.plan(asset, targetSize: targetSize, contentMode: contentMode, options: options, id: id) } catch {
             let failed = Result(image: nil, info: Self.info(id, degraded: false, error: error))
             if options.isSynchronous {
                 handler(nil, failed.info)
@@ -149,17 +149,20 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let work = { @Sendable () -> DataResult in
             do {
                 let source = try self.cachedSource(asset, version: options.version)
-                guard source.videoRotation == nil else {
+                guard !source.isVideo else {
                     throw PHPhotosError(
                         .requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is a video, not image data"])
                 }
-                let data = try Data(contentsOf: source.url, options: .mappedIfSafe)
-                let stored = (try? MediaProbe().probe(source.url).orientation) ?? 1
+                let file = try source.file.url(NetworkAccess(options, requestID: id))
+                let data = try Data(contentsOf: file, options: .mappedIfSafe)
+                let stored = (try? MediaProbe().probe(file).orientation) ?? 1
                 let orientation = CGImagePropertyOrientation(rawValue: UInt32(stored)) ?? .up
                 return DataResult(
                     data: data, type: source.uniformTypeIdentifier, orientation: orientation, info: Self.info(id, degraded: false, error: nil))
             } catch {
-                return DataResult(data: nil, type: nil, orientation: .up, info: Self.info(id, degraded: false, error: error))
+                var info = Self.info(id, degraded: false, error: error)
+                if (error as? PHPhotosError)?.code == .networkAccessRequired { info[PHImageResultIsInCloudKey] = true }
+                return DataResult(data: nil, type: nil, orientation: .up, info: info)
             }
         }
         if options.isSynchronous {
@@ -247,9 +250,14 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             if asset.mediaType != .video {
                 error = PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) is not a video"])
             } else {
-                do { value = try make(AVURLAsset(url: try cachedSource(asset, version: version).url)) } catch let failure { error = failure }
+                do {
+                    let file = try cachedSource(asset, version: version).file.url(NetworkAccess(options, requestID: id))
+                    value = try make(AVURLAsset(url: file))
+                } catch let failure { error = failure }
             }
-            let result = Result(image: nil, info: Self.info(id, degraded: false, error: error))
+            var info = Self.info(id, degraded: false, error: error)
+            if (error as? PHPhotosError)?.code == .networkAccessRequired { info[PHImageResultIsInCloudKey] = true }
+            let result = Result(image: nil, info: info)
             nonisolated(unsafe) let delivered = value
             delivery.async {
                 defer { self.finish(id) }
@@ -303,14 +311,15 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     // MARK: - Planning and rendering
 
     struct Source {
-        var url: URL
+        /// The stored file, fetched when a rendering needs it (not when memory or a derivative answers).
+        var file: SourceFile
         /// Where its derivatives are kept (nil: nowhere, a loose file).
         var engine: LibraryEngine?
         var assetUUID: String
         var sha256: String
         var uniformTypeIdentifier: String
-        /// For a video: its display rotation (the poster frame is rendered from its first frame).
-        var videoRotation: Int?
+        /// A video: the poster frame is rendered from its first frame, turned by its display rotation.
+        var isVideo: Bool
         var displayWidth: Int
         var displayHeight: Int
     }
@@ -318,10 +327,12 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     struct RenderPlan: @unchecked Sendable {
         var source: Source
         var request: RenderRequest
+        /// Whether the file may be fetched over the network, and who is told how far it got.
+        var network = NetworkAccess.local
         /// A quick small rendering for `.opportunistic` and `.fastFormat`, when the final one is large.
         var degraded: RenderRequest?
 
-        var degradedPlan: RenderPlan? { degraded.map { RenderPlan(source: source, request: $0, degraded: nil) } }
+        var degradedPlan: RenderPlan? { degraded.map { RenderPlan(source: source, request: $0, network: network, degraded: nil) } }
     }
 
     /// A result on its way to a handler.
@@ -334,23 +345,15 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     /// `.unadjusted` and `.original` are the original. Its SHA-256 keys every cached rendering, so a new version
     /// never meets an old one's pixels.
     static func source(_ asset: PHAsset, version: PHImageRequestOptionsVersion) throws -> Source {
-        guard let resource = PHAssetResource.resource(of: asset, version: version), let url = resource.fileURL else {
+        guard let resource = PHAssetResource.resource(of: asset, version: version) else {
             throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "\(asset.localIdentifier) has no stored original"])
         }
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw PHPhotosError(
-                .missingResource,
-                userInfo: [
-                    NSLocalizedDescriptionKey:
-                        "the \(resource.type == .photo || resource.type == .video ? "original" : "edited version") of \(asset.localIdentifier) is missing"
-                ])
-        }
-        let isVideo = asset.mediaType == .video
+        let what = "the \(resource.type == .photo || resource.type == .video ? "original" : "edited version") of \(asset.localIdentifier)"
+        let engine = asset.library?.engineIfAvailable
         return Source(
-            url: url, engine: asset.library?.engineIfAvailable,
+            file: SourceFile(engine: engine, record: resource.record, what: what), engine: engine,
             assetUUID: String(asset.localIdentifier.prefix { $0 != "/" }), sha256: resource.sha256,
-            uniformTypeIdentifier: resource.uniformTypeIdentifier,
-            videoRotation: isVideo ? ((try? MediaProbe().probe(url).rotation) ?? 0) : nil,
+            uniformTypeIdentifier: resource.uniformTypeIdentifier, isVideo: asset.mediaType == .video,
             displayWidth: resource.pixelWidth > 0 ? resource.pixelWidth : asset.pixelWidth,
             displayHeight: resource.pixelHeight > 0 ? resource.pixelHeight : asset.pixelHeight)
     }
@@ -361,7 +364,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     func cachedSource(_ asset: PHAsset, version: PHImageRequestOptionsVersion = .current) throws -> Source {
         let key = "\(asset.localIdentifier)@\(asset.modificationDate?.timeIntervalSince1970 ?? 0)#\(version.rawValue)"
         let known = sources.withLock { $0[key] }
-        if let known, FileManager.default.fileExists(atPath: known.url.path) { return known }
+        if let known, !known.file.isGone { return known }
         let source: Source
         do { source = try Self.source(asset, version: version) } catch {
             if let known { return known }
@@ -374,10 +377,14 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         return source
     }
 
-    func plan(_ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions) throws -> RenderPlan {
-        try Self.plan(
+    func plan(
+        _ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions, id: PHImageRequestID
+    ) throws -> RenderPlan {
+        var plan = try Self.plan(
             asset, targetSize: targetSize, contentMode: contentMode, options: options,
             source: { try self.cachedSource(asset, version: options.version) })
+        plan.network = NetworkAccess(options, requestID: id)
+        return plan
     }
 
     static func plan(
@@ -426,7 +433,15 @@ open class PHImageManager: NSObject, @unchecked Sendable {
     func render(_ plan: RenderPlan, id: PHImageRequestID, degraded: Bool) -> Result {
         do {
             let pixels = try pixels(for: plan)
-            return Result(image: UIImage(pixels: pixels), info: Self.info(id, degraded: degraded, error: nil))
+            var info = Self.info(id, degraded: degraded, error: nil)
+            // Answered without the original, which is not on this machine: the caller may ask again with the network.
+            if !plan.network.allowed, !plan.source.file.isLocal { info[PHImageResultIsInCloudKey] = true }
+            return Result(image: UIImage(pixels: pixels), info: info)
+        } catch let error as PHPhotosError where SourceFile.isFetchError(error) {
+            var info = Self.info(id, degraded: degraded, error: error)
+            if error.code == .networkAccessRequired { info[PHImageResultIsInCloudKey] = true }
+            if error.code == .userCancelled { info[PHImageCancelledKey] = true }
+            return Result(image: nil, info: info)
         } catch {
             let wrapped = PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "cannot render the original: \(error)"])
             return Result(image: nil, info: Self.info(id, degraded: degraded, error: wrapped))
@@ -476,13 +491,15 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         {
             // A larger rendering of the same original is in memory: one decode serves several sizes.
             pixels = try ImageRenderer.render(from: larger, width: wanted.width, height: wanted.height, crop: wanted.cropToTarget)
-        } else if let rotation = plan.source.videoRotation {
+        } else if plan.source.isVideo {
+            let file = try plan.source.file.url(plan.network)
             pixels = try ImageRenderer.renderPosterFrame(
-                plan.source.url.path, rotation: rotation, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight,
-                request: plan.request)
+                file.path, rotation: (try? MediaProbe().probe(file).rotation) ?? 0, displayWidth: plan.source.displayWidth,
+                displayHeight: plan.source.displayHeight, request: plan.request)
         } else {
             pixels = try ImageRenderer.render(
-                plan.source.url.path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight, request: plan.request)
+                try plan.source.file.url(plan.network).path, displayWidth: plan.source.displayWidth, displayHeight: plan.source.displayHeight,
+                request: plan.request)
         }
         memory.insert(pixels, for: key)
         if cacheable, persistsDerivatives { plan.source.engine?.storeDerivative(pixels, assetUUID: key.assetUUID, name: key.derivativeName) }

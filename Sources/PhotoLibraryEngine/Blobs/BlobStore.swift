@@ -32,6 +32,14 @@ package protocol BlobStore: Sendable {
     /// the stored file itself in a folder store, a cached copy in a store that is not local. Readers must not write it.
     func materialize(_ key: BlobKey) throws(LibraryError) -> URL
 
+    /// ``materialize(_:)``, telling `progress` how much of a download is done (0…1) as it goes; `progress` returning
+    /// false stops it (``LibraryError/userCancelled(_:)``). Where the blob is local, no progress is told.
+    func materialize(_ key: BlobKey, progress: (@Sendable (Double) -> Bool)?) throws(LibraryError) -> URL
+
+    /// Whether the blob's bytes are on this machine (``materialize(_:)`` needs no network): always in a folder
+    /// store; when this node has a copy for object storage.
+    func isLocal(_ key: BlobKey) -> Bool
+
     /// A cached derivative of an asset (a thumbnail's pixels), nil when there is none.
     func derivative(assetUUID: String, name: String) -> Data?
 
@@ -133,6 +141,10 @@ extension BlobStore {
     package func preload(_ staged: [(file: URL, key: BlobKey)]) throws(LibraryError) {}
 
     package func abortAbandonedUploads(startedBefore date: Date) -> [String] { [] }
+
+    package func materialize(_ key: BlobKey, progress: (@Sendable (Double) -> Bool)?) throws(LibraryError) -> URL { try materialize(key) }
+
+    package func isLocal(_ key: BlobKey) -> Bool { true }
 
     /// Up to `count` bytes of a stored blob from `offset`.
     package func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data {

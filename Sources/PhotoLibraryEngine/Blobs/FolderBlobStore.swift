@@ -41,7 +41,12 @@ package struct FolderBlobStore: BlobStore {
     }
 
     package func materialize(_ key: BlobKey) throws(LibraryError) -> URL {
-        try bundle.resolveExisting(key.path)
+        let file = try bundle.resolveExisting(key.path)
+        var info = stat()
+        guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw .missingResource("the stored file \(key.path) is missing")
+        }
+        return file
     }
 
     package func derivative(assetUUID: String, name: String) -> Data? {

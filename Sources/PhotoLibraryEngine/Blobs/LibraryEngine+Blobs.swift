@@ -12,6 +12,16 @@ extension LibraryEngine {
         try blobs.materialize(resource.blobKey)
     }
 
+    /// ``materialize(_:)``, telling `progress` how much of a download is done (0…1); returning false stops it.
+    package func materialize(_ resource: ResourceRecord, progress: (@Sendable (Double) -> Bool)?) throws(LibraryError) -> URL {
+        try blobs.materialize(resource.blobKey, progress: progress)
+    }
+
+    /// Whether a resource's bytes are on this machine (reading them needs no network).
+    package func isLocal(_ resource: ResourceRecord) -> Bool {
+        blobs.isLocal(resource.blobKey)
+    }
+
     /// The size of a resource's stored bytes, from the blob store.
     package func storedSize(of resource: ResourceRecord) throws(LibraryError) -> Int64 {
         try blobs.size(of: resource.blobKey)

@@ -107,6 +107,8 @@ struct ImageRoutes {
             options.deliveryMode = .highQualityFormat
             options.resizeMode = .exact
             options.version = version
+            // A node fetches an original it has no copy of from the library's object storage.
+            options.isNetworkAccessAllowed = true
             var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
             manager.requestImage(
                 for: asset, targetSize: CGSize(width: width, height: height), contentMode: mode == "fill" ? .aspectFill : .aspectFit,

@@ -95,13 +95,26 @@ package struct S3BlobStore: BlobStore {
     }
 
     package func materialize(_ key: BlobKey) throws(LibraryError) -> URL {
+        try materialize(key, progress: nil)
+    }
+
+    package func isLocal(_ key: BlobKey) -> Bool {
+        cache.file(for: key.sha256) != nil
+    }
+
+    package func materialize(_ key: BlobKey, progress: (@Sendable (Double) -> Bool)?) throws(LibraryError) -> URL {
         if let copy = cache.file(for: key.sha256) { return copy }
         let name = try object(key)
         let temporary = try cache.temporaryFile()
+        let told = progress.map { progress in
+            { @Sendable (done: Int64, total: Int64?) -> Bool in progress(total.map { $0 > 0 ? Double(done) / Double($0) : 1 } ?? 0) }
+        }
         do {
             try request("downloading \(key.path)") { client in
                 do {
-                    try await client.download(key: name, to: temporary, sha256: key.sha256)
+                    try await client.download(key: name, to: temporary, sha256: key.sha256, progress: told)
+                } catch is CancellationError {
+                    throw LibraryError.userCancelled("the download of \(key.path) was stopped")
                 } catch let error as S3Error where error.status == 404 {
                     throw LibraryError.missingResource("the stored file \(key.path) is missing from \(location.description)")
                 } catch let error as S3Error where error.code == "BadDigest" {
