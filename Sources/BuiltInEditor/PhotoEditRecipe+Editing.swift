@@ -34,6 +34,7 @@ extension PhotoEditRecipe {
         let options = PHContentEditingInputRequestOptions()
         options.canHandleAdjustmentData = { PhotoEditRecipe(adjustmentData: $0) != nil }
         options.skipsDisplaySizeImage = true  // no interface to show it in
+        options.isNetworkAccessAllowed = true  // an original in object storage is fetched
         let input = try await asset.requestContentEditingInput(with: options)
         let previous = input.adjustmentData.flatMap(PhotoEditRecipe.init(adjustmentData:))
         let recipe = try change(previous ?? PhotoEditRecipe())
@@ -82,6 +83,7 @@ extension PhotoEditRecipe {
         let options = PHContentEditingInputRequestOptions()
         options.canHandleAdjustmentData = { PhotoEditRecipe(adjustmentData: $0) != nil }
         options.skipsDisplaySizeImage = true
+        options.isNetworkAccessAllowed = true
         let input = try await asset.requestContentEditingInput(with: options)
         // Decoding and rendering block: on a dispatch queue, not on the caller's thread (a server's event loop).
         let recipe = self

@@ -224,6 +224,59 @@ struct ObjectStorageLibraryTests {
         #expect(local != nil && localInfo[PHImageResultIsInCloudKey] as? Bool == false)
     }
 
+    /// The same rules for a resource's bytes and for an editing input (`PHContentEditingInputResultIsInCloudKey`).
+    @Test func resourcesAndEditingInputsFollowTheNetworkRulesToo() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let file = try fixture.image("a.jpg", width: 320, height: 240)
+        let id = try fixture.add(library, [file])[0]
+        let cache = fixture.folder.appendingPathComponent("resources/cache")
+        try FileManager.default.removeItem(at: cache)
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: options).firstObject)
+        let resource = try #require(PHAssetResource.assetResources(for: asset).first { $0.type == .photo })
+
+        func read(network: Bool) async -> (Data, (any Error)?, [Double]) {
+            let request = PHAssetResourceRequestOptions()
+            request.isNetworkAccessAllowed = network
+            let fractions = Mutex<[Double]>([])
+            request.progressHandler = { fraction in fractions.withLock { $0.append(fraction) } }
+            let received = Mutex(Data())
+            let error = await withCheckedContinuation { (continuation: CheckedContinuation<(any Error)?, Never>) in
+                PHAssetResourceManager.default().requestData(
+                    for: resource, options: request, dataReceivedHandler: { chunk in received.withLock { $0 += chunk } },
+                    completionHandler: { continuation.resume(returning: $0) })
+            }
+            return (received.withLock { $0 }, error, fractions.withLock { $0 })
+        }
+        let (none, denied, _) = await read(network: false)
+        #expect(none.isEmpty && (denied as? PHPhotosError)?.code == .networkAccessRequired, "\(String(describing: denied))")
+        let (bytes, failure, fractions) = await read(network: true)
+        let original = try Data(contentsOf: file)
+        #expect(failure == nil && bytes == original, "\(String(describing: failure))")
+        #expect(fractions.last == 1 && fractions == fractions.sorted())
+
+        let editing = PHContentEditingInputRequestOptions()
+        let (input, inCloud, code) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Bool, Bool?, PHPhotosError.Code?), Never>) in
+            asset.requestContentEditingInput(with: editing) { input, info in
+                continuation.resume(
+                    returning: (
+                        input != nil, info[PHContentEditingInputResultIsInCloudKey] as? Bool,
+                        (info[PHContentEditingInputErrorKey] as? PHPhotosError)?.code
+                    ))
+            }
+        }
+        #expect(!input && inCloud == true && code == .networkAccessRequired)
+        editing.isNetworkAccessAllowed = true
+        let told = Mutex<[Double]>([])
+        editing.progressHandler = { fraction, _ in told.withLock { $0.append(fraction) } }
+        let fetched = try await asset.requestContentEditingInput(with: editing)
+        #expect(try Data(contentsOf: try #require(fetched.fullSizeImageURL)) == original)
+    }
+
     @Test func anAddressThatNamesOtherStorageIsRefused() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

@@ -148,9 +148,11 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     static let displaySize = 2048
 
     /// Makes the input of an asset (the work of a request, off the caller's thread).
+    /// - parameter network: whether a file this machine has no copy of (object storage) may be downloaded, and who is
+    ///   told how far the download got (false from it stops the download).
     package static func make(
         _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false,
-        workspaceParent: URL? = nil
+        workspaceParent: URL? = nil, network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?) = (true, nil)
     ) throws -> PHContentEditingInput {
         let engine = try library.engine()
         let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
@@ -161,10 +163,15 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         let adjustment = stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
         let handles = adjustment.map { canHandle?($0) ?? false } ?? false
         let (chosen, basis) = state.inputSource(editorHandlesAdjustment: handles)
-        guard let resource = chosen, let file = try? engine.materialize(resource),
-            FileManager.default.fileExists(atPath: file.path)
-        else {
-            throw LibraryError.missingResource("the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier) is missing")
+        let what = "the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier)"
+        guard let resource = chosen else { throw LibraryError.missingResource("\(what) is missing") }
+        if !network.allowed, !engine.isLocal(resource) {
+            throw LibraryError.networkAccessRequired("\(what) is not on this machine: allow network access to fetch it")
+        }
+        let file: URL
+        do { file = try engine.materialize(resource, progress: network.progress) } catch {
+            if error.code == LibraryError.missingResource("").code { throw LibraryError.missingResource("\(what) is missing") }
+            throw error
         }
         // In the library's editing area when it can write (a rendering written there is committed without a copy),
         // else in a temporary folder.
@@ -341,11 +348,29 @@ final class ContentEditingInputRequests: @unchecked Sendable {
         }
         nonisolated(unsafe) let canHandle = options?.canHandleAdjustmentData
         let skipsDisplaySizeImage = options?.skipsDisplaySizeImage ?? false
+        let networkAllowed = options?.isNetworkAccessAllowed ?? false
+        nonisolated(unsafe) let progressHandler = options?.progressHandler
         workers.async { [self] in
             guard isPending(id) else { return }
             let library = asset.library ?? PHPhotoLibrary.shared()
+            // Told in order on a queue of the request's own; setting `stop` ends the download at its next piece.
+            let progressQueue = DispatchQueue(label: "OpenPhotoKit.content-editing-progress")
+            let stopped = NetworkAccess.StopFlag()
+            let progress: (@Sendable (Double) -> Bool)? = progressHandler.map { handler in
+                nonisolated(unsafe) let handler = handler
+                return { fraction in
+                    progressQueue.async {
+                        var stop: ObjCBool = false
+                        handler(fraction, &stop)
+                        if stop.boolValue { stopped.set() }
+                    }
+                    return !stopped.isSet && self.isPending(id)
+                }
+            }
             let result = Result {
-                try PHContentEditingInput.make(asset, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage)
+                try PHContentEditingInput.make(
+                    asset, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage,
+                    network: (networkAllowed, progress))
             }
             let delivered = result
             delivery.async { [self] in
@@ -355,7 +380,9 @@ final class ContentEditingInputRequests: @unchecked Sendable {
                     handler(input, [PHContentEditingInputResultIsInCloudKey: false])
                 case .failure(let error):
                     let photosError = (error as? LibraryError).map(PHPhotosError.init) ?? error
-                    handler(nil, [PHContentEditingInputErrorKey: photosError, PHContentEditingInputResultIsInCloudKey: false])
+                    // Not on this machine and the network not allowed: the caller may ask again with it.
+                    let inCloud = (photosError as? PHPhotosError)?.code == .networkAccessRequired
+                    handler(nil, [PHContentEditingInputErrorKey: photosError, PHContentEditingInputResultIsInCloudKey: inCloud])
                 }
             }
         }

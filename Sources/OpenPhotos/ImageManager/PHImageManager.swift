@@ -282,7 +282,26 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let opportunistic = (options?.deliveryMode ?? .opportunistic) == .opportunistic
         // The version's still and video (for `.current`, an edit's renderings where it has them).
         let version = options?.version ?? .current
-        let urls = [false, true].compactMap { PHAssetResource.resource(of: asset, version: version, pairedVideo: $0)?.fileURL }
+        let resources = [false, true].compactMap { PHAssetResource.resource(of: asset, version: version, pairedVideo: $0) }
+        // Files this machine has no copy of (object storage) are fetched only with network access.
+        let engine = asset.library?.engineIfAvailable
+        if asset.mediaSubtypes.contains(.photoLive), !(options?.isNetworkAccessAllowed ?? false), let engine,
+            resources.contains(where: { !engine.isLocal($0.record) })
+        {
+            var info = Self.info(
+                id, degraded: false,
+                error: PHPhotosError(
+                    .networkAccessRequired,
+                    userInfo: [NSLocalizedDescriptionKey: "the Live Photo \(asset.localIdentifier) is not on this machine: allow network access"]))
+            info[PHImageResultIsInCloudKey] = true
+            nonisolated(unsafe) let sendable = info
+            delivery.async {
+                defer { self.finish(id) }
+                if !self.isCancelled(id) { handler(nil, sendable) }
+            }
+            return id
+        }
+        let urls = resources.compactMap(\.fileURL)
         guard asset.mediaSubtypes.contains(.photoLive), urls.count == 2 else {
             let info = Self.info(id, degraded: false, error: PHPhotosError(.requestNotSupportedForAsset))
             nonisolated(unsafe) let sendable = info

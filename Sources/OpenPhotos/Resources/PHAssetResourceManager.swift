@@ -14,8 +14,9 @@ public typealias PHAssetResourceProgressHandler = @Sendable (Double) -> Void
 
 /// Options for reading a resource's bytes.
 open class PHAssetResourceRequestOptions: NSObject, NSCopying, @unchecked Sendable {
-    /// Whether Photos may download the resource from iCloud. An OpenPhotoKit library keeps every resource on its
-    /// own disk, so reads never need the network and this changes nothing.
+    /// Whether the resource may be read over the network when this machine has no copy of it (a library whose
+    /// files are in object storage; Apple's: iCloud). Without it such a request ends with `networkAccessRequired`.
+    /// A library whose files are in its folder never needs it.
     open var isNetworkAccessAllowed = false
     /// Called on the request's serial queue after each chunk, with the fraction read so far.
     open var progressHandler: PHAssetResourceProgressHandler?
@@ -57,11 +58,12 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
     ) -> PHAssetResourceDataRequestID {
         let id = begin()
         let progress = options?.progressHandler
+        let network = options?.isNetworkAccessAllowed ?? false
         nonisolated(unsafe) let handler = handler
         nonisolated(unsafe) let completionHandler = completionHandler
         let queue = DispatchQueue(label: "OpenPhotoKit.resource-request-\(id)")
         queue.async {
-            let error = self.stream(resource, id: id, progress: progress) { handler($0) }
+            let error = self.stream(resource, id: id, network: network, progress: progress) { handler($0) }
             self.end(id)
             completionHandler(error)
         }
@@ -76,6 +78,7 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
     ) {
         let id = begin()
         let progress = options?.progressHandler
+        let network = options?.isNetworkAccessAllowed ?? false
         nonisolated(unsafe) let completionHandler = completionHandler
         DispatchQueue(label: "OpenPhotoKit.resource-write-\(id)").async {
             defer { self.end(id) }
@@ -93,7 +96,7 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
             }
             let output = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
             var writeError: (any Error)?
-            var error = self.stream(resource, id: id, progress: progress) { chunk in
+            var error = self.stream(resource, id: id, network: network, progress: progress) { chunk in
                 guard writeError == nil else { return }
                 do { try output.write(contentsOf: chunk) } catch { writeError = error }
             }
@@ -167,14 +170,25 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
 
     /// Reads the stored file in chunks; returns the error that stopped it, or nil.
     private func stream(
-        _ resource: PHAssetResource, id: Int32, progress: PHAssetResourceProgressHandler?, _ deliver: (Data) -> Void
+        _ resource: PHAssetResource, id: Int32, network: Bool, progress: PHAssetResourceProgressHandler?, _ deliver: (Data) -> Void
     ) -> (any Error)? {
         guard let library = resource.library, library.access.canRead else {
             return PHPhotosError(.accessUserDenied, userInfo: [NSLocalizedDescriptionKey: "this client may not read the library's resources"])
         }
-        guard let engine = library.engineIfAvailable, let reader = try? engine.open(resource.record) else {
+        guard let engine = library.engineIfAvailable else {
+            return PHPhotosError(.libraryVolumeOffline, userInfo: [NSLocalizedDescriptionKey: "the library is not available"])
+        }
+        if !network, !engine.isLocal(resource.record) {
             return PHPhotosError(
-                .missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
+                .networkAccessRequired,
+                userInfo: [NSLocalizedDescriptionKey: "\(resource.originalFilename) is not on this machine: allow network access to read it"])
+        }
+        let reader: any BlobReader
+        do { reader = try engine.open(resource.record) } catch {
+            let missing = error.code == LibraryError.missingResource("").code
+            return missing
+                ? PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
+                : PHPhotosError(error)
         }
         let total = max(reader.size, 1)
         var done: Int64 = 0
