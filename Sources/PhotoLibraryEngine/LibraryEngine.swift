@@ -94,10 +94,17 @@ package final class LibraryEngine: Sendable {
             !items.isEmpty
         else { return (url, nil) }
         let folder = URL(fileURLWithPath: components.path, isDirectory: true)
-        guard let files = items.last(where: { $0.name == "files" })?.value, !files.isEmpty, S3Location.handles(files) else {
-            throw .invalidResource("a library folder's address takes one option, files=s3://bucket/prefix, not \(components.query ?? "")")
+        guard let files = items.last(where: { $0.name == "files" })?.value, !files.isEmpty, S3Location.handles(files),
+            items.allSatisfy({ ["files", "cache_size"].contains($0.name) })
+        else {
+            throw .invalidResource(
+                "a library folder's address takes files=s3://bucket/prefix and cache_size=, not \(components.query ?? "")")
         }
-        return (folder, try FilesLocation(files, cache: folder.path, libraryName: folder.lastPathComponent))
+        return (
+            folder,
+            try FilesLocation(
+                files, cache: folder.path, cacheSize: items.last { $0.name == "cache_size" }?.value, libraryName: folder.lastPathComponent)
+        )
     }
 
     /// A library on a PostgreSQL server, its files in the `files=` folder.
@@ -151,7 +158,7 @@ package final class LibraryEngine: Sendable {
                 try given.removeStoredFiles()
             } else if let store = (try? open(at: folder, configuration: readOnly))?.blobs as? S3BlobStore {
                 // Files in object storage, as the library records.
-                try FilesLocation.objectStorage(store.location, local: folder).removeStoredFiles()
+                try FilesLocation.objectStorage(store.location, local: folder, cacheSize: nil).removeStoredFiles()
             }
             try? FileManager.default.removeItem(at: folder)
         }

@@ -43,4 +43,15 @@ struct BlobCacheTests {
         #expect(cache.file(for: "../../etc/passwd") == nil)
         #expect(throws: LibraryError.self) { try cache.admit(folder.appendingPathComponent("x"), sha256: "../x") }
     }
+
+    @Test func cacheSizesAreReadWithBinaryUnits() throws {
+        #expect(try FilesLocation.bytes("512M") == 512 << 20)
+        #expect(try FilesLocation.bytes("20G") == 20 << 30)
+        #expect(try FilesLocation.bytes("1.5GiB") == 3 << 29)
+        #expect(try FilesLocation.bytes("4096") == 4096)
+        #expect(try FilesLocation.bytes("2tb") == 2 << 40)
+        for bad in ["", "G", "-1G", "10X", "1e30"] {
+            #expect(throws: LibraryError.self, "\(bad)") { try FilesLocation.bytes(bad) }
+        }
+    }
 }

@@ -457,7 +457,8 @@ package struct PostgreSQLLocation: CustomStringConvertible {
         self.configuration = configuration
         self.library = library
         if let text = query["files"], !text.isEmpty {
-            files = try FilesLocation(text, cache: query["cache"], libraryName: "\(host)-\(components.port ?? 5432)-\(database)-\(library)")
+            files = try FilesLocation(
+                text, cache: query["cache"], cacheSize: query["cache_size"], libraryName: "\(host)-\(components.port ?? 5432)-\(database)-\(library)")
         } else {
             files = nil
         }
