@@ -206,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "photos-bench",
             dependencies: [
-                "BuiltInEditor",
+                "BuiltInEditor", "ObjectStorage",
                 "OpenPhotos",
                 "EditingExtensionHost",
                 "PhotosServer",

@@ -26,7 +26,7 @@ struct BenchImport: ParsableCommand {
 
     func run() throws {
         let generated = URL(fileURLWithPath: directory).appendingPathComponent("jpegs")
-        try generate(into: generated)
+        try Self.generate(files, into: generated)
         var folders: [(String, URL)] = []
         if let real = media.map({ URL(fileURLWithPath: $0) }) ?? TestMedia.sharedMediaFolder { folders.append(("shared media", real)) }
         folders.append(("\(files) generated 12-MP JPEGs", generated))
@@ -117,7 +117,7 @@ struct BenchImport: ParsableCommand {
     }
 
     /// 12-MP JPEGs with iPhone-like EXIF (date with offset, GPS, camera), each with its own date so no two are equal.
-    private func generate(into folder: URL) throws {
+    static func generate(_ files: Int, into folder: URL) throws {
         let existing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jpg") }.count) ?? 0
         guard existing != files else { return }
         try? FileManager.default.removeItem(at: folder)

@@ -135,12 +135,9 @@ struct ObjectStorageLibraryTests {
         try await fixture.client.put(key: orphan, body: Data("left by a writer that died".utf8))
 
         let problems = try library.verify().problems.map { "\($0.kind) \($0.path)" }.sorted()
-        let rows = try PHAsset.fetchAssets(
-            with: {
-                let o = PHFetchOptions(); o.photoLibrary = library; return o
-            }()
-        ).objects(at: IndexSet(0..<3))
-        #expect(rows.count == 3)
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        #expect(PHAsset.fetchAssets(with: options).count == 3)
         #expect(problems.count == 3, "\(problems)")
         #expect(problems.contains { $0.hasPrefix("missingFile ") })
         #expect(problems.contains { $0.hasPrefix("sizeMismatch ") || $0.hasPrefix("hashMismatch ") })

@@ -74,6 +74,18 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
         return try? engine.materialize(record)
     }
 
+    /// Whether the bytes are on this machine (reading them needs no network: always, for a library folder's files).
+    package var isStoredLocally: Bool {
+        library?.engineIfAvailable?.isLocal(record) ?? false
+    }
+
+    /// Up to `count` of the stored bytes from `offset`, read from where they are kept (ranged reads of object
+    /// storage: no whole copy).
+    package func readStored(at offset: Int64, count: Int) throws -> Data {
+        guard let engine = library?.engineIfAvailable else { throw PHPhotosError(.libraryVolumeOffline) }
+        do { return try engine.read(record, offset: offset, count: count) } catch { throw PHPhotosError(error) }
+    }
+
     /// The size of the stored bytes, read from where they are kept (nil when they are missing).
     package var storedSize: Int64? {
         guard let engine = library?.engineIfAvailable else { return nil }
@@ -100,7 +112,7 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     public func value(forKey key: String) -> Any? {
         switch key {
         case "fileSize": return record.fileSize
-        case "locallyAvailable": return true
+        case "locallyAvailable": return isStoredLocally
         case "isCurrent": return true
         case "originalFilename": return originalFilename
         case "uniformTypeIdentifier": return uniformTypeIdentifier

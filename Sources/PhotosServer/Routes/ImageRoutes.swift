@@ -137,13 +137,18 @@ struct ImageRoutes {
         guard let type = PHAssetResourceType(apiName: typeName) else {
             throw APIError.badRequest("unknown resource type \(typeName.debugDescription)")
         }
-        let (resource, path, size) = try await offload { () throws -> (PHAssetResource, String, Int) in
+        let (resource, path, size) = try await offload { () throws -> (PHAssetResource, String?, Int) in
             let asset = try session.asset(id, includeTrashed: true)
             guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == type }) else {
                 throw APIError.notFound("the asset has no \(typeName) resource")
             }
-            // The stored bytes as a local file served without a copy (the library's own file where it keeps files).
-            guard let size = resource.storedSize.flatMap({ Int(exactly: $0) }), let url = resource.fileURL else {
+            guard let size = resource.storedSize.flatMap({ Int(exactly: $0) }) else {
+                throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
+            }
+            // Local bytes are served from their file without a copy; bytes in object storage that this node has no
+            // copy of are streamed from the store by ranges (a range of a video costs that range, not the video).
+            guard resource.isStoredLocally else { return (resource, nil, size) }
+            guard let url = resource.fileURL else {
                 throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
             }
             return (resource, url.path, size)
@@ -168,12 +173,32 @@ struct ImageRoutes {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
             headers[.contentLength] = String(range.count)
             if request.method == .head { return Response(status: .partialContent, headers: headers) }
+            guard let path else { return Response(status: .partialContent, headers: headers, body: Self.streamed(resource, range)) }
             let body = try await fileIO.loadFile(path: path, range: range, context: context)
             return Response(status: .partialContent, headers: headers, body: body)
         }
         headers[.contentLength] = String(size)
         if request.method == .head { return Response(status: .ok, headers: headers) }
+        guard let path else {
+            return Response(status: .ok, headers: headers, body: size == 0 ? ResponseBody() : Self.streamed(resource, 0...(size - 1)))
+        }
         return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
+    }
+
+    /// A range of a resource that is not on this node, read from its store a piece at a time as the client takes it.
+    static func streamed(_ resource: PHAssetResource, _ range: ClosedRange<Int>) -> ResponseBody {
+        ResponseBody(contentLength: range.count) { writer in
+            var offset = range.lowerBound
+            while offset <= range.upperBound {
+                let count = min(4 << 20, range.upperBound - offset + 1)
+                let start = offset
+                let piece = try await offload { try resource.readStored(at: Int64(start), count: count) }
+                guard !piece.isEmpty else { break }
+                try await writer.write(ByteBuffer(bytes: piece))
+                offset += piece.count
+            }
+            try await writer.finish(nil)
+        }
     }
 
     /// The answer from what is known without rendering: 304 when the client has the ETag, the cached bytes when
