@@ -40,6 +40,9 @@ package protocol BlobStore: Sendable {
     /// store; when this node has a copy for object storage.
     func isLocal(_ key: BlobKey) -> Bool
 
+    /// Up to `count` bytes of a stored blob from `offset` (fewer at the end, none past it).
+    func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data
+
     /// A cached derivative of an asset (a thumbnail's pixels), nil when there is none.
     func derivative(assetUUID: String, name: String) -> Data?
 
@@ -146,7 +149,7 @@ extension BlobStore {
 
     package func isLocal(_ key: BlobKey) -> Bool { true }
 
-    /// Up to `count` bytes of a stored blob from `offset`.
+    /// Up to `count` bytes of a stored blob from `offset`: through an opened reader.
     package func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data {
         try open(key).read(at: offset, count: count)
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import Synchronization
 import ObjectStorage
 
 #if canImport(Glibc)
@@ -31,6 +32,11 @@ package struct S3BlobStore: BlobStore {
     package let cache: BlobCache
     /// Blobs up to this size are sent in one request; larger ones in parts of this size.
     package static let partSize = 16 << 20
+    /// How many uploads a preload runs at once.
+    static let concurrentUploads = 4
+    /// Sizes the store answered, by digest: an object named by its content never changes size, so a file read in
+    /// many ranges (a video being scrubbed) asks once. Shared by the process's stores; bounded.
+    static let sizes = Mutex<[String: Int64]>([:])
 
     package init(location: S3Location, local: FolderBlobStore, cacheSize: Int64) {
         self.location = location
@@ -70,10 +76,32 @@ package struct S3BlobStore: BlobStore {
     package func size(of key: BlobKey) throws(LibraryError) -> Int64 {
         if let copy = cache.file(for: key.sha256), let size = Self.fileSize(copy) { return size }
         let name = try object(key)
+        if let known = Self.sizes.withLock({ $0[storedName(of: key)] }) { return known }
         guard let info = try request("reading the size of \(key.path)", { try await $0.head(key: name) }) else {
             throw .missingResource("the stored file \(key.path) is missing from \(location.description)")
         }
+        Self.sizes.withLock { sizes in
+            if sizes.count >= 10_000 { sizes.removeAll(keepingCapacity: true) }
+            sizes[name] = info.size
+        }
         return info.size
+    }
+
+    /// One ranged `GET` (or this node's copy): no size asked first.
+    package func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data {
+        guard count > 0, offset >= 0 else { return Data() }
+        if cache.file(for: key.sha256) != nil { return try open(key).read(at: offset, count: count) }
+        let name = try object(key)
+        let location = self.location
+        return try request("reading \(key.path)") { client in
+            do {
+                return try await client.get(key: name, range: offset...(offset + Int64(count) - 1))
+            } catch let error as S3Error where error.status == 416 {
+                return Data()  // from the end on: nothing, as a file read there gives
+            } catch let error as S3Error where error.status == 404 {
+                throw LibraryError.missingResource("the stored file \(key.path) is missing from \(location.description)")
+            }
+        }
     }
 
     package func open(_ key: BlobKey) throws(LibraryError) -> any BlobReader {
@@ -165,24 +193,22 @@ package struct S3BlobStore: BlobStore {
 
     /// Sends a staged file: in one request, signed with its digest, or in parts checked against it.
     private func upload(_ file: URL, size: Int64, key: BlobKey, name: String) throws(LibraryError) {
-        if size <= Self.partSize {
-            let body: Data
-            do { body = try Data(contentsOf: file) } catch { throw .internalError("cannot read the staged file for \(key.path): \(error)") }
-            try request("uploading \(key.path)") { client in
-                do {
-                    _ = try await client.put(key: name, body: body, sha256: key.sha256, ifNoneMatch: true)
-                } catch let error as S3Error where error.code == "XAmzContentSHA256Mismatch" || error.code == "BadDigest" {
-                    throw LibraryError.invalidResource("the staged file for \(key.path) changed since it was staged: not stored")
+        try request("uploading \(key.path)") { client in try await Self.send(client, file, size: size, key: key, name: name) }
+    }
+
+    static func send(_ client: S3Client, _ file: URL, size: Int64, key: BlobKey, name: String) async throws {
+        do {
+            if size <= partSize {
+                let body: Data
+                do { body = try Data(contentsOf: file) } catch {
+                    throw LibraryError.internalError("cannot read the staged file for \(key.path): \(error)")
                 }
+                _ = try await client.put(key: name, body: body, sha256: key.sha256, ifNoneMatch: true)
+            } else {
+                try await client.putMultipart(key: name, file: file, sha256: key.sha256, partSize: partSize)
             }
-        } else {
-            try request("uploading \(key.path)") { client in
-                do {
-                    try await client.putMultipart(key: name, file: file, sha256: key.sha256, partSize: Self.partSize)
-                } catch let error as S3Error where error.code == "BadDigest" {
-                    throw LibraryError.invalidResource("the staged file for \(key.path) changed since it was staged: not stored")
-                }
-            }
+        } catch let error as S3Error where error.code == "XAmzContentSHA256Mismatch" || error.code == "BadDigest" {
+            throw LibraryError.invalidResource("the staged file for \(key.path) changed since it was staged: not stored")
         }
     }
 
@@ -211,13 +237,32 @@ package struct S3BlobStore: BlobStore {
         }
     }
 
-    /// Uploads what is not stored yet (a put that takes the key only if it is free), before the transaction.
+    /// Uploads what is not stored yet (a put that takes the key only if it is free), before the transaction, a few
+    /// at a time.
     package func preload(_ staged: [(file: URL, key: BlobKey)]) throws(LibraryError) {
+        var work: [(file: URL, size: Int64, key: BlobKey, name: String)] = []
         for (file, key) in staged {
             guard let size = Self.fileSize(file) else { continue }
-            let name = try object(key)
-            if size > Self.partSize, try request("looking for \(key.path)", { try await $0.head(key: name) })?.size == size { continue }
-            try upload(file, size: size, key: key, name: name)
+            work.append((file, size, key, try object(key)))
+        }
+        guard !work.isEmpty else { return }
+        let sending = work
+        try request("uploading \(work.count) files") { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var next = 0
+                func start() {
+                    let item = sending[next]
+                    next += 1
+                    group.addTask {
+                        if item.size > Self.partSize, try await client.head(key: item.name)?.size == item.size { return }
+                        try await Self.send(client, item.file, size: item.size, key: item.key, name: item.name)
+                    }
+                }
+                for _ in 0..<min(Self.concurrentUploads, sending.count) { start() }
+                while try await group.next() != nil {
+                    if next < sending.count { start() }
+                }
+            }
         }
     }
 
@@ -241,6 +286,7 @@ package struct S3BlobStore: BlobStore {
     package func remove(_ key: BlobKey) {
         guard let name = try? object(key) else { return }
         cache.remove(key.sha256)
+        _ = Self.sizes.withLock { $0.removeValue(forKey: name) }
         _ = try? request("removing \(key.path)") { try await $0.delete(key: name) }
     }
 
