@@ -49,7 +49,7 @@ start)
   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
     nohup weed server -dir="$DIR/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.port=$((PORT + 1)) \
-      -volume.port=$((PORT + 2)) -filer.port=$((PORT + 3)) -master.volumeSizeLimitMB=256 -volume.max=64 \
+      -volume.port=$((PORT + 2)) -filer.port=$((PORT + 3)) -master.volumeSizeLimitMB=256 -volume.max=300 \
       -s3 -s3.port="$PORT" -s3.config="$DIR/s3.json" >"$DIR/weed.log" 2>&1 &
     echo $! >"$DIR/pid"
     for _ in $(seq 1 120); do
