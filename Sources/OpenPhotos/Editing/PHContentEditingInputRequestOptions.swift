@@ -9,9 +9,11 @@ import Foundation
 open class PHContentEditingInputRequestOptions: NSObject, NSCopying, @unchecked Sendable {
     /// Whether the editor reads this adjustment data (typically decided on its format identifier and version).
     open var canHandleAdjustmentData: ((PHAdjustmentData) -> Bool)?
-    /// Whether iCloud may be used (nothing is in iCloud here).
+    /// Whether the input's file may be downloaded when this machine has no copy of it (object storage; Apple's:
+    /// iCloud). Without it the request ends with `PHContentEditingInputResultIsInCloudKey` and `networkAccessRequired`.
     open var isNetworkAccessAllowed = false
-    /// iCloud download progress, 0…1, with a flag to stop (never called for local data).
+    /// A download's progress, 0…1, in order on a queue of the request's own, with a flag to stop it (never called for
+    /// what is already here).
     open var progressHandler: ((Double, UnsafeMutablePointer<ObjCBool>) -> Void)?
     /// Whether to leave out the input's `displaySizeImage` (iOS 27): an editor without an interface saves decoding
     /// the image for it.

@@ -76,12 +76,15 @@ open class PHImageRequestOptions: NSObject, NSCopying, @unchecked Sendable {
     /// A crop in unit coordinates of the image as displayed ((0, 0) top left, (1, 1) bottom right); needs
     /// `resizeMode = .exact`. `.zero` (the default) crops nothing.
     open var normalizedCropRect: CGRect = .zero
-    /// Whether iCloud may be used (nothing is in iCloud here).
+    /// Whether an original this machine has no copy of (a library whose files are in object storage; Apple's:
+    /// iCloud) may be downloaded. Without it, such a request answers from what is here — a cached rendering, marked
+    /// with `PHImageResultIsInCloudKey` — or nil with that key and `networkAccessRequired`.
     open var isNetworkAccessAllowed = false
     /// Whether the request blocks and calls its handler once, on the calling thread (then the delivery mode counts
     /// as `.highQualityFormat`, and the request cannot be cancelled).
     open var isSynchronous = false
-    /// iCloud download progress (never called for local data).
+    /// A download's progress, 0 to 1, on a serial queue of the request's own; setting `stop` ends the download
+    /// (`userCancelled`). Never called for what is already here.
     open var progressHandler: PHAssetImageProgressHandler?
     /// Whether a second degraded image may be delivered (there is at most one here).
     open var allowSecondaryDegradedImage = false

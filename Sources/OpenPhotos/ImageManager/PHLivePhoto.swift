@@ -163,9 +163,10 @@ open class PHLivePhotoRequestOptions: NSObject, NSCopying, @unchecked Sendable {
     open var version: PHImageRequestOptionsVersion = .current
     /// `.opportunistic` delivers the still first, then the complete Live Photo; the others deliver once.
     open var deliveryMode: PHImageRequestOptionsDeliveryMode = .opportunistic
-    /// Whether iCloud may be used (nothing is in iCloud here).
+    /// Whether the still and video may be downloaded when this machine has no copy of them (object storage; Apple's:
+    /// iCloud). Without it such a request answers nil with `PHImageResultIsInCloudKey`.
     open var isNetworkAccessAllowed = false
-    /// iCloud download progress (never called for local data).
+    /// A download's progress. Not called yet: a Live Photo's files are downloaded without it (OpenPhotoKit).
     open var progressHandler: PHAssetImageProgressHandler?
 
     /// Default options.

@@ -242,9 +242,11 @@ open class PHVideoRequestOptions: NSObject, NSCopying, @unchecked Sendable {
     open var version: PHVideoRequestOptionsVersion = .current
     /// `.automatic` by default.
     open var deliveryMode: PHVideoRequestOptionsDeliveryMode = .automatic
-    /// Whether iCloud may be used (nothing is in iCloud here).
+    /// Whether the video may be downloaded when this machine has no copy of it (object storage; Apple's: iCloud).
+    /// Without it such a request answers nil with `PHImageResultIsInCloudKey` and `networkAccessRequired`.
     open var isNetworkAccessAllowed = false
-    /// iCloud download progress (never called for local data).
+    /// A download's progress, 0 to 1, on a serial queue of the request's own; setting `stop` ends it. Never called for
+    /// what is already here.
     open var progressHandler: PHAssetImageProgressHandler?
 
     /// Default options.
