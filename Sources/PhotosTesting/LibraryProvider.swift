@@ -37,10 +37,13 @@ public struct PostgreSQLLibraryProvider: LibraryProvider {
     public init(base: String) { self.base = base }
     public var description: String { "PostgreSQL" }
 
+    /// A new library name on the server for a test's library `name` (its letters and digits, and a unique tail).
+    static func newSchema(for name: String) -> String {
+        "conformance_" + name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30) + "_" + UUID().uuidString.prefix(8).lowercased()
+    }
+
     public func makeLibrary(name: String, scratch: URL) throws -> URL {
-        let schema =
-            "conformance_" + name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30) + "_"
-            + UUID().uuidString.prefix(8).lowercased()
+        let schema = PostgreSQLLibraryProvider.newSchema(for: name)
         let files = scratch.deletingLastPathComponent().appendingPathComponent("\(name).files")
         var components = URLComponents(string: base) ?? URLComponents()
         components.queryItems = [URLQueryItem(name: "library", value: schema), URLQueryItem(name: "files", value: files.path)]
@@ -68,9 +71,7 @@ public struct ObjectStorageLibraryProvider: LibraryProvider {
     public var description: String { "PostgreSQL + S3" }
 
     public func makeLibrary(name: String, scratch: URL) throws -> URL {
-        let schema =
-            "conformance_" + name.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30) + "_"
-            + UUID().uuidString.prefix(8).lowercased()
+        let schema = PostgreSQLLibraryProvider.newSchema(for: name)
         let cache = scratch.deletingLastPathComponent().appendingPathComponent("\(name).node")
         var components = URLComponents(string: base) ?? URLComponents()
         components.queryItems = [

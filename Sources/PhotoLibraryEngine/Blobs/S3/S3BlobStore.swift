@@ -91,11 +91,15 @@ package struct S3BlobStore: BlobStore {
     package func read(_ key: BlobKey, offset: Int64, count: Int) throws(LibraryError) -> Data {
         guard count > 0, offset >= 0 else { return Data() }
         if cache.file(for: key.sha256) != nil { return try open(key).read(at: offset, count: count) }
-        let name = try object(key)
+        return try get(key, name: try object(key), offset...(offset + Int64(count) - 1))
+    }
+
+    /// The bytes of `range` of the object `name` (fewer at its end; none from past it).
+    func get(_ key: BlobKey, name: String, _ range: ClosedRange<Int64>) throws(LibraryError) -> Data {
         let location = self.location
         return try request("reading \(key.path)") { client in
             do {
-                return try await client.get(key: name, range: offset...(offset + Int64(count) - 1))
+                return try await client.get(key: name, range: range)
             } catch let error as S3Error where error.status == 416 {
                 return Data()  // from the end on: nothing, as a file read there gives
             } catch let error as S3Error where error.status == 404 {
@@ -321,17 +325,7 @@ final class S3BlobReader: BlobReader {
 
     func read(at offset: Int64, count: Int) throws(LibraryError) -> Data {
         guard count > 0, offset >= 0, offset < size else { return Data() }
-        let range = offset...min(size - 1, offset + Int64(count) - 1)
-        let name = self.name
-        let key = self.key
-        let location = store.location
-        return try store.request("reading \(key.path)") { client in
-            do {
-                return try await client.get(key: name, range: range)
-            } catch let error as S3Error where error.status == 404 {
-                throw LibraryError.missingResource("the stored file \(key.path) is missing from \(location.description)")
-            }
-        }
+        return try store.get(key, name: name, offset...min(size - 1, offset + Int64(count) - 1))
     }
 }
 
