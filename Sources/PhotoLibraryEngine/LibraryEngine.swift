@@ -62,7 +62,9 @@ package final class LibraryEngine: Sendable {
     /// (recorded in the library: later it opens with its plain path).
     package static func open(at url: URL, configuration: LibraryConfiguration = .init()) throws(LibraryError) -> LibraryEngine {
         if PostgreSQLLocation.handles(url) { return try openPostgreSQL(url, configuration: configuration) }
-        let (url, files) = try folderAndFiles(url)
+        var configuration = configuration
+        let (url, files, cacheSize) = try folderAndFiles(url)
+        if let cacheSize { configuration.cacheSize = try FilesLocation.bytes(cacheSize) }
         let bundle = LibraryBundle(url: url)
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
@@ -88,23 +90,22 @@ package final class LibraryEngine: Sendable {
         return try finishOpening(bundle: bundle, metadata: metadata, readOnly: readOnly, configuration: configuration, files: files)
     }
 
-    /// A library folder's address without its options, and where its files are when `files=` says.
-    private static func folderAndFiles(_ url: URL) throws(LibraryError) -> (URL, FilesLocation?) {
+    /// A library folder's address without its options, where its files are when `files=` says, and the bound of
+    /// this host's copies when `cache_size=` says (alone: for the object storage the library recorded).
+    private static func folderAndFiles(_ url: URL) throws(LibraryError) -> (URL, FilesLocation?, String?) {
         guard url.isFileURL, let components = URLComponents(url: url, resolvingAgainstBaseURL: false), let items = components.queryItems,
             !items.isEmpty
-        else { return (url, nil) }
+        else { return (url, nil, nil) }
         let folder = URL(fileURLWithPath: components.path, isDirectory: true)
-        guard let files = items.last(where: { $0.name == "files" })?.value, !files.isEmpty, S3Location.handles(files),
-            items.allSatisfy({ ["files", "cache_size"].contains($0.name) })
+        let files = items.last(where: { $0.name == "files" })?.value
+        let cacheSize = items.last { $0.name == "cache_size" }?.value
+        guard items.allSatisfy({ ["files", "cache_size"].contains($0.name) }), files.map({ !$0.isEmpty && S3Location.handles($0) }) ?? true
         else {
             throw .invalidResource(
                 "a library folder's address takes files=s3://bucket/prefix and cache_size=, not \(components.query ?? "")")
         }
-        return (
-            folder,
-            try FilesLocation(
-                files, cache: folder.path, cacheSize: items.last { $0.name == "cache_size" }?.value, libraryName: folder.lastPathComponent)
-        )
+        guard let files else { return (folder, nil, cacheSize) }
+        return (folder, try FilesLocation(files, cache: folder.path, cacheSize: cacheSize, libraryName: folder.lastPathComponent), nil)
     }
 
     /// A library on a PostgreSQL server, its files in the `files=` folder.
@@ -150,7 +151,7 @@ package final class LibraryEngine: Sendable {
             try location.files?.removeStoredFiles()
             try PostgreSQLMetadataStore.removeLibrary(url: url)
         } else {
-            let (folder, given) = try folderAndFiles(url)
+            let (folder, given, _) = try folderAndFiles(url)
             var readOnly = LibraryConfiguration()
             readOnly.readOnly = true
             readOnly.createIfMissing = false

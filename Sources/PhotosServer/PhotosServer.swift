@@ -49,6 +49,9 @@ public struct PhotosServer: Sendable {
         /// Addresses of reverse proxies in front of the server (nginx, Caddy): for requests from them, the request log
         /// names the client by the last address of `X-Forwarded-For`. Empty: the connection's peer is the client.
         public var trustedProxies: [String]
+        /// Whether the server also does the library's background work (the renderings that commits queue in a
+        /// library whose files are in object storage: ``RenderingWorker``). Off where `photos worker` processes do it.
+        public var runsBackgroundWork: Bool
         /// Whether a library that does not exist is created (false: the server refuses to start, so that a mistyped
         /// path is not served as a new, empty library).
         public var createsLibrary: Bool
@@ -58,8 +61,10 @@ public struct PhotosServer: Sendable {
             host: String = "127.0.0.1", port: Int = 8080, allowedOrigins: [String] = [], maximumUploadSize: Int = 4 << 30,
             servesGallery: Bool = true, maximumConnections: Int = 1024, requestHeadTimeout: Duration = .seconds(30),
             idleTimeout: Duration = .seconds(60), createsLibrary: Bool = false, trustedProxies: [String] = [],
-            maximumPendingUploadBytes: Int = 16 << 30, maximumPendingUploads: Int = 1000, shutdownTimeout: Duration = .seconds(10)
+            maximumPendingUploadBytes: Int = 16 << 30, maximumPendingUploads: Int = 1000, shutdownTimeout: Duration = .seconds(10),
+            runsBackgroundWork: Bool = true
         ) {
+            self.runsBackgroundWork = runsBackgroundWork
             self.shutdownTimeout = shutdownTimeout
             self.maximumPendingUploadBytes = maximumPendingUploadBytes
             self.maximumPendingUploads = maximumPendingUploads
@@ -168,11 +173,23 @@ public struct PhotosServer: Sendable {
     /// retries; writes are atomic transactions of the library, so nothing is half-written either way), and returns.
     /// A slow upload in flight kept the server from exiting after SIGTERM until it ended.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        var group = ServiceGroupConfiguration(
-            services: [.init(service: makeApplication(onServerRunning: onServerRunning))], gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: makeApplication(onServerRunning: onServerRunning))]
+        if configuration.runsBackgroundWork, let worker = try? RenderingWorker(library: self.services.owner, logger: logger), worker.hasQueue {
+            services.append(.init(service: BackgroundWorkService(worker: worker)))
+        }
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
-        defer { services.uploads.close() }
+        defer { self.services.uploads.close() }
         try await ServiceGroup(configuration: group).run()
+    }
+}
+
+/// The server's own worker, as a service of its group: stops at graceful shutdown (an item it was doing is left to
+/// its lease).
+struct BackgroundWorkService: Service {
+    let worker: RenderingWorker
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await worker.run() }
     }
 }

@@ -24,7 +24,7 @@ struct Photos: ParsableCommand {
         subcommands: [
             Add.self, List.self, Show.self, Favorite.self, Hide.self, Delete.self, Recover.self, EmptyTrash.self,
             Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Watch.self, Changes.self, Inspect.self, Import.self,
-            Thumbnail.self, Export.self, Edit.self, Revert.self, Extensions.self, Serve.self, Token.self, LibraryCommand.self,
+            Thumbnail.self, Export.self, Edit.self, Revert.self, Extensions.self, Serve.self, Worker.self, Token.self, LibraryCommand.self,
             Demo.self,
         ]
     )
@@ -32,7 +32,7 @@ struct Photos: ParsableCommand {
 
 extension Photos {
     /// Options every command takes, wherever they are written: `photos --library L ls` works as `photos ls --library L`.
-    static let globalOptionsWithValue: Set<String> = ["--library"]
+    static let globalOptionsWithValue: Set<String> = ["--library", "--cache-size"]
     static let globalFlags: Set<String> = ["--json", "--verbose"]
 
     /// Moves the global options written before the command's name to after it, where the command reads them.
@@ -83,11 +83,26 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Show the warnings of the library and of its decoders (libvips, GLib, libheif) on standard error.")
     var verbose = false
 
+    @Option(
+        name: .customLong("cache-size"),
+        help: "For a library whose files are in object storage: the most bytes of originals this host keeps (512M, 20G).")
+    var cacheSize: String?
+
     var libraryURL: URL {
-        library.map(PHPhotoLibrary.libraryURL) ?? PHPhotoLibrary.defaultLibraryURL
+        let url = library.map(PHPhotoLibrary.libraryURL) ?? PHPhotoLibrary.defaultLibraryURL
+        guard let cacheSize else { return url }
+        // The address's own `cache_size=`, as the library reads it (a folder's path becomes its file: address).
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false) ?? URLComponents()
+        var items = (components.queryItems ?? []).filter { $0.name != "cache_size" }
+        items.append(URLQueryItem(name: "cache_size", value: cacheSize))
+        components.queryItems = items
+        return components.url ?? url
     }
 
     func validate() throws {
+        if let cacheSize, cacheSize.isEmpty || !cacheSize.allSatisfy({ $0.isNumber || "KMGTkmgt".contains($0) }) {
+            throw ValidationError("--cache-size is a size such as 512M or 20G")
+        }
         // Another user sees a process's arguments (ps, /proc): a password never goes there.
         if let library, library.contains("://"), URLComponents(string: library)?.password != nil {
             throw ValidationError("--library must not hold a password (others can read a command line): set PGPASSWORD or use ~/.pgpass")

@@ -36,6 +36,10 @@ struct Serve: ParsableCommand {
     var idleTimeout = 60
     @Option(name: .customLong("shutdown-timeout"), help: "Seconds requests in flight may take to finish after SIGTERM before they are cut.")
     var shutdownTimeout = 10
+    @Flag(
+        name: .customLong("no-background-work"),
+        help: "Leave the library's background work (renderings, in object storage) to `photos worker` processes.")
+    var noBackgroundWork = false
     @Option(
         name: .customLong("log-level"),
         help: "The least severe log lines written: trace, debug, info (one line per request), notice, warning, error, critical.")
@@ -63,7 +67,7 @@ struct Serve: ParsableCommand {
         let configuration = PhotosServer.Configuration(
             host: host, port: port, allowedOrigins: allowedOrigins, servesGallery: !noGallery, maximumConnections: maximumConnections,
             requestHeadTimeout: .seconds(headerTimeout), idleTimeout: .seconds(idleTimeout), createsLibrary: create,
-            trustedProxies: trustedProxies, shutdownTimeout: .seconds(shutdownTimeout))
+            trustedProxies: trustedProxies, shutdownTimeout: .seconds(shutdownTimeout), runsBackgroundWork: !noBackgroundWork)
         let server: PhotosServer
         do { server = try PhotosServer(libraryURL: global.libraryURL, configuration: configuration, logger: logger) } catch {
             throw CLIError(describe(error))
@@ -182,5 +186,68 @@ extension PHPhotoLibrary {
         case (.restricted, _): return "restricted"
         default: return "notDetermined"
         }
+    }
+}
+
+struct Worker: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Do the library's background work: the renderings of new and edited photos and videos.",
+        discussion: """
+            In a library whose files are in object storage, each commit of new content queues its renderings
+            (the gallery's thumbnails, the API's default image, a display size, a video's poster frames) in the
+            library's database; a worker makes them and keeps them in the object store, where every `photos serve`
+            node finds them. Any number of workers on any hosts share the queue: each item is claimed for --lease
+            seconds, and an item whose worker died is claimed again when its lease runs out. `photos serve` does the
+            work itself unless started with --no-background-work. Runs until SIGTERM or Ctrl-C, waiting for commits;
+            --drain stops when the queue is empty, --status prints its counts.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Work until the queue is empty, then exit (with the counts).") var drain = false
+    @Flag(help: "Print how many items are queued, claimed and given up, and exit.") var status = false
+    @Option(help: "Seconds a claimed item is this worker's before another worker may take it.") var lease = 300
+
+    func validate() throws {
+        guard (5...86_400).contains(lease) else { throw ValidationError("--lease is from 5 to 86400 seconds") }
+    }
+
+    func run() throws {
+        var logger = Logger(label: "photos.worker")
+        logger.logLevel = global.verbose ? .debug : .notice
+        let worker: RenderingWorker
+        do { worker = try RenderingWorker(libraryURL: global.libraryURL, lease: .seconds(lease), logger: logger) } catch {
+            throw CLIError(describe(error))
+        }
+        guard worker.hasQueue else {
+            throw CLIError("this library renders on request (its files are not in object storage): it has no background work")
+        }
+        if status {
+            let counts: (queued: Int, claimed: Int, failed: Int)
+            do { counts = try worker.status() } catch { throw CLIError(describe(error)) }
+            if global.json {
+                Output.printJSON(["queued": counts.queued, "claimed": counts.claimed, "failed": counts.failed])
+            } else {
+                print("\(counts.queued) queued, \(counts.claimed) claimed, \(counts.failed) given up")
+            }
+            return
+        }
+        guard drain else {
+            try waitFor { await worker.run() }
+            return
+        }
+        let total = (try? worker.status()).map { $0.queued } ?? 0
+        let progress = ProgressReporter("rendering", total: total, unit: "assets", json: global.json)
+        let report: RenderingWorker.Report
+        do {
+            report = try worker.drain { report in progress.update(min(total, report.done + report.failed + report.moot)) }
+        } catch {
+            throw CLIError(describe(error))
+        }
+        progress.finish()
+        if global.json {
+            Output.printJSON(["done": report.done, "failed": report.failed, "moot": report.moot])
+        } else {
+            print("\(report.done) rendered, \(report.failed) failed (tried again later), \(report.moot) no longer needed")
+        }
+        if report.failed > 0 { throw ExitCode(1) }
     }
 }

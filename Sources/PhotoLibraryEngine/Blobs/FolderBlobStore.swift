@@ -132,7 +132,7 @@ package struct FolderBlobStore: BlobStore {
     }
 
     /// A derivative's name is one path component of safe characters.
-    private static func isPlainName(_ name: String) -> Bool {
+    static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && name.utf8.count < 200
     }
 }

@@ -24,11 +24,11 @@ enum LibrarySchema {
     /// own bookkeeping (`grdb_migrations`, `schema_migrations`).
     static let tables = [
         "library_info", "asset", "resource", "collection", "collection_asset", "client_grant", "client_selection",
-        "change_journal", "access_token",
+        "change_journal", "access_token", "work_item",
     ]
 
     /// The tables whose `id` the database numbers (SQLite's row ids, PostgreSQL's identity columns).
-    static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal"]
+    static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal", "work_item"]
 
     /// Rows of `library_info` that belong to the store, not to the library (a copy leaves them as they are): the
     /// revision of PostgreSQL's string functions.

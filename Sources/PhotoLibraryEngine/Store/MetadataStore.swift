@@ -29,6 +29,12 @@ package protocol MetadataStore: MetadataReader {
         _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
     ) throws -> T
 
+    /// Runs `body` in one write transaction that changes only rows of the work queue (`work_item`): serialised with
+    /// other writers only as far as the rows it touches require — on a server database, without the library's writer
+    /// lock, so that workers claiming work neither wait for a commit nor tell observers of one.
+    @discardableResult
+    func writeQueue<T>(_ body: (any SQLConnection) throws -> T) throws -> T
+
     /// Who is alive among the processes that write the library (their writer slots, upload and editing areas): see
     /// ``OwnerLocks``. A store whose owner locks can die while their owner lives on (a server connection lost) refuses
     /// that owner's write transactions from then on, so what recovery swept is never committed.

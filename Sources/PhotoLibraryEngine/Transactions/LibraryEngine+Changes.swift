@@ -323,6 +323,7 @@ extension LibraryEngine {
                     resource.staged.size, resource.staged.sha256, resource.info.pixelWidth, resource.info.pixelHeight,
                 ])
         }
+        try queueRenderings(assetID: assetID, now: now, db: db)
         if access.isLimited, let client = access.clientID {
             // Assets a limited client creates join its selection (as on iOS 14+).
             try db.execute(

@@ -529,6 +529,7 @@ extension LibraryEngine {
                 info.pixelWidth, info.pixelHeight, info.duration, prepared.edit.formatIdentifier, prepared.edit.formatVersion,
                 now.timeIntervalSince1970, access.clientID, resumable, plan.version, now.timeIntervalSince1970, plan.assetID,
             ])
+        try queueRenderings(assetID: plan.assetID, now: now, db: db)
         summary.noteContentChanged(.init(id: plan.assetID, localIdentifier: prepared.localIdentifier))
     }
 
@@ -568,6 +569,7 @@ extension LibraryEngine {
             arguments: [
                 original[1] as Int, original[2] as Int, now.timeIntervalSince1970, access.clientID, now.timeIntervalSince1970, assetID,
             ])
+        try queueRenderings(assetID: assetID, now: now, db: db)
         summary.noteContentChanged(.init(id: assetID, localIdentifier: identifier))
         return removed
     }

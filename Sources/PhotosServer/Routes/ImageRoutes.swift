@@ -102,22 +102,7 @@ struct ImageRoutes {
         var headers = resolved.headers
         let manager = services.imageManager
         let data = try await offload { () throws -> Data in
-            let options = PHImageRequestOptions()
-            options.isSynchronous = true
-            options.deliveryMode = .highQualityFormat
-            options.resizeMode = .exact
-            options.version = version
-            // A node fetches an original it has no copy of from the library's object storage.
-            options.isNetworkAccessAllowed = true
-            var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
-            manager.requestImage(
-                for: asset, targetSize: CGSize(width: width, height: height), contentMode: mode == "fill" ? .aspectFill : .aspectFit,
-                options: options
-            ) { result = ($0, $1) }
-            guard let image = result.0 else {
-                throw ImageResultInfo(result.1).error
-                    ?? PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the image could not be made"])
-            }
+            let image = try Self.render(asset, width: width, height: height, mode: mode, version: version, manager: manager)
             let encoded = formatName == "webp" ? image.webpData(compressionQuality: 0.8) : image.jpegData(compressionQuality: 0.85)
             guard let encoded else { throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the image could not be encoded"]) }
             return encoded
@@ -126,6 +111,30 @@ struct ImageRoutes {
         services.encodedImages.put(etag, buffer, type: format)
         headers[.contentLength] = String(buffer.readableBytes)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
+    /// The rendering an image request answers with, blocking: what the background worker makes ahead of requests is
+    /// made by this same call, so that both find and keep the same derivatives (``RenderingWorker``).
+    static func render(
+        _ asset: PHAsset, width: Int, height: Int, mode: String, version: PHImageRequestOptionsVersion, manager: PHImageManager
+    ) throws -> UIImage {
+        let options = PHImageRequestOptions()
+        options.isSynchronous = true
+        options.deliveryMode = .highQualityFormat
+        options.resizeMode = .exact
+        options.version = version
+        // A node fetches an original it has no copy of from the library's object storage.
+        options.isNetworkAccessAllowed = true
+        var result: (UIImage?, [AnyHashable: Any]?) = (nil, nil)
+        manager.requestImage(
+            for: asset, targetSize: CGSize(width: width, height: height), contentMode: mode == "fill" ? .aspectFill : .aspectFit,
+            options: options
+        ) { result = ($0, $1) }
+        guard let image = result.0 else {
+            throw ImageResultInfo(result.1).error
+                ?? PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the image could not be made"])
+        }
+        return image
     }
 
     /// A resource's bytes, whole or one byte range (`Range: bytes=…`), with its content type.

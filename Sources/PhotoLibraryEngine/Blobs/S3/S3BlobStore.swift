@@ -160,12 +160,31 @@ package struct S3BlobStore: BlobStore {
         return try cache.admit(temporary, sha256: key.sha256)
     }
 
-    package func derivative(assetUUID: String, name: String) -> Data? {
-        local.derivative(assetUUID: assetUUID, name: name)
+    /// The object of a derivative: `<prefix>derivatives/<asset>/<name>`, shared by every node (a worker renders once,
+    /// every node serves); nil for names that are not plain.
+    func derivativeObject(assetUUID: String, name: String?) -> String? {
+        guard FolderBlobStore.isPlainName(assetUUID), name.map(FolderBlobStore.isPlainName) ?? true else { return nil }
+        return location.key("derivatives/\(assetUUID)/\(name ?? "")")
     }
 
+    /// This node's copy, else the store's (kept here for the next request); nil when neither has it.
+    package func derivative(assetUUID: String, name: String) -> Data? {
+        if let data = local.derivative(assetUUID: assetUUID, name: name) { return data }
+        guard let object = derivativeObject(assetUUID: assetUUID, name: name) else { return nil }
+        let data = try? request("reading a rendering") { client -> Data? in
+            do { return try await client.get(key: object) } catch let error as S3Error where error.status == 404 { return nil }
+        }
+        guard let data = data ?? nil else { return nil }
+        local.storeDerivative(data, assetUUID: assetUUID, name: name)
+        return data
+    }
+
+    /// Kept on this node and in the store, for every node. A rendering is made again where storing fails.
     package func storeDerivative(_ data: Data, assetUUID: String, name: String) {
         local.storeDerivative(data, assetUUID: assetUUID, name: name)
+        guard let object = derivativeObject(assetUUID: assetUUID, name: name) else { return }
+        let digest = SHA256.hash(data: data).hex
+        _ = try? request("storing a rendering") { try await $0.put(key: object, body: data, sha256: digest) }
     }
 
     /// Stores each blob unless its bytes are there already (a `HEAD`, then a put that takes the key only if it is
@@ -296,6 +315,10 @@ package struct S3BlobStore: BlobStore {
 
     package func removeDerivatives(assetUUID: String, prefix: String?) {
         local.removeDerivatives(assetUUID: assetUUID, prefix: prefix)
+        guard let objects = derivativeObject(assetUUID: assetUUID, name: prefix) else { return }
+        _ = try? request("removing renderings") { client in
+            for object in try await client.list(prefix: objects) { try await client.delete(key: object.key) }
+        }
     }
 
     package func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder {

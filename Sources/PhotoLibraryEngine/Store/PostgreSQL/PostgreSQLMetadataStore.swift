@@ -153,6 +153,14 @@ package final class PostgreSQLMetadataStore: MetadataStore, @unchecked Sendable 
         }
     }
 
+    /// A transaction of the work queue's rows only: no writer lock (rows claimed are locked by the statement that
+    /// claims them, `FOR UPDATE SKIP LOCKED`) and no `NOTIFY` (nothing an observer reads changed).
+    package func writeQueue<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try transaction(on: connection, begin: "BEGIN ISOLATION LEVEL READ COMMITTED", body)
+        }
+    }
+
     /// Runs `body` holding the library's writer lock (in this process and across hosts), outside any transaction.
     package func whileNoWriterCommits<T>(_ body: () throws -> T) throws -> T {
         try holdingWriterLock { _ in try body() }

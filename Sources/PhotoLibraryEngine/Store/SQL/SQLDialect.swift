@@ -61,6 +61,16 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// What a `SELECT` that picks a row to claim ends with: PostgreSQL locks the row and skips rows other
+    /// transactions hold (`FOR UPDATE SKIP LOCKED`), so that claimers never wait for each other; SQLite's writers are
+    /// one at a time already.
+    package var claimingRows: String {
+        switch kind {
+        case .sqlite: ""
+        case .postgreSQL: " FOR UPDATE SKIP LOCKED"
+        }
+    }
+
     /// A query of the library's own tables' columns, one row per column in the table's order: `table`, `column`.
     package var columnsQuery: String {
         switch kind {

@@ -30,6 +30,9 @@ final class SQLiteMetadataStore: MetadataStore {
         try writer.write { db in try body(SQLiteConnection(db)) }
     }
 
+    /// SQLite has one writer at a time: a queue write is a write.
+    func writeQueue<T>(_ body: (any SQLConnection) throws -> T) throws -> T { try write(body) }
+
     func write<T>(
         _ body: (any SQLConnection) throws -> T, finished: (_ committed: Bool, _ snapshot: () -> (any MetadataReader)?) -> Void
     ) throws -> T {

@@ -165,6 +165,26 @@ package enum Schema {
                     CREATE INDEX access_token_client ON access_token(client_id);
                     """)
         }
+        migrator.registerMigration("v6-background-work") { db in
+            // Work a commit leaves for `photos worker` (see LibraryEngine+BackgroundWork): one row per asset content
+            // version whose renderings are to be made; a claim is a lease (claimed_by until lease_until).
+            try db.execute(
+                sql: """
+                    CREATE TABLE work_item (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        content_version INTEGER NOT NULL,
+                        queued_date REAL NOT NULL,
+                        claimed_by TEXT,
+                        lease_until REAL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT,
+                        UNIQUE (kind, asset_id, content_version)
+                    );
+                    CREATE INDEX work_item_asset ON work_item(asset_id);
+                    """)
+        }
         return migrator
     }
 }
