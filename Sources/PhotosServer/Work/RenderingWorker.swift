@@ -24,8 +24,12 @@ public final class RenderingWorker: Sendable {
         public var failed = 0
         /// Items that no longer needed doing (the asset was edited again or deleted).
         public var moot = 0
-        /// A report of nothing done yet.
-        public init() {}
+        /// A report of nothing done yet (or of these counts).
+        public init(done: Int = 0, failed: Int = 0, moot: Int = 0) {
+            self.done = done
+            self.failed = failed
+            self.moot = moot
+        }
     }
 
     /// The renderings made for each item, largest first (the smaller ones are made from it): exactly the requests
@@ -77,7 +81,7 @@ public final class RenderingWorker: Sendable {
             return true
         }
         do {
-            try render(item)
+            try render(assetIdentifier: item.assetIdentifier)
             try queue.finish(item)
             report.done += 1
         } catch {
@@ -128,14 +132,14 @@ public final class RenderingWorker: Sendable {
         }
     }
 
-    /// The renderings of the item's asset, made through a new image manager (so that no earlier item's renderings
+    /// The renderings of an asset, made through a new image manager (so that no earlier item's renderings
     /// shape them) that keeps them as the library's derivatives.
-    func render(_ item: LibraryWorkQueue.Item) throws {
+    func render(assetIdentifier: String) throws {
         let options = PHFetchOptions()
         options.photoLibrary = library
         options.includeHiddenAssets = true
         options.includeAllBurstAssets = true
-        guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [item.assetIdentifier], options: options).firstObject else {
+        guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [assetIdentifier], options: options).firstObject else {
             return  // deleted or trashed meanwhile: nothing to show
         }
         let manager = PHCachingImageManager()
