@@ -82,6 +82,12 @@ extension LibraryEngine {
                 problems.append(.init(kind: .unreadable, path: row.path, detail: error.message))
             }
         }
+        // The bytes of uploads waiting to be imported (shared by a library's nodes) are not orphans.
+        if sharesUploads {
+            for sha256 in try read({ db in try String.fetchAll(db, sql: "SELECT DISTINCT sha256 FROM upload") }) {
+                known.insert(blobs.storedName(of: BlobKey(path: "", sha256: sha256)))
+            }
+        }
         for blob in try blobs.storedBlobs() where !known.contains(blob.name) {
             problems.append(.init(kind: .orphanFile, path: blob.name, detail: "no asset refers to it"))
         }

@@ -65,7 +65,8 @@ struct ObjectStorageServingTests {
         #expect(try worker.status() == (0, 0, 0))
 
         // The renderings are in the store, under the asset.
-        let schema = try #require(URLComponents(url: fixture.library.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "library" }?.value)
+        let schema = try #require(
+            URLComponents(url: fixture.library.url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "library" }?.value)
         let store = try S3Location("s3://\(provider.bucket)/\(schema)").client()
         let uuid = String(identifier.prefix { $0 != "/" })
         let prefix = "\(schema)/derivatives/\(uuid)/"

@@ -65,8 +65,12 @@ extension LibraryEngine {
             try write("remove files no asset refers to") { db in
                 let column = byDigest ? "sha256" : "path"
                 let names = db.dialect.isIn(column, batch.map { .text($0.key) })
+                // By digest, an upload waiting to be imported names its bytes too (``shareUpload(_:file:now:)``).
+                let uploads = byDigest ? " UNION SELECT sha256 FROM upload WHERE \(names.sql)" : ""
                 let named = Set(
-                    try String.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM resource WHERE \(names.sql)", arguments: names.statementArguments))
+                    try String.fetchAll(
+                        db, sql: "SELECT DISTINCT \(column) FROM resource WHERE \(names.sql)\(uploads)",
+                        arguments: names.statementArguments + (byDigest ? names.statementArguments : [])))
                 for (name, key) in batch where !named.contains(name) {
                     blobs.remove(key)
                     removed.append(key)

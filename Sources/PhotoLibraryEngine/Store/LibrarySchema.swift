@@ -24,11 +24,16 @@ enum LibrarySchema {
     /// own bookkeeping (`grdb_migrations`, `schema_migrations`).
     static let tables = [
         "library_info", "asset", "resource", "collection", "collection_asset", "client_grant", "client_selection",
-        "change_journal", "access_token", "work_item",
+        "change_journal", "access_token",
     ]
 
+    /// Tables of work in progress that belong to where the library is now — queued renderings, uploads waiting in
+    /// its object storage — and that a copy leaves behind (its files are stored anew; its renderings are made on
+    /// request or queued by the next commits).
+    static let transientTables = ["work_item", "upload"]
+
     /// The tables whose `id` the database numbers (SQLite's row ids, PostgreSQL's identity columns).
-    static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal", "work_item"]
+    static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal"]
 
     /// Rows of `library_info` that belong to the store, not to the library (a copy leaves them as they are): the
     /// revision of PostgreSQL's string functions.

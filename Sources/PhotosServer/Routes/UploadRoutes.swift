@@ -28,9 +28,13 @@ struct UploadRoutes {
             throw APIError.tooLarge("the upload is larger than \(limit) bytes")
         }
         let quota = services.configuration.maximumPendingUploadBytes
-        let waiting = services.uploads.pendingBytes(of: session.identifier)
-        let (id, _, handle) = try services.uploads.reserve(
-            name: name, client: session.identifier, maximumCount: services.configuration.maximumPendingUploads)
+        let (uploads, client, maximumCount) = (services.uploads, session.identifier, services.configuration.maximumPendingUploads)
+        @Sendable func reserve() throws -> (Int, (id: String, file: URL, handle: FileHandle)) {
+            (uploads.pendingBytes(of: client), try uploads.reserve(name: name, client: client, maximumCount: maximumCount))
+        }
+        // Shared uploads are counted in the library's database: not on the event loop.
+        let reserved = uploads.isShared ? try await offload(reserve) : try reserve()
+        let (waiting, (id, file, handle)) = (reserved.0, (reserved.1.id, reserved.1.file, reserved.1.handle))
         var written = 0
         // Hashed as it is written (the import then trusts the digest of the server's own file instead of reading it
         // again); the writes run one after another, so the hasher is never used by two threads at once.
@@ -84,7 +88,16 @@ struct UploadRoutes {
             services.uploads.discard(id)
             throw APIError.badRequest("the upload is empty")
         }
-        services.uploads.finished(id, size: written, sha256: hasher.withLock { $0.finalize() }.map { String(format: "%02x", $0) }.joined())
+        let sha256 = hasher.withLock { $0.finalize() }.map { String(format: "%02x", $0) }.joined()
+        services.uploads.finished(id, size: written, sha256: sha256)
+        if services.uploads.isShared {
+            // Stored and recorded in the library before it is answered: any node can import it now.
+            let upload = LibrarySharedUpload(id: id, client: session.identifier, name: name, size: Int64(written), sha256: sha256)
+            do { try await offload { try services.owner.shareUpload(upload, file: file) } } catch {
+                services.uploads.discard(id)
+                throw error
+            }
+        }
         return try ChangeRoutes.json(["upload": id, "size": written, "filename": name], status: .created)
     }
 
@@ -98,7 +111,9 @@ struct UploadRoutes {
         guard Set(ids).count == ids.count else { throw APIError.badRequest("an upload is listed twice") }
         // One folder for the request's files (moved there): a still and a video without content identifiers pair by
         // name only within one folder, as on a camera's card.
-        let batch = try services.uploads.batch(ids, client: session.identifier)
+        let uploads = services.uploads
+        let client = session.identifier
+        let batch = try await offload { try uploads.batch(ids, client: client) }
         defer {
             try? FileManager.default.removeItem(at: batch.folder)
             for id in ids { services.uploads.discard(id) }
@@ -109,6 +124,8 @@ struct UploadRoutes {
         let report = try await offload {
             try session.library.importItems(at: batch.files.map(\.file), movingFiles: true, knownSHA256: digests)
         }
+        // Imported (or refused for good): no node imports them again.
+        if services.uploads.isShared { try? await offload { try services.owner.removeSharedUploads(ids) } }
         let uploadsByPath = Dictionary(batch.files.map { ($0.file.standardizedFileURL.path, $0.id) }, uniquingKeysWith: { first, _ in first })
         func upload(_ url: URL) -> String { uploadsByPath[url.standardizedFileURL.path] ?? url.lastPathComponent }
         let json: [String: Any] = [
@@ -139,9 +156,16 @@ final class Uploads: Sendable {
     private let owned: Mutex<LibraryUploadsFolder>
     private let pending = Mutex<[String: (client: String, name: String, file: URL, date: Date, digest: (size: Int, sha256: String)?)]>([:])
 
+    /// When uploads past their time were last removed from the library's shared uploads.
+    private let lastSharedExpiry = Mutex(Date.distantPast)
+    /// Whether uploads are shared by the library's nodes (its files are in object storage): each upload is stored
+    /// and recorded in the library when it is received, and a node imports uploads other nodes received.
+    let isShared: Bool
+
     init(library: PHPhotoLibrary) throws {
         self.library = library
         owned = Mutex(try library.makeUploadsFolder())
+        isShared = library.sharesUploads
     }
 
     /// The folder new uploads go to — a new one when this server may have lost the last (a library on a database
@@ -176,7 +200,10 @@ final class Uploads: Sendable {
     /// creating inodes is what a small upload costs most); the name it was sent with is kept beside it.
     func reserve(name: String, client: String, maximumCount: Int = .max) throws -> (id: String, file: URL, handle: FileHandle) {
         expire()
-        let waiting = pending.withLock { $0.values.filter { $0.client == client }.count }
+        // Shared: what the client has waiting on every node.
+        let waiting =
+            isShared
+            ? (try? library.sharedUploadTotals(client: client).count) ?? 0 : pending.withLock { $0.values.filter { $0.client == client }.count }
         guard waiting < maximumCount else {
             throw APIError.tooLarge("this client has \(waiting) uploads waiting to be imported (at most \(maximumCount)): import them first")
         }
@@ -194,14 +221,38 @@ final class Uploads: Sendable {
     /// numbered subfolder, so no file replaces another); the pending entries follow them, so discarding an upload
     /// removes it wherever it is. Nil for an id this client did not upload.
     func batch(_ ids: [String], client: String) throws -> (folder: URL, files: [(id: String, file: URL, sha256: String?)]) {
-        let entries = try pending.withLock { pending in
-            try ids.map { id in
-                guard let entry = pending[id], entry.client == client, let digest = entry.digest else { throw APIError.notFound("no upload \(id)") }
+        let local = pending.withLock { pending in
+            ids.map { id -> (String, String, URL, (size: Int, sha256: String))? in
+                guard let entry = pending[id], entry.client == client, let digest = entry.digest else { return nil }
                 return (id, entry.name, entry.file, digest)
             }
         }
         let batch = try folder.appendingPathComponent("batch-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: false)
+        // Uploads another node received (shared uploads): fetched from the library's object storage into the batch.
+        var entries: [(String, String, URL, (size: Int, sha256: String))] = []
+        do {
+            for (id, entry) in zip(ids, local) {
+                // Shared: the library's record says whether it waits still (another node may have imported it).
+                let shared = isShared ? try library.sharedUpload(id: id, client: client) : nil
+                if isShared, shared == nil {
+                    discard(id)
+                    throw APIError.notFound("no upload \(id)")
+                }
+                if let entry {
+                    entries.append(entry)
+                    continue
+                }
+                guard let shared else { throw APIError.notFound("no upload \(id)") }
+                let file = batch.appendingPathComponent(".fetched-\(id)")
+                try library.fetchSharedUpload(shared, to: file)
+                pending.withLock { $0[id] = (client, shared.name, file, Date(), (Int(shared.size), shared.sha256)) }
+                entries.append((id, shared.name, file, (Int(shared.size), shared.sha256)))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: batch)
+            throw error
+        }
         var taken: [String: Int] = [:]
         var moved: [(id: String, file: URL, sha256: String?)] = []
         for (id, name, file, digest) in entries {
@@ -235,6 +286,7 @@ final class Uploads: Sendable {
     /// The bytes of `client`'s finished uploads not imported yet.
     func pendingBytes(of client: String) -> Int {
         expire()
+        if isShared { return Int((try? library.sharedUploadTotals(client: client).bytes) ?? 0) }
         return pending.withLock { $0.values.filter { $0.client == client }.reduce(0) { $0 + ($1.digest?.size ?? 0) } }
     }
 
@@ -246,5 +298,13 @@ final class Uploads: Sendable {
     private func expire() {
         let old = pending.withLock { pending in pending.filter { Date().timeIntervalSince($0.value.date) > 3600 }.map(\.key) }
         for id in old { discard(id) }
+        // Shared uploads past their time, once a minute by each node (their bytes are left to orphan collection).
+        guard isShared else { return }
+        let due = lastSharedExpiry.withLock { last in
+            guard Date().timeIntervalSince(last) > 60 else { return false }
+            last = Date()
+            return true
+        }
+        if due { try? library.expireSharedUploads(olderThan: 3600) }
     }
 }

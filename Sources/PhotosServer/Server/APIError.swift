@@ -58,11 +58,13 @@ struct APIError: Error, HTTPResponseError, Sendable {
             case .invalidResource, .changeNotSupported, .requestNotSupportedForAsset, .missingResource: .unprocessableContent
             case .limitExceeded: .contentTooLarge
             case .notEnoughSpace: .init(code: 507, reasonPhrase: "Insufficient Storage")
-            case .libraryVolumeOffline, .operationInterrupted: .serviceUnavailable
+            case .libraryVolumeOffline, .operationInterrupted, .networkError: .serviceUnavailable
             case .userCancelled: .init(code: 499, reasonPhrase: "Client Closed Request")
             default: .internalServerError
             }
-        self.init(status: status, domain: PHPhotosErrorDomain, code: error.code.rawValue, message: error.localizedDescription)
+        // The database or the object store out of reach: a client may try again soon (nothing was half done).
+        let headers: HTTPFields = status == .serviceUnavailable ? [.retryAfter: "5"] : [:]
+        self.init(status: status, domain: PHPhotosErrorDomain, code: error.code.rawValue, message: error.localizedDescription, headers: headers)
     }
 
     init(status: HTTPResponse.Status, domain: String, code: Int, message: String, headers: HTTPFields = [:]) {

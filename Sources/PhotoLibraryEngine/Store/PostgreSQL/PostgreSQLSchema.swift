@@ -192,6 +192,17 @@ enum PostgreSQLSchema {
                 )
                 """,
                 "CREATE INDEX work_item_asset ON work_item(asset_id)",
+                """
+                CREATE TABLE upload (
+                    id TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+                    client_id TEXT COLLATE "C" NOT NULL,
+                    name TEXT COLLATE "C" NOT NULL,
+                    size BIGINT NOT NULL,
+                    sha256 TEXT COLLATE "C" NOT NULL,
+                    created_date DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX upload_client ON upload(client_id)",
             ]
         ),
     ]

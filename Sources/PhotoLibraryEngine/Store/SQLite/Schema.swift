@@ -167,7 +167,9 @@ package enum Schema {
         }
         migrator.registerMigration("v6-background-work") { db in
             // Work a commit leaves for `photos worker` (see LibraryEngine+BackgroundWork): one row per asset content
-            // version whose renderings are to be made; a claim is a lease (claimed_by until lease_until).
+            // version whose renderings are to be made; a claim is a lease (claimed_by until lease_until). And uploads
+            // waiting to be imported in a library whose files are in object storage (LibraryEngine+SharedUploads):
+            // any node may import what another received.
             try db.execute(
                 sql: """
                     CREATE TABLE work_item (
@@ -183,6 +185,16 @@ package enum Schema {
                         UNIQUE (kind, asset_id, content_version)
                     );
                     CREATE INDEX work_item_asset ON work_item(asset_id);
+
+                    CREATE TABLE upload (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        client_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        created_date REAL NOT NULL
+                    );
+                    CREATE INDEX upload_client ON upload(client_id);
                     """)
         }
         return migrator
