@@ -13,7 +13,7 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-packages=(pkg-config python3 openssl curl valgrind bubblewrap postgresql-15 postgresql-client-15 libsqlite3-dev libvips-dev libexif-dev libraw-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg chromium chromium-driver)
+packages=(pkg-config python3 openssl curl valgrind bubblewrap iproute2 nginx-light wrk postgresql-15 postgresql-client-15 libsqlite3-dev libvips-dev libexif-dev libraw-dev libavformat-dev libswscale-dev libswresample-dev ffmpeg chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
