@@ -15,6 +15,8 @@ set -euo pipefail
 BIN=/usr/lib/postgresql/15/bin
 PORT=${OPENPHOTOKIT_PG_PORT:-54329}
 DIR=${OPENPHOTOKIT_PG_DIR:-/tmp/openphotokit-postgres-$PORT}
+# Another address to listen on besides loopback (a test's network namespace: trusted from its /24).
+HOST=${OPENPHOTOKIT_PG_HOST:-}
 as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
 case "${1:-start}" in
@@ -27,7 +29,7 @@ start)
     fi
     # Loopback and the cluster's own socket folder only; fsync on (the kill tests stop it with -m immediate).
     as_postgres "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -t 60 \
-      -o "-p $PORT -k $DIR -h 127.0.0.1 -c max_connections=400" start >/dev/null
+      -o "-p $PORT -k $DIR -h 127.0.0.1${HOST:+,$HOST} -c max_connections=400" start >/dev/null
   fi
   # TLS for the tests of sslmode: a certificate authority of the cluster's own and a certificate for localhost and
   # 127.0.0.1 that it signed (made once per cluster; the server reloads to take them).
@@ -45,6 +47,9 @@ start)
   if ! grep -q '^host all photos_password ' "$DIR/data/pg_hba.conf"; then
     as_postgres sed -i '1i host all photos_password 127.0.0.1/32 scram-sha-256' "$DIR/data/pg_hba.conf"
   fi
+  if [ -n "$HOST" ] && ! grep -q "^host all all ${HOST%.*}.0/24 trust" "$DIR/data/pg_hba.conf"; then
+    echo "host all all ${HOST%.*}.0/24 trust" | as_postgres tee -a "$DIR/data/pg_hba.conf" >/dev/null
+  fi
   as_postgres psql -q -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 >/dev/null <<SQL
 SELECT 'CREATE ROLE photos LOGIN CREATEDB' WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'photos') \\gexec
 SELECT 'CREATE DATABASE photos OWNER photos' WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'photos') \\gexec
@@ -55,7 +60,7 @@ ALTER SYSTEM SET ssl_key_file = '$DIR/server.key';
 ALTER SYSTEM SET ssl = on;
 SELECT pg_reload_conf();
 SQL
-  echo "export OPENPHOTOKIT_TEST_POSTGRES=postgres://photos@127.0.0.1:$PORT/photos"
+  echo "export OPENPHOTOKIT_TEST_POSTGRES=postgres://photos@${HOST:-127.0.0.1}:$PORT/photos"
   echo "export OPENPHOTOKIT_TEST_POSTGRES_CA=$DIR/ca.crt"
   ;;
 stop)

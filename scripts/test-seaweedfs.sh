@@ -15,12 +15,14 @@ DIR=${OPENPHOTOKIT_S3_DIR:-/tmp/openphotokit-seaweedfs-$PORT}
 KEY=openphotokit-test
 SECRET=openphotokit-test-secret
 BUCKET=openphotokit-test
+# The address it listens on (a test's network namespace gives its own).
+IP=${OPENPHOTOKIT_S3_IP:-127.0.0.1}
 
 answers() {
-  python3 - "$PORT" <<'PY'
+  python3 - "$PORT" "$IP" <<'PY'
 import sys, urllib.request, urllib.error
 try:
-    urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/", timeout=2)
+    urllib.request.urlopen(f"http://{sys.argv[2]}:{sys.argv[1]}/", timeout=2)
 except urllib.error.HTTPError:
     pass  # an S3 error answer: it is up
 except Exception:
@@ -48,7 +50,7 @@ start)
 {"identities": [{"name": "openphotokit", "credentials": [{"accessKey": "$KEY", "secretKey": "$SECRET"}],
   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
-    nohup weed server -dir="$DIR/data" -ip=127.0.0.1 -ip.bind=127.0.0.1 -master.port=$((PORT + 1)) \
+    nohup weed server -dir="$DIR/data" -ip="$IP" -ip.bind="$IP" -master.port=$((PORT + 1)) \
       -volume.port=$((PORT + 2)) -filer.port=$((PORT + 3)) -master.volumeSizeLimitMB=256 -volume.max=300 \
       -s3 -s3.port="$PORT" -s3.config="$DIR/s3.json" >"$DIR/weed.log" 2>&1 &
     echo $! >"$DIR/pid"
@@ -61,13 +63,13 @@ JSON
   # The bucket the libraries of the tests keep their files in (each under a prefix of its own); one that is
   # there already is fine.
   code=$(curl -s -o "$DIR/bucket.xml" -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" --user "$KEY:$SECRET" \
-    -X PUT "http://127.0.0.1:$PORT/$BUCKET")
+    -X PUT "http://$IP:$PORT/$BUCKET")
   if [ "$code" != 200 ] && ! grep -q BucketAlreadyOwnedByYou "$DIR/bucket.xml"; then
     echo "test-seaweedfs: cannot create the bucket $BUCKET (HTTP $code): $(cat "$DIR/bucket.xml")" >&2
     exit 1
   fi
-  echo "export OPENPHOTOKIT_TEST_S3=http://127.0.0.1:$PORT OPENPHOTOKIT_TEST_S3_BUCKET=$BUCKET"
-  echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$PORT AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET"
+  echo "export OPENPHOTOKIT_TEST_S3=http://$IP:$PORT OPENPHOTOKIT_TEST_S3_BUCKET=$BUCKET"
+  echo "export AWS_ENDPOINT_URL=http://$IP:$PORT AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET"
   ;;
 stop)
   # Waits until it is gone (a store still shutting down must not be taken for a running one by the next start).

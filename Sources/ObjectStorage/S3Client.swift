@@ -19,7 +19,9 @@ public struct S3Client: Sendable {
     let http: HTTPClient
 
     /// The process's HTTP client for object stores: a connection that cannot be made fails at once, or after 5 s
-    /// without an answer; an answer that stops coming fails after 60 s. Retrying is the ``RetryPolicy``'s alone
+    /// without an answer; a request whose bytes stop being taken fails after 10 s, and an answer that stops coming
+    /// after 20 s — so a store cut off the network (no refusal, only silence, on a connection kept alive) is an error
+    /// in seconds, not at the request's deadline. Retrying is the ``RetryPolicy``'s alone
     /// (AsyncHTTPClient's own retries of connecting would keep a request waiting until its deadline). Lives as long
     /// as the process.
     public static let sharedHTTPClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
@@ -27,7 +29,7 @@ public struct S3Client: Sendable {
     /// The configuration of ``sharedHTTPClient``, for a client of the same behaviour on other event loops.
     public static var httpConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(60))
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(20), write: .seconds(10))
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
@@ -39,10 +41,14 @@ public struct S3Client: Sendable {
         self.http = http
     }
 
-    /// When and how often a request is tried again: on a lost connection and on the answers that say "later"
-    /// (500, 502, 503, 504, and 429 / `SlowDown`), after a delay that doubles from `initialDelay`, with jitter.
+    /// When and how often a request is tried again: on a lost connection (``connectionAttempts``) and on the answers
+    /// that say "later" (500, 502, 503, 504, and 429 / `SlowDown`), after a delay that doubles from `initialDelay`,
+    /// with jitter.
     public struct RetryPolicy: Sendable {
         public var attempts = 4
+        /// At most this many attempts when no answer came (refused, timed out, lost): a store out of reach rarely
+        /// comes back within a request's retries, and its caller should hear so in seconds (a server answers 503).
+        public var connectionAttempts = 2
         public var initialDelay: Duration = .milliseconds(100)
         public init() {}
 
@@ -127,7 +133,9 @@ public struct S3Client: Sendable {
             do {
                 response = try await http.execute(request, timeout: timeout)
             } catch {
-                guard attempt < retry.attempts else { throw S3Error(status: 0, code: "Unreachable", message: "\(url.host ?? ""): \(error)") }
+                guard attempt < min(retry.attempts, retry.connectionAttempts) else {
+                    throw S3Error(status: 0, code: "Unreachable", message: "\(url.host ?? ""): \(error)")
+                }
                 try await Task.sleep(for: delay(attempt))
                 continue
             }
@@ -355,7 +363,9 @@ public struct S3Client: Sendable {
                 answer = Answer(
                     status: response.status.code, headers: response.headers, body: Data(buffer.readableBytesView))
             } catch {
-                guard attempt < retry.attempts else { throw S3Error(status: 0, code: "Unreachable", message: "\(url.host ?? ""): \(error)") }
+                guard attempt < min(retry.attempts, retry.connectionAttempts) else {
+                    throw S3Error(status: 0, code: "Unreachable", message: "\(url.host ?? ""): \(error)")
+                }
                 try await Task.sleep(for: delay(attempt))
                 continue
             }

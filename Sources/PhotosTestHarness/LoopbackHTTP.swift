@@ -165,3 +165,61 @@ public enum LoopbackHTTP {
         deinit { Glibc.close(fd) }
     }
 }
+
+extension LoopbackHTTP {
+    /// A feed client as a browser's `EventSource` is: when its stream ends (the server or a proxy closed it, the
+    /// node went away), it connects again with `Last-Event-ID` — so every event should arrive once, in order,
+    /// whatever happened between. Keeps every event it got, duplicates included (what a test checks).
+    public final class ResumingFeed: Sendable {
+        private let state = Mutex<(events: [EventStream.Event], reconnections: Int, stopped: Bool)>(([], 0, false))
+
+        /// Follows `target` at 127.0.0.1:`port` (a proxy in front of the nodes) until ``stop()``.
+        public init(port: Int, target: String = "/v1/changes/stream", token: String) {
+            Thread.detachNewThread { [self] in
+                var last: String?
+                var first = true
+                while !state.withLock({ $0.stopped }) {
+                    guard let stream = EventStream(port: port, target: target, token: token, lastEventID: last) else {
+                        usleep(200_000)
+                        continue
+                    }
+                    if !first { state.withLock { $0.reconnections += 1 } }
+                    first = false
+                    var taken = 0
+                    while !stream.ended, !state.withLock({ $0.stopped }) {
+                        let events = stream.events
+                        if events.count > taken {
+                            let new = Array(events[taken...])
+                            taken = events.count
+                            last = new.last?.id ?? last
+                            state.withLock { $0.events += new }
+                        }
+                        usleep(2_000)
+                    }
+                    let rest = Array(stream.events.dropFirst(taken))
+                    last = rest.last?.id ?? last
+                    state.withLock { $0.events += rest }
+                    stream.close()
+                    usleep(200_000)
+                }
+            }
+        }
+
+        /// Every event so far, in arrival order.
+        public var events: [EventStream.Event] { state.withLock { $0.events } }
+        /// How many times it connected again.
+        public var reconnections: Int { state.withLock { $0.reconnections } }
+
+        /// Waits (up to `seconds`) until events with all of `ids` arrived; whether they did.
+        public func wait(seconds: Double, for ids: Set<String>) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if ids.isSubset(of: Set(events.compactMap(\.id))) { return true }
+                usleep(10_000)
+            }
+            return ids.isSubset(of: Set(events.compactMap(\.id)))
+        }
+
+        public func stop() { state.withLock { $0.stopped = true } }
+    }
+}

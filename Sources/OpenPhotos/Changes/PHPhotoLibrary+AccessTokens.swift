@@ -44,6 +44,12 @@ extension PHPhotoLibrary {
     public func clientIdentifier(forAccessToken secret: String) -> String? {
         engineIfAvailable?.accessTokenClient(secret)
     }
+
+    /// The client a token acts for, nil for an unknown token; throws ``PHPhotosError`` when the library cannot say
+    /// (its database does not answer). Package API: the server's, which answers that as unavailable.
+    package func checkedClientIdentifier(forAccessToken secret: String) throws -> String? {
+        do { return try engine().checkedAccessTokenClient(secret) } catch { throw PHPhotosError(error) }
+    }
 }
 
 extension LibraryAccessToken {

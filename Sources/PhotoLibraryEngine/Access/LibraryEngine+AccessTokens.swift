@@ -33,8 +33,14 @@ extension LibraryEngine {
 
     /// The client a token acts for, or nil for an unknown or revoked token.
     package func accessTokenClient(_ token: String) -> String? {
+        try? checkedAccessTokenClient(token)
+    }
+
+    /// The client a token acts for, nil for a token the library does not know; throws when the library cannot say
+    /// (its database does not answer) — which a server answers as unavailable, not as a wrong token.
+    package func checkedAccessTokenClient(_ token: String) throws(LibraryError) -> String? {
         guard token.hasPrefix(Self.accessTokenPrefix), token.utf8.count < 200 else { return nil }
-        return try? read { db in
+        return try read { db in
             try String.fetchOne(db, sql: "SELECT client_id FROM access_token WHERE secret_sha256 = ?", arguments: [Self.tokenHash(token)])
         }
     }

@@ -87,9 +87,31 @@ package final class WriterSlots: Sendable {
     /// Throws unless this engine's slot (if it has one) is still locked by it: the first statement of every write
     /// transaction that may place files, under the writer lock, so that a slot swept by another process's recovery
     /// is never committed from (see ``OwnerLocks``).
+    ///
+    /// A slot whose lock was lost (a restarted database server) but that is still there and holds nothing — no
+    /// transaction of this engine staged in it, and no other process swept it — is replaced by a new one, so that the
+    /// process writes again from this transaction on. One that another process swept is refused, this once (the
+    /// transaction may have staged there), and forgotten: the next transaction stages in a new slot. A transaction that
+    /// staged in a swept slot finds its files gone when it places them, under the writer lock: it fails.
     package func checkHeld(on db: any SQLConnection) throws {
         guard let current = slot.withLock({ $0 }) else { return }
-        try current.lock.checkHeld(on: db)
+        do {
+            try current.lock.checkHeld(on: db)
+        } catch {
+            guard !current.lock.mayBeHeld else { throw error }
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: current.url.path) else {
+                slot.withLock { if $0 === current { $0 = nil } }
+                throw error
+            }
+            guard entries.isEmpty else { throw error }
+            let replacement = try slot.withLock { slot throws(LibraryError) -> WriterSlot in
+                if let slot, slot !== current { return slot }
+                let made = try WriterSlot.create(in: writers, locks: locks)
+                slot = made
+                return made
+            }
+            try replacement.lock.checkHeld(on: db)
+        }
     }
 }
 

@@ -98,7 +98,7 @@ struct ChangeRoutes {
         @Sendable func stillAllowed() async -> Bool {
             (try? await offload {
                 services.invalidateIfChanged()
-                guard let token, services.client(forToken: token) == session.identifier else { return false }
+                guard let token, try services.client(forToken: token) == session.identifier else { return false }
                 try session.requireRead()
                 return true
             }) ?? false

@@ -21,7 +21,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw APIError.unauthorized("a bearer token is required (photos token create CLIENT)")
         }
         services.invalidateIfChanged()
-        guard let client = services.client(forToken: token) else {
+        guard let client = try services.client(forToken: token) else {
             throw APIError.unauthorized("the token is unknown or was revoked")
         }
         var context = context

@@ -58,9 +58,17 @@ final class ServerServices: Sendable {
     }
 
     /// The client a token acts for, from the cache or the database.
-    func client(forToken token: String) -> String? {
+    /// - throws: 503 when the library's database does not answer (the token may be good).
+    func client(forToken token: String) throws -> String? {
         if let client = tokens.withLock({ $0[token] }) { return client }
-        guard let client = owner.clientIdentifier(forAccessToken: token) else { return nil }
+        let found: String?
+        do { found = try owner.checkedClientIdentifier(forAccessToken: token) } catch {
+            throw APIError(
+                status: .serviceUnavailable, domain: PHPhotosErrorDomain, code: PHPhotosError.Code.libraryVolumeOffline.rawValue,
+                message: "the library's database does not answer: \((error as? PHPhotosError)?.localizedDescription ?? "\(error)")",
+                headers: [.retryAfter: "5"])
+        }
+        guard let client = found else { return nil }
         tokens.withLock { tokens in
             if tokens.count > 10_000 { tokens.removeAll() }
             tokens[token] = client
