@@ -5,6 +5,9 @@ import ObjectStorage
 import OpenPhotos
 import PhotosTestHarness
 import PhotosTesting
+import Synchronization
+import PhotoMedia
+import PhotoLibraryEngine
 
 #if canImport(Glibc)
     import Glibc
@@ -28,6 +31,8 @@ struct BenchObjects: ParsableCommand {
     @Option(help: "The bucket (default: $OPENPHOTOKIT_TEST_S3_BUCKET).") var bucket: String?
     @Option(help: "Thumbnails timed cold and warm.") var thumbnails = 20
     @Option(help: "Ranged requests timed each way.") var ranges = 30
+    @Option(help: "Megabytes of the movie whose poster frame is read by ranges (0 skips it).") var movieMegabytes = 200
+    @Flag(help: "Only the poster frame part.") var posterOnly = false
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
@@ -35,6 +40,12 @@ struct BenchObjects: ParsableCommand {
             throw ValidationError("name a bucket: --bucket, or OPENPHOTOKIT_TEST_S3_BUCKET (scripts/test-seaweedfs.sh start)")
         }
         let root = URL(fileURLWithPath: directory)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        if posterOnly {
+            let poster = try posterFrameByRanges(root: root, bucket: bucket)
+            if json { printBenchJSON(poster) }
+            return
+        }
         let jpegs = root.appendingPathComponent("jpegs")
         try BenchImport.generate(files, into: jpegs)
         let run = UUID().uuidString.prefix(8).lowercased()
@@ -123,7 +134,8 @@ struct BenchObjects: ParsableCommand {
         else { throw CLIError("the video was not imported") }
         try library.setAuthorization(.authorized, for: "bench")
         let token = try library.createAccessToken(for: "bench").secret
-        let server = try ChildProcess(photos, ["serve", "--library", folder.path, "--port", "0", "--json", "--log-level", "warning", "--no-gallery"])
+        let server = try ChildProcess(
+            photos, ["serve", "--library", folder.path, "--port", "0", "--json", "--log-level", "warning", "--no-gallery", "--no-background-work"])
         defer {
             _ = Glibc.kill(server.pid, SIGTERM)
             _ = server.wait(samplingMemory: false)
@@ -175,7 +187,82 @@ struct BenchObjects: ParsableCommand {
                     Double(resource.fileSize) / 1e6, median(node) * 1000, median(straight) * 1000, median(node) / median(straight), ranges,
                     copies.isEmpty ? "no" : "yes"))
         }
+        if movieMegabytes > 0 { results["posterFrame"] = try posterFrameByRanges(root: root, bucket: bucket) }
         if json { printBenchJSON(results) }
+    }
+
+    /// 4. A poster frame of a large movie only in the store, read by ranges, against fetching the whole movie first:
+    /// the bytes each takes from the store and the time.
+    func posterFrameByRanges(root: URL, bucket: String) throws -> [String: Any] {
+        let movie = root.appendingPathComponent("movie-\(movieMegabytes)MB.mp4")
+        if !FileManager.default.fileExists(atPath: movie.path) {
+            // testsrc2 at a fixed bitrate: about `movieMegabytes` MB in 40 s of 1080p, the index at the end.
+            let made = try ChildProcess.run(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "ffmpeg", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=30:duration=40", "-c:v", "libx264",
+                    "-preset", "ultrafast", "-b:v", "\(movieMegabytes / 5)M", "-maxrate", "\(movieMegabytes / 5)M", "-bufsize", "2M",
+                    "-x264-params", "nal-hrd=cbr", "-pix_fmt", "yuv420p", movie.path,
+                ], samplingMemory: false)
+            guard made.status == 0 else { throw CLIError("ffmpeg could not make the movie") }
+        }
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let folder = root.appendingPathComponent("Poster-\(run).photoslibrary")
+        guard let url = URL(string: "file://\(folder.path)?files=s3://\(bucket)/bench-poster-\(run)") else { throw CLIError("bad folder") }
+        defer {
+            try? LibraryStorage.removeLibrary(at: url)
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let library = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        var created: String?
+        try library.performChangesAndWait {
+            created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
+        }
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        guard let created, let asset = PHAsset.fetchAssets(withLocalIdentifiers: [created], options: options).firstObject,
+            let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == .video })
+        else { throw CLIError("the movie was not imported") }
+        let cache = folder.appendingPathComponent("resources/cache")
+        let size = resource.fileSize
+
+        // By ranges: the poster frame of a movie this node has no copy of.
+        try? FileManager.default.removeItem(at: cache)
+        let before = S3BlobStore.bytesDownloaded.load(ordering: .relaxed)
+        let start = ContinuousClock.now
+        let request = PHImageRequestOptions()
+        request.isSynchronous = true
+        request.isNetworkAccessAllowed = true
+        var rendered = false
+        PHImageManager().requestImage(for: asset, targetSize: CGSize(width: 256, height: 256), contentMode: .aspectFill, options: request) {
+            image, _ in rendered = image != nil
+        }
+        guard rendered else { throw CLIError("no poster frame by ranges") }
+        let rangedSeconds = (ContinuousClock.now - start).seconds
+        let rangedBytes = S3BlobStore.bytesDownloaded.load(ordering: .relaxed) - before
+
+        // Whole: the movie fetched to this node first (what a decoder that reads files needs), then its frame.
+        try? FileManager.default.removeItem(at: cache)
+        let wholeStart = ContinuousClock.now
+        let beforeWhole = S3BlobStore.bytesDownloaded.load(ordering: .relaxed)
+        guard let file = resource.fileURL else { throw CLIError("the movie could not be fetched") }
+        _ = try ImageRenderer.renderPosterFrame(
+            file.path, rotation: 0, displayWidth: asset.pixelWidth, displayHeight: asset.pixelHeight,
+            request: RenderRequest(target: (256, 256), fit: .fill, resize: .exact))
+        let wholeSeconds = (ContinuousClock.now - wholeStart).seconds
+        let wholeBytes = S3BlobStore.bytesDownloaded.load(ordering: .relaxed) - beforeWhole
+        if !json {
+            print(
+                String(
+                    format:
+                        "poster frame of a %.0f MB movie only in the store: by ranges %.2f MB fetched (%.2f%% of it) in %.0f ms; fetching it whole first %.0f MB in %.0f ms → %.1f× faster",
+                    Double(size) / 1e6, Double(rangedBytes) / 1e6, 100 * Double(rangedBytes) / Double(size), rangedSeconds * 1000,
+                    Double(wholeBytes) / 1e6, wholeSeconds * 1000, wholeSeconds / rangedSeconds))
+        }
+        return [
+            "movieBytes": size, "rangedBytes": rangedBytes, "rangedMilliseconds": rangedSeconds * 1000, "wholeBytes": wholeBytes,
+            "wholeMilliseconds": wholeSeconds * 1000,
+        ]
     }
 
     /// boto3 uploading each file of a folder, one after another (`upload_file`: one PUT below its 8 MB threshold).

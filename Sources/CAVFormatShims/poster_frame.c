@@ -3,19 +3,31 @@
 #include <stdio.h>
 #include <string.h>
 
-int cav_poster_frame(const char *path, double seconds, long max_pixels, uint8_t **pixels, int *width, int *height) {
-    AVFormatContext *ctx = NULL;
+/* The first frame of an opened input (closed here, whatever happens), with the stream's rotation when asked. */
+static int poster_of_input(AVFormatContext *ctx, double seconds, long max_pixels, uint8_t **pixels, int *width, int *height,
+                           int *rotation) {
     AVCodecContext *codec = NULL;
     AVPacket *packet = NULL;
     AVFrame *frame = NULL, *rgb = NULL;
     struct SwsContext *sws = NULL;
     *pixels = NULL;
-    int err = avformat_open_input(&ctx, path, NULL, NULL);
-    if (err < 0) return err;
+    int err;
     if ((err = avformat_find_stream_info(ctx, NULL)) < 0) goto done;
     int stream = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (stream < 0) { err = stream; goto done; }
     AVStream *st = ctx->streams[stream];
+    if (rotation) {
+        *rotation = 0;
+        const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+        if (matrix) {
+            double theta = -av_display_rotation_get((const int32_t *)matrix);
+            if (!isnan(theta)) {
+                int deg = (int)lround(theta) % 360;
+                if (deg < 0) deg += 360;
+                *rotation = ((deg + 45) / 90 * 90) % 360;
+            }
+        }
+    }
     const AVCodec *decoder = avcodec_find_decoder(st->codecpar->codec_id);
     if (!decoder) { err = AVERROR_DECODER_NOT_FOUND; goto done; }
     if ((long)st->codecpar->width * st->codecpar->height > max_pixels) { err = AVERROR(ERANGE); goto done; }
@@ -70,5 +82,78 @@ done:
     if (codec) avcodec_free_context(&codec);
     avformat_close_input(&ctx);
     if (err < 0 && *pixels) { av_free(*pixels); *pixels = NULL; }
+    return err;
+}
+
+int cav_poster_frame(const char *path, double seconds, long max_pixels, uint8_t **pixels, int *width, int *height) {
+    AVFormatContext *ctx = NULL;
+    *pixels = NULL;
+    int err = avformat_open_input(&ctx, path, NULL, NULL);
+    if (err < 0) return err;
+    return poster_of_input(ctx, seconds, max_pixels, pixels, width, height, NULL);
+}
+
+/* A reader's position over its source, for libavformat's callbacks. */
+typedef struct {
+    cav_read_fn read;
+    void *opaque;
+    int64_t size;
+    int64_t position;
+} reader_state;
+
+static int reader_read(void *opaque, uint8_t *buf, int count) {
+    reader_state *state = opaque;
+    if (state->position >= state->size) return AVERROR_EOF;
+    int64_t left = state->size - state->position;
+    if (count > left) count = (int)left;
+    int got = state->read(state->opaque, state->position, buf, count);
+    if (got < 0) return AVERROR(EIO);
+    if (got == 0) return AVERROR_EOF;
+    if (got > count) return AVERROR(EIO); /* a reader that lies about what it wrote */
+    state->position += got;
+    return got;
+}
+
+static int64_t reader_seek(void *opaque, int64_t offset, int whence) {
+    reader_state *state = opaque;
+    int64_t target;
+    switch (whence & ~AVSEEK_FORCE) {
+    case AVSEEK_SIZE: return state->size;
+    case SEEK_SET: target = offset; break;
+    case SEEK_CUR: target = state->position + offset; break;
+    case SEEK_END: target = state->size + offset; break;
+    default: return AVERROR(EINVAL);
+    }
+    if (target < 0) return AVERROR(EINVAL);
+    state->position = target;
+    return target;
+}
+
+int cav_poster_frame_reader(cav_read_fn read, void *opaque, int64_t size, double seconds, long max_pixels, uint8_t **pixels,
+                            int *width, int *height, int *rotation) {
+    *pixels = NULL;
+    if (!read || size <= 0) return AVERROR(EINVAL);
+    reader_state state = {read, opaque, size, 0};
+    const int buffer_size = 64 * 1024;
+    uint8_t *buffer = av_malloc(buffer_size);
+    if (!buffer) return AVERROR(ENOMEM);
+    AVIOContext *io = avio_alloc_context(buffer, buffer_size, 0, &state, reader_read, NULL, reader_seek);
+    if (!io) {
+        av_free(buffer);
+        return AVERROR(ENOMEM);
+    }
+    AVFormatContext *ctx = avformat_alloc_context();
+    if (!ctx) {
+        av_freep(&io->buffer);
+        avio_context_free(&io);
+        return AVERROR(ENOMEM);
+    }
+    ctx->pb = io;
+    ctx->flags |= AVFMT_FLAG_CUSTOM_IO;
+    int err = avformat_open_input(&ctx, NULL, NULL, NULL); /* frees ctx on failure */
+    if (err >= 0) err = poster_of_input(ctx, seconds, max_pixels, pixels, width, height, rotation);
+    /* The buffer may have been replaced by libavformat: free the one the context holds now. */
+    av_freep(&io->buffer);
+    avio_context_free(&io);
     return err;
 }

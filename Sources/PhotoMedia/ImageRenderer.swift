@@ -242,6 +242,38 @@ package enum ImageRenderer {
         var frameWidth: Int32 = 0
         var frameHeight: Int32 = 0
         let err = cav_poster_frame(path, seconds, pixelLimit, &rgb, &frameWidth, &frameHeight)
+        return try posterFrame(err, rgb, frameWidth, frameHeight, rotation: rotation, request: request, path: path)
+    }
+
+    /// Renders a movie's poster frame read from `source` by ranges — where its index and its first frame are, not
+    /// the whole file (a movie in object storage) — display-rotated as its stream says, as `request` asks.
+    /// - throws: the source's error when reading failed (see ``RangedMediaSource/failure``), else ``MediaError``.
+    package static func renderPosterFrame(
+        reading source: RangedMediaSource, at seconds: Double = 0, request: RenderRequest, pixelLimit: Int = MediaProbe().pixelLimit
+    ) throws -> PixelBuffer {
+        MediaProbe.initializeLibraries()
+        var rgb: UnsafeMutablePointer<UInt8>?
+        var frameWidth: Int32 = 0
+        var frameHeight: Int32 = 0
+        var rotation: Int32 = 0
+        let reader: cav_read_fn = { opaque, offset, buffer, count in
+            guard let opaque, let buffer, count > 0 else { return -1 }
+            return Unmanaged<RangedMediaSource>.fromOpaque(opaque).takeUnretainedValue().read(at: offset, into: buffer, count: Int(count))
+        }
+        let err = withExtendedLifetime(source) {
+            cav_poster_frame_reader(
+                reader, Unmanaged.passUnretained(source).toOpaque(), source.size, seconds, pixelLimit, &rgb, &frameWidth, &frameHeight,
+                &rotation)
+        }
+        if let failure = source.failure, err != 0 { throw failure }
+        return try posterFrame(err, rgb, frameWidth, frameHeight, rotation: Int(rotation), request: request, path: source.name)
+    }
+
+    /// A decoded frame (or the decoder's error), rotated upright and rendered as `request` asks; frees `rgb`.
+    private static func posterFrame(
+        _ err: Int32, _ rgb: UnsafeMutablePointer<UInt8>?, _ frameWidth: Int32, _ frameHeight: Int32, rotation: Int, request: RenderRequest,
+        path: String
+    ) throws(MediaError) -> PixelBuffer {
         guard err == 0, let rgb else {
             var buffer = [CChar](repeating: 0, count: 256)
             cav_error_string(err, &buffer, buffer.count)

@@ -5,8 +5,20 @@
  * buffer overrun by swscale's vector stores was found). Exits non-zero when an entry point fails on a movie that
  * should decode, or when a result is inconsistent (poster frame size against the probe). */
 #include "cavformat_shims.h"
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* The poster frame read through cav_poster_frame_reader: pread of the file, counting the bytes asked for. */
+typedef struct { int fd; long long read; } file_reader;
+
+static int read_range(void *opaque, int64_t offset, uint8_t *buf, int count) {
+    file_reader *reader = opaque;
+    ssize_t got = pread(reader->fd, buf, (size_t)count, (off_t)offset);
+    if (got > 0) reader->read += got;
+    return got < 0 ? -1 : (int)got;
+}
 
 static int touch_pixels(void *context, uint8_t *rgba, int width, int height, int stride, double seconds) {
     (void)seconds;
@@ -38,6 +50,26 @@ static int check(const char *path, const char *scratch, int expect_ok) {
     } else if (expect_ok) {
         fprintf(stderr, "%s: no poster frame (%d)\n", path, poster);
         failures++;
+    }
+    /* The same frame read by ranges: the same size, its rotation the probe's, never more bytes than the file has. */
+    file_reader reader = {open(path, O_RDONLY), 0};
+    struct stat st;
+    if (reader.fd >= 0 && fstat(reader.fd, &st) == 0) {
+        int rotation = -1, rw = 0, rh = 0;
+        uint8_t *ranged = NULL;
+        int e = cav_poster_frame_reader(read_range, &reader, (int64_t)st.st_size, 0.2, 100L * 1000 * 1000, &ranged, &rw, &rh, &rotation);
+        if (e == 0) {
+            av_free(ranged);
+            if (poster == 0 && (rw != width || rh != height || (err == 0 && rotation != info.rotation))) {
+                fprintf(stderr, "%s: by ranges %dx%d rotation %d, by path %dx%d rotation %d\n", path, rw, rh, rotation, width, height, info.rotation);
+                failures++;
+            }
+            printf("%s: poster by ranges %dx%d, %lld of %lld bytes read\n", path, rw, rh, reader.read, (long long)st.st_size);
+        } else if (expect_ok && poster == 0) {
+            fprintf(stderr, "%s: no poster frame by ranges (%d)\n", path, e);
+            failures++;
+        }
+        close(reader.fd);
     }
     char out[4096];
     long sum = 0;

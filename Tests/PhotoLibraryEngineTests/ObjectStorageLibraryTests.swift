@@ -221,6 +221,49 @@ struct ObjectStorageLibraryTests {
         #expect(local != nil && localInfo[PHImageResultIsInCloudKey] as? Bool == false)
     }
 
+    /// A movie that is not on this node: its poster frame is read by ranges (its index, its first samples), and no
+    /// copy of the movie is made; the rotation comes from its stream as from a file.
+    @Test func aPosterFrameOfAMovieInTheStoreIsReadByRanges() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        // Noise, losslessly: ~10 MB that do not compress; the index at the end, as cameras write it.
+        let encoded = fixture.scratch.appendingPathComponent("noise-unrotated.mov")
+        let movie = fixture.scratch.appendingPathComponent("noise.mov")
+        try TestMedia.ffmpegRun([
+            "-f", "lavfi", "-i", "nullsrc=s=320x240:r=30:d=3,geq=random(1)*255:128:128", "-c:v", "libx264", "-qp", "0", "-preset",
+            "ultrafast", "-pix_fmt", "yuv420p", encoded.path,
+        ])
+        // ffmpeg 5 keeps a rotation as a display matrix only when remuxing.
+        try TestMedia.ffmpegRun(["-i", encoded.path, "-c", "copy", "-metadata:s:v:0", "rotate=90", movie.path])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: movie.path)[.size] as? Int)
+        #expect(size > 5_000_000, "\(size) bytes")
+        var created: String?
+        try library.performChangesAndWait {
+            created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
+        }
+        let cache = fixture.folder.appendingPathComponent("resources/cache")
+        try FileManager.default.removeItem(at: cache)
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        let identifier = try #require(created)
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject)
+        let request = PHImageRequestOptions()
+        request.isSynchronous = true
+        request.isNetworkAccessAllowed = true
+        var result: (UIImage?, [AnyHashable: Any]) = (nil, [:])
+        PHImageManager().requestImage(for: asset, targetSize: CGSize(width: 60, height: 60), contentMode: .aspectFit, options: request) {
+            result = ($0, $1 ?? [:])
+        }
+        let image = try #require(result.0, "\(result.1)")
+        // Upright: the 320 × 240 frame turned a quarter, fitted into 60 × 60.
+        #expect(image.size == CGSize(width: 45, height: 60))
+        let copies = ((try? FileManager.default.subpathsOfDirectory(atPath: cache.path)) ?? []).filter {
+            ($0 as NSString).lastPathComponent.count == 64
+        }
+        #expect(copies.isEmpty, "the movie was copied: \(copies)")
+    }
+
     /// The same rules for a resource's bytes and for an editing input (`PHContentEditingInputResultIsInCloudKey`).
     @Test func resourcesAndEditingInputsFollowTheNetworkRulesToo() async throws {
         let fixture = try Fixture()

@@ -58,6 +58,15 @@ int cav_metadata(const char *path, char *buf, size_t len);
    av_free. Returns 0, or an AVERROR. Frames larger than max_pixels are refused. */
 int cav_poster_frame(const char *path, double seconds, long max_pixels, uint8_t **pixels, int *width, int *height);
 
+/* Reads up to `count` bytes at `offset` of a source into `buf`: the bytes read (0 at its end), or < 0 on an error. */
+typedef int (*cav_read_fn)(void *opaque, int64_t offset, uint8_t *buf, int count);
+
+/* cav_poster_frame over a source read by `read` (its `size` bytes, in ranges libavformat asks for: a movie whose
+   original is in object storage is read where its index and first frame are, not whole), with the stream's rotation
+   (0, 90, 180 or 270) in *rotation. */
+int cav_poster_frame_reader(cav_read_fn read, void *opaque, int64_t size, double seconds, long max_pixels, uint8_t **pixels,
+                            int *width, int *height, int *rotation);
+
 /* The error macros, which Swift cannot import. */
 int cav_exit_code(void);
 

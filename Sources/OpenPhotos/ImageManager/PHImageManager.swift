@@ -510,6 +510,10 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         {
             // A larger rendering of the same original is in memory: one decode serves several sizes.
             pixels = try ImageRenderer.render(from: larger, width: wanted.width, height: wanted.height, crop: wanted.cropToTarget)
+        } else if plan.source.isVideo, let ranged = try plan.source.file.rangedSource(plan.network) {
+            // A movie not on this machine: its poster frame is read by ranges, not the whole file.
+            pixels = try ImageRenderer.renderPosterFrame(reading: ranged, request: plan.request)
+            _ = plan.network.progress?(1)
         } else if plan.source.isVideo {
             let file = try plan.source.file.url(plan.network)
             pixels = try ImageRenderer.renderPosterFrame(

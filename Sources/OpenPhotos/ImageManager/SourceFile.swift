@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibraryEngine
+import PhotoMedia
 
 /// OpenPhotoKit: how a request may reach a file that is not on this machine (a library whose files are in object
 /// storage and whose original this node has no copy of): PhotoKit's `isNetworkAccessAllowed`, and the
@@ -106,6 +107,34 @@ final class SourceFile: @unchecked Sendable {
         }
         lock.withLock { resolved = url }
         return url
+    }
+
+    /// The file to be read by ranges, when it is not on this machine and `network` allows fetching it: a movie's poster
+    /// frame reads where its index and first samples are, not the whole file. Nil when the file is here (read it by
+    /// its path). `progress` hears 0 before the first range and 1 after the last; a stop there ends the reading.
+    /// - throws: `PHPhotosError`, as ``url(_:)``.
+    func rangedSource(_ network: NetworkAccess) throws -> RangedMediaSource? {
+        guard let engine, !isLocal else { return nil }
+        if !network.allowed {
+            throw PHPhotosError(
+                .networkAccessRequired,
+                userInfo: [NSLocalizedDescriptionKey: "\(what) is not on this machine: allow network access to fetch it"])
+        }
+        let reader: any BlobReader
+        do { reader = try engine.open(record) } catch {
+            let missing = error.code == LibraryError.missingResource("").code
+            throw PHPhotosError(
+                PHPhotosError.Code(rawValue: error.code) ?? .internalError,
+                userInfo: [NSLocalizedDescriptionKey: missing ? "\(what) is missing" : error.message])
+        }
+        let progress = network.progress
+        if progress?(0) == false { throw PHPhotosError(.userCancelled, userInfo: [NSLocalizedDescriptionKey: "the request was stopped"]) }
+        let what = self.what
+        return RangedMediaSource(size: reader.size, name: what) { offset, count in
+            do { return try reader.read(at: offset, count: count) } catch let error as LibraryError {
+                throw PHPhotosError(PHPhotosError.Code(rawValue: error.code) ?? .networkError, userInfo: [NSLocalizedDescriptionKey: error.message])
+            }
+        }
     }
 
     /// Whether `error` is one of fetching the file (kept as it is in a result, not wrapped as a rendering failure).

@@ -94,12 +94,18 @@ package struct S3BlobStore: BlobStore {
         return try get(key, name: try object(key), offset...(offset + Int64(count) - 1))
     }
 
+    /// Bytes of blobs this process has downloaded from object storage — ranges and whole copies, not renderings: what
+    /// the benchmarks report (a poster frame read by ranges against the whole movie).
+    package static let bytesDownloaded = Atomic<Int64>(0)
+
     /// The bytes of `range` of the object `name` (fewer at its end; none from past it).
     func get(_ key: BlobKey, name: String, _ range: ClosedRange<Int64>) throws(LibraryError) -> Data {
         let location = self.location
         return try request("reading \(key.path)") { client in
             do {
-                return try await client.get(key: name, range: range)
+                let data = try await client.get(key: name, range: range)
+                S3BlobStore.bytesDownloaded.add(Int64(data.count), ordering: .relaxed)
+                return data
             } catch let error as S3Error where error.status == 416 {
                 return Data()  // from the end on: nothing, as a file read there gives
             } catch let error as S3Error where error.status == 404 {
@@ -157,6 +163,7 @@ package struct S3BlobStore: BlobStore {
             unlink(temporary.path)
             throw error
         }
+        if let size = Self.fileSize(temporary) { Self.bytesDownloaded.add(size, ordering: .relaxed) }
         return try cache.admit(temporary, sha256: key.sha256)
     }
 
