@@ -59,6 +59,9 @@ struct ClusterFaultTests {
         var s3Environment = environment
         s3Environment["OPENPHOTOKIT_S3_DIR"] = workspace.appendingPathComponent("seaweedfs").path
         s3Environment["OPENPHOTOKIT_S3_IP"] = s3.address
+        // Other ports than the test command's store: SeaweedFS names unix sockets in /tmp by port
+        // (`seaweedfs-s3-PORT.sock`, shared by every namespace), and two stores on one name talk to each other's.
+        s3Environment["OPENPHOTOKIT_S3_PORT"] = "19433"
         let postgres = scripts.appendingPathComponent("test-postgres.sh").path
         let seaweed = scripts.appendingPathComponent("test-seaweedfs.sh").path
         note("starting the stores")
@@ -66,7 +69,10 @@ struct ClusterFaultTests {
         defer { _ = try? network.shell(on: db, "\(postgres) stop", environment: dbEnvironment) }
         let stored = try network.shell(on: s3, "\(seaweed) start", environment: s3Environment)
         defer { _ = try? network.shell(on: s3, "\(seaweed) stop", environment: s3Environment) }
-        guard started.status == 0, stored.status == 0 else { return ["the hosts' stores did not start: \(started) \(stored)"] }
+        guard started.status == 0, stored.status == 0 else {
+            let log = (try? String(contentsOf: workspace.appendingPathComponent("seaweedfs/weed.log"), encoding: .utf8)) ?? ""
+            return ["the hosts' stores did not start: \(started) \(stored) \(log.suffix(2000))"]
+        }
 
         note("stores started")
         // Every process of the cluster finds the store as the AWS SDKs do, from the environment.
