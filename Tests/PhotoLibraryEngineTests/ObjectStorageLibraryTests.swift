@@ -248,12 +248,16 @@ struct ObjectStorageLibraryTests {
         options.photoLibrary = library
         let identifier = try #require(created)
         let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject)
-        let request = PHImageRequestOptions()
-        request.isSynchronous = true
-        request.isNetworkAccessAllowed = true
-        var result: (UIImage?, [AnyHashable: Any]) = (nil, [:])
-        PHImageManager().requestImage(for: asset, targetSize: CGSize(width: 60, height: 60), contentMode: .aspectFit, options: request) {
-            result = ($0, $1 ?? [:])
+        // Decoding blocks: off the cooperative threads.
+        let result = try await blockingOffThePool { () -> (UIImage?, String) in
+            let request = PHImageRequestOptions()
+            request.isSynchronous = true
+            request.isNetworkAccessAllowed = true
+            var result: (UIImage?, String) = (nil, "")
+            PHImageManager().requestImage(for: asset, targetSize: CGSize(width: 60, height: 60), contentMode: .aspectFit, options: request) {
+                result = ($0, "\($1 ?? [:])")
+            }
+            return result
         }
         let image = try #require(result.0, "\(result.1)")
         // Upright: the 320 × 240 frame turned a quarter, fitted into 60 × 60.

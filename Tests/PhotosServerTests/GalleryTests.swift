@@ -10,7 +10,7 @@ import Testing
 /// The web gallery in a real headless Chromium (Debian's chromium and chromium-driver): sign in, a virtualized
 /// timeline, the viewer, a Live Photo, favourite, edit and revert, upload, and a change made by another client
 /// appearing without a reload. Screenshots are kept in .build/gallery-screenshots.
-@Suite("Gallery in Chromium", .enabled(if: WebDriver.isAvailable, "needs chromium and chromium-driver (scripts/setup.sh)"))
+@Suite("Gallery in Chromium", .enabled(if: WebDriver.isAvailable, "needs chromium and chromium-driver (scripts/setup.sh)"), .heavy)
 struct GalleryTests {
     static let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/gallery-screenshots")
         .standardizedFileURL

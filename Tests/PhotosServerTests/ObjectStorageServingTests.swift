@@ -61,7 +61,8 @@ struct ObjectStorageServingTests {
         let worker = try RenderingWorker(libraryURL: fixture.library.url, identity: "test-worker", logger: Logger(label: "test"))
         #expect(worker.hasQueue)
         #expect(try worker.status() == (1, 0, 0))
-        #expect(try worker.drain() == RenderingWorker.Report(done: 1, failed: 0, moot: 0))
+        // Rendering blocks: off the cooperative threads, which the suite's in-process servers need.
+        #expect(try await blockingOffThePool { try worker.drain() } == RenderingWorker.Report(done: 1, failed: 0, moot: 0))
         #expect(try worker.status() == (0, 0, 0))
 
         // The renderings are in the store, under the asset.
@@ -83,7 +84,7 @@ struct ObjectStorageServingTests {
         try FileManager.default.removeItem(at: cache)
         try FileManager.default.removeItem(at: renderings)
         let again = try RenderingWorker(libraryURL: fixture.library.url, identity: "test-worker-2", logger: Logger(label: "test"))
-        try again.render(assetIdentifier: identifier)
+        try await blockingOffThePool { try again.render(assetIdentifier: identifier) }
         for key in objects {
             do { #expect(try await store.get(key: key) == first[key], "\(key) differs when made again") } catch {
                 Issue.record("\(key) was not made again: \(error)")

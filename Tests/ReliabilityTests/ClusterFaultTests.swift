@@ -26,7 +26,7 @@ enum ClusterFaultTools {
 @Suite(
     "Reliability: cluster faults on hosts of their own",
     .enabled(if: TestNetwork.isAvailable, "needs root and ip netns"),
-    .enabled(if: ClusterFaultTools.areInstalled, "needs PostgreSQL 15, SeaweedFS (weed) and nginx"))
+    .enabled(if: ClusterFaultTools.areInstalled, "needs PostgreSQL 15, SeaweedFS (weed) and nginx"), .heavy)
 struct ClusterFaultTests {
     /// The repository's scripts (the test command runs in the repository).
     static var scripts: URL {
