@@ -15,7 +15,7 @@ import Testing
     .enabled(
         if: ProcessInfo.processInfo.environment["OPENPHOTOKIT_TEST_POSTGRES"] != nil
             && ProcessInfo.processInfo.environment["OPENPHOTOKIT_TEST_S3_BUCKET"] != nil,
-        "no PostgreSQL server and object store (the test command starts them)"), .heavy)
+        "no PostgreSQL server and object store (the test command starts them)"))
 struct ClusterTests {
     /// The library's address as a node with its own cache folder opens it.
     static func address(base: String, name: String, bucket: String, cache: URL) -> String {

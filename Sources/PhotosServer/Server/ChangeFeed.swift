@@ -74,23 +74,35 @@ final class ChangeFeed: Sendable {
     private func follow() async {
         for await _ in library.changes {
             if Task.isCancelled { break }
-            // The history is read with SQLite's blocking calls: not on the event loop that runs this task.
-            _ = try? await offload { self.publishNewChanges() }
+            // The history is read with SQLite's blocking calls: not on the event loop that runs this task. A read that
+            // failed (the database restarting) is tried again until it succeeds: what was committed meanwhile is
+            // published late, never skipped.
+            var delay = Duration.milliseconds(200)
+            while !Task.isCancelled, (try? await offload { self.publishNewChanges() }) != true {
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
         }
     }
 
-    /// Reads what was committed after the last published token and sends it, in order.
-    private func publishNewChanges() {
-        guard let last = state.withLock({ $0.last }) else { return }
+    /// Reads what was committed after the last published token and sends it, in order; false when the history could
+    /// not be read now (the last token stays: the next read starts from it).
+    private func publishNewChanges() -> Bool {
+        guard let last = state.withLock({ $0.last }) else { return true }
         let events: [FeedEvent]
         do {
             events = try Self.events(library.fetchPersistentChanges(since: last))
-        } catch {
-            logger.warning("the change feed cannot read the history: \(error)")
+        } catch let error as PHPhotosError where error.code == .persistentChangeTokenExpired {
+            // The history was trimmed past it (the server was behind for longer than the history is kept): from now
+            // on; a client that reconnects from an older token is told its token expired.
+            logger.warning("the change feed's position left the history: \(error)")
             state.withLock { $0.last = library.currentChangeToken }
-            return
+            return true
+        } catch {
+            logger.warning("the change feed cannot read the history (trying again): \(error)")
+            return false
         }
-        guard let newest = events.last else { return }
+        guard let newest = events.last else { return true }
         let subscribers = state.withLock { state -> [AsyncStream<FeedEvent>.Continuation] in
             state.last = FeedToken.decode(newest.token)
             return Array(state.subscribers.values)
@@ -98,6 +110,7 @@ final class ChangeFeed: Sendable {
         for event in events {
             for subscriber in subscribers { subscriber.yield(event) }
         }
+        return true
     }
 
     /// The events of a history fetch, oldest first.
