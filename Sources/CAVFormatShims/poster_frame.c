@@ -16,18 +16,7 @@ static int poster_of_input(AVFormatContext *ctx, double seconds, long max_pixels
     int stream = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (stream < 0) { err = stream; goto done; }
     AVStream *st = ctx->streams[stream];
-    if (rotation) {
-        *rotation = 0;
-        const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
-        if (matrix) {
-            double theta = -av_display_rotation_get((const int32_t *)matrix);
-            if (!isnan(theta)) {
-                int deg = (int)lround(theta) % 360;
-                if (deg < 0) deg += 360;
-                *rotation = ((deg + 45) / 90 * 90) % 360;
-            }
-        }
-    }
+    if (rotation) *rotation = cav_stream_rotation(st);
     const AVCodec *decoder = avcodec_find_decoder(st->codecpar->codec_id);
     if (!decoder) { err = AVERROR_DECODER_NOT_FOUND; goto done; }
     if ((long)st->codecpar->width * st->codecpar->height > max_pixels) { err = AVERROR(ERANGE); goto done; }

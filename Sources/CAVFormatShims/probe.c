@@ -23,18 +23,20 @@ int cav_probe_file(const char *path, cav_video_info *info) {
         info->width = st->codecpar->width;
         info->height = st->codecpar->height;
         if (st->avg_frame_rate.den > 0) info->frame_rate = av_q2d(st->avg_frame_rate);
-        const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
-        if (matrix) {
-            double theta = -av_display_rotation_get((const int32_t *)matrix);
-            if (!isnan(theta)) {
-                int deg = (int)lround(theta) % 360;
-                if (deg < 0) deg += 360;
-                info->rotation = ((deg + 45) / 90 * 90) % 360;
-            }
-        }
+        info->rotation = cav_stream_rotation(st);
     }
     avformat_close_input(&ctx);
     return 0;
+}
+
+int cav_stream_rotation(const AVStream *st) {
+    const uint8_t *matrix = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+    if (!matrix) return 0;
+    double theta = -av_display_rotation_get((const int32_t *)matrix);
+    if (isnan(theta)) return 0;
+    int deg = (int)lround(theta) % 360;
+    if (deg < 0) deg += 360;
+    return ((deg + 45) / 90 * 90) % 360;
 }
 
 void cav_error_string(int err, char *buf, size_t len) { av_strerror(err, buf, len); }

@@ -67,6 +67,10 @@ typedef int (*cav_read_fn)(void *opaque, int64_t offset, uint8_t *buf, int count
 int cav_poster_frame_reader(cav_read_fn read, void *opaque, int64_t size, double seconds, long max_pixels, uint8_t **pixels,
                             int *width, int *height, int *rotation);
 
+/* A stream's display rotation from its display matrix: 0, 90, 180 or 270 degrees clockwise (what the probe and the
+   poster frame read by ranges report). */
+int cav_stream_rotation(const AVStream *st);
+
 /* The error macros, which Swift cannot import. */
 int cav_exit_code(void);
 
