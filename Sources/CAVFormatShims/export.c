@@ -167,7 +167,7 @@ int cav_export_ex(const char *in_path, const char *out_path, const char *format_
         if (ist->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
         if (video_codec && par->codec_type == AVMEDIA_TYPE_VIDEO && (int)i != vin) continue;
         if (!keep_audio && par->codec_type == AVMEDIA_TYPE_AUDIO) continue;
-        int reencode_audio = par->codec_type == AVMEDIA_TYPE_AUDIO && audio_gain != 1 && video_codec;
+        int reencode_audio = par->codec_type == AVMEDIA_TYPE_AUDIO && (audio_gain != 1 || keep_audio == 2) && video_codec;
         if (!reencode_audio && (int)i != vin && avformat_query_codec(out->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0) {
             if (!video_codec || par->codec_type != AVMEDIA_TYPE_AUDIO) { err = AVERROR(ENOTSUP); goto done; }
             reencode_audio = 1;

@@ -16,7 +16,10 @@ int cav_probe_file(const char *path, cav_video_info *info) {
     if (ctx->duration != AV_NOPTS_VALUE && ctx->duration > 0) info->duration = (double)ctx->duration / AV_TIME_BASE;
     for (unsigned i = 0; i < ctx->nb_streams; i++) {
         AVStream *st = ctx->streams[i];
-        if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) info->has_audio = 1;
+        if (st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO && !info->has_audio) {
+            info->has_audio = 1;
+            snprintf(info->audio_codec, sizeof(info->audio_codec), "%s", avcodec_get_name(st->codecpar->codec_id));
+        }
         if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO || info->has_video) continue;
         if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
         info->has_video = 1;
@@ -24,6 +27,12 @@ int cav_probe_file(const char *path, cav_video_info *info) {
         info->height = st->codecpar->height;
         if (st->avg_frame_rate.den > 0) info->frame_rate = av_q2d(st->avg_frame_rate);
         info->rotation = cav_stream_rotation(st);
+        snprintf(info->video_codec, sizeof(info->video_codec), "%s", avcodec_get_name(st->codecpar->codec_id));
+        const AVPixFmtDescriptor *pixels = av_pix_fmt_desc_get((enum AVPixelFormat)st->codecpar->format);
+        if (pixels) {
+            info->video_bit_depth = pixels->comp[0].depth;
+            info->video_chroma_420 = pixels->nb_components >= 3 && pixels->log2_chroma_w == 1 && pixels->log2_chroma_h == 1;
+        }
     }
     avformat_close_input(&ctx);
     return 0;

@@ -32,6 +32,8 @@ package struct MediaInfo: Sendable, Equatable {
     package var metadata = MediaMetadata()
     /// Whether a movie has an audio stream.
     package var hasAudio = false
+    /// How a movie's streams are encoded (nil for images).
+    package var videoEncoding: VideoEncoding?
 
     package var isImage: Bool { format.isImage }
 }
@@ -248,8 +250,16 @@ package struct MediaProbe: Sendable {
             duration: info.duration > 0 ? info.duration : 0,
             frameRate: info.frame_rate,
             metadata: metadata,
-            hasAudio: info.has_audio != 0
+            hasAudio: info.has_audio != 0,
+            videoEncoding: VideoEncoding(
+                codec: Self.string(info.video_codec), audioCodec: info.has_audio != 0 ? Self.string(info.audio_codec) : nil,
+                bitDepth: Int(info.video_bit_depth), isChroma420: info.video_chroma_420 != 0)
         )
+    }
+
+    /// A C string in a fixed-size array of `cav_video_info`.
+    private static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { bytes in String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// libvips keeps one process-wide error buffer; `vips_error_buffer_copy` reads and clears it under libvips' own

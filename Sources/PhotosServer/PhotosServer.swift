@@ -174,7 +174,7 @@ public struct PhotosServer: Sendable {
     /// A slow upload in flight kept the server from exiting after SIGTERM until it ended.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: makeApplication(onServerRunning: onServerRunning))]
-        if configuration.runsBackgroundWork, let worker = try? RenderingWorker(library: self.services.owner, logger: logger), worker.hasQueue {
+        if configuration.runsBackgroundWork, let worker = try? RenderingWorker(library: self.services.owner, logger: logger) {
             services.append(.init(service: BackgroundWorkService(worker: worker)))
         }
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

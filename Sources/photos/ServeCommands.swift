@@ -193,10 +193,12 @@ struct Worker: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Do the library's background work: the renderings of new and edited photos and videos.",
         discussion: """
-            In a library whose files are in object storage, each commit of new content queues its renderings
-            (the gallery's thumbnails, the API's default image, a display size, a video's poster frames) in the
-            library's database; a worker makes them and keeps them in the object store, where every `photos serve`
-            node finds them. Any number of workers on any hosts share the queue: each item is claimed for --lease
+            Each commit of a new or edited movie (a video, a Live Photo's paired video) queues a web rendering in the
+            library's database: a worker makes one (H.264 and AAC in MPEG-4, within 1280 x 720) where browsers cannot
+            play the movie itself (HEVC, 10-bit, PCM sound), and the gallery plays it. In a library whose files are in
+            object storage, each commit of new content also queues its renderings (the gallery's thumbnails, the
+            API's default image, a display size, a video's poster frames); a worker makes them and keeps them in the
+            object store, where every `photos serve` node finds them. Any number of workers on any hosts share the queue: each item is claimed for --lease
             seconds, and an item whose worker died is claimed again when its lease runs out. `photos serve` does the
             work itself unless started with --no-background-work. Runs until SIGTERM or Ctrl-C, waiting for commits;
             --drain stops when the queue is empty, --status prints its counts.
@@ -216,9 +218,6 @@ struct Worker: ParsableCommand {
         let worker: RenderingWorker
         do { worker = try RenderingWorker(libraryURL: global.libraryURL, lease: .seconds(lease), logger: logger) } catch {
             throw CLIError(describe(error))
-        }
-        guard worker.hasQueue else {
-            throw CLIError("this library renders on request (its files are not in object storage): it has no background work")
         }
         if status {
             let counts: (queued: Int, claimed: Int, failed: Int)

@@ -54,7 +54,7 @@ struct BackgroundWorkTests {
         defer { fixture.remove() }
         let library = try PHPhotoLibrary(url: fixture.url)
         let engine = try LibraryEngine.open(at: fixture.url)
-        #expect(engine.queuesBackgroundWork)
+        #expect(engine.queuesRenderings)
         let ids = try fixture.add(library, count: 3)
         #expect(try engine.workQueueStatus() == WorkQueueStatus(queued: 3, claimed: 0, failed: 0))
 
@@ -121,15 +121,25 @@ struct BackgroundWorkTests {
         #expect(try engine.claimWork(worker: "w", lease: 60) == nil)
     }
 
-    @Test func aLibraryInAFolderRendersOnRequestAndQueuesNothing() throws {
+    /// A library in a folder renders images on request: it queues only movies' web renderings.
+    @Test func aLibraryInAFolderQueuesOnlyItsMoviesWebRenderings() throws {
         let library = try TestLibrary(name: "NoQueue")
         defer { library.remove() }
         let engine = try LibraryEngine.open(at: library.url)
-        #expect(!engine.queuesBackgroundWork)
+        #expect(!engine.queuesRenderings)
         try library.library.performChangesAndWait {
             _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: try! library.makeImage(width: 20, height: 20))
         }
         #expect(try engine.workQueueStatus() == WorkQueueStatus(queued: 0, claimed: 0, failed: 0))
+        let movie = library.scratch.appendingPathComponent("clip.mp4")
+        try TestMedia.writeMovie(to: movie, width: 64, height: 48, seconds: 0.5)
+        var created: String?
+        try library.library.performChangesAndWait {
+            created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
+        }
+        let item = try #require(try engine.claimWork(worker: "w", lease: 60))
+        #expect(item.kind == .webVideo && item.assetIdentifier == created && item.contentVersion == 1)
+        #expect(try engine.claimWork(worker: "w", lease: 60) == nil)
     }
 
     /// Workers in several threads (each its own engine, as processes are) claim everything exactly once.

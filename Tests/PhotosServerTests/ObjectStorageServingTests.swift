@@ -59,7 +59,6 @@ struct ObjectStorageServingTests {
         }
         let identifier = try #require(created)
         let worker = try RenderingWorker(libraryURL: fixture.library.url, identity: "test-worker", logger: Logger(label: "test"))
-        #expect(worker.hasQueue)
         #expect(try worker.status() == (1, 0, 0))
         // Rendering blocks: off the cooperative threads, which the suite's in-process servers need.
         #expect(try await blockingOffThePool { try worker.drain() } == RenderingWorker.Report(done: 1, failed: 0, moot: 0))

@@ -23,6 +23,10 @@ typedef struct cav_video_info {
     int rotation;          /* degrees, clockwise, normalised to 0, 90, 180, 270 */
     double duration;       /* seconds, or -1 when unknown */
     double frame_rate;     /* average frame rate, or 0 */
+    char video_codec[24];  /* the video's codec as libavcodec names it ("h264", "hevc" …), "" when none */
+    char audio_codec[24];  /* the first audio stream's codec ("aac", "pcm_s16le" …), "" when none */
+    int video_bit_depth;   /* bits per sample of the video's pixel format, 0 when unknown */
+    int video_chroma_420;  /* 1 when the video's pixel format is 4:2:0 subsampled */
 } cav_video_info;
 
 /* Export: copy or re-encode a movie into a new container.
@@ -79,7 +83,8 @@ int cav_not_supported_code(void);
 /* Exports a movie (see cav_progress_fn for the codecs, the container and the progress) through an optional frame
    filter (`frame_fn`: the video is then re-encoded through RGBA), in a time range (`start`, `end`; 0, 0 for all:
    frames before `start` and from `end` on are left out, exact to the frame for re-encoded video; copied streams keep
-   the packets whose time is in the range), with an audio gain, with or without audio (`keep_audio`), and with the
+   the packets whose time is in the range), with an audio gain, with or without audio (`keep_audio`: 0 leaves it out, 1 keeps it, 2 keeps it as AAC —
+   re-encoded whatever its codec, when the video is), and with the
    video's display matrix (`display_matrix`: 9 values as libavutil's display.h lays them out, written instead of the
    source's; NULL keeps the source's). */
 int cav_export_ex(const char *in_path, const char *out_path, const char *format_name, int video_codec, int max_long, int max_short, int crf, int faststart, cav_progress_fn progress, void *context, cav_frame_fn frame_fn, void *frame_context, double start, double end, double audio_gain, int keep_audio, const int32_t *display_matrix);

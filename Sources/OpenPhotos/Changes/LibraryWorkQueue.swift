@@ -1,16 +1,18 @@
 import Foundation
 import PhotoLibraryEngine
 
-/// OpenPhotoKit: the library's queue of background work — the renderings (thumbnails, display sizes, video poster
-/// frames) that a commit of new content leaves for a worker (`photos worker`, or `photos serve` itself), in a library
-/// whose files are in object storage. Items are claimed with a lease: a worker that dies leaves its item to be
+/// OpenPhotoKit: the library's queue of background work that a commit of new content leaves for a worker (`photos
+/// worker`, or `photos serve` itself): a movie's web rendering, and in a library whose files are in object storage the
+/// renderings (thumbnails, display sizes, video poster frames). Items are claimed with a lease: a worker that dies leaves its item to be
 /// claimed again once the lease runs out, and the work is deterministic, so an item done twice makes the same result.
 package struct LibraryWorkQueue: Sendable {
-    /// One claimed item: make the renderings of an asset's content version.
+    /// One claimed item: make the renderings of an asset's content version, or its movie's web rendering.
     package struct Item: Sendable {
         let item: WorkItem
         /// The asset's local identifier.
         package var assetIdentifier: String { item.assetIdentifier }
+        /// Whether it is a movie's web rendering (else the images' renderings).
+        package var isWebVideo: Bool { item.kind == .webVideo }
         /// How many times it was claimed, this time included.
         package var attempts: Int { item.attempts }
     }
@@ -31,9 +33,6 @@ package struct LibraryWorkQueue: Sendable {
     package init(_ library: PHPhotoLibrary) throws {
         do { engine = try library.engine() } catch { throw PHPhotosError(error) }
     }
-
-    /// Whether commits queue work in this library (its files are in object storage).
-    package var isActive: Bool { engine.queuesBackgroundWork }
 
     /// Claims the oldest item nobody holds, for `lease`, as `worker`; nil when there is none.
     package func claim(worker: String, lease: Duration) throws -> Item? {

@@ -50,6 +50,17 @@ package protocol BlobStore: Sendable {
     /// never none). Derivatives can always be made again: a failure is not an error.
     func storeDerivative(_ data: Data, assetUUID: String, name: String)
 
+    /// A derivative kept as a file (a web rendering of a video, too large to hold in memory): its size, a tag that
+    /// changes when it is stored again, and the local file where this machine has one; nil when there is none.
+    func derivativeFile(assetUUID: String, name: String) -> StoredDerivative?
+
+    /// Up to `count` bytes of a derivative file from `offset` (fewer at the end).
+    func readDerivative(assetUUID: String, name: String, offset: Int64, count: Int) throws(LibraryError) -> Data
+
+    /// Stores `file` as a derivative (taking it: the file is moved or removed), unless one of that name is stored
+    /// already — the first one stored stays, so that every node serves the same bytes.
+    func storeDerivativeFile(_ file: URL, assetUUID: String, name: String) throws(LibraryError)
+
     /// Puts blobs under new keys, in order, and makes them durable before returning: they must be stored before the
     /// rows that name them commit. Each key is appended to `placed` as soon as it is stored, so that after a failure
     /// midway the caller removes exactly those. A key already there is replaced (an orphan of a writer that died:
@@ -87,6 +98,22 @@ package protocol BlobStore: Sendable {
     /// that importing them moves no bytes. It is this process's while the area lives; a process that dies leaves it
     /// to the next writer's recovery.
     func makeUploadArea(label: String) throws(LibraryError) -> ProcessFolder
+}
+
+/// A derivative file as the store has it (see ``BlobStore/derivativeFile(assetUUID:name:)``).
+package struct StoredDerivative: Sendable, Equatable {
+    /// Its size in bytes.
+    package var size: Int64
+    /// What changes when it is stored again (a file's inode and time, an object's ETag): validators are made of it.
+    package var tag: String
+    /// The file on this machine, nil when it is read from the store by ranges.
+    package var file: URL?
+
+    package init(size: Int64, tag: String, file: URL?) {
+        self.size = size
+        self.tag = tag
+        self.file = file
+    }
 }
 
 /// A blob as the rows name it: a resource's stored path and the SHA-256 (lowercase hex) of its bytes.

@@ -41,3 +41,20 @@ extension LibraryEngine {
         blobs.storeDerivative(Derivatives.encode(pixels), assetUUID: assetUUID, name: name)
     }
 }
+
+extension LibraryEngine {
+    /// A rendering kept as a file (a video's web rendering): its size, tag and local file; nil when there is none.
+    package func derivativeFile(assetUUID: String, name: String) -> StoredDerivative? {
+        blobs.derivativeFile(assetUUID: assetUUID, name: name)
+    }
+
+    /// Up to `count` bytes of a rendering kept as a file, from `offset`.
+    package func readDerivative(assetUUID: String, name: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
+        try blobs.readDerivative(assetUUID: assetUUID, name: name, offset: offset, count: count)
+    }
+
+    /// Keeps `file` (taken: moved or removed) as a rendering of an asset, unless one of that name is kept already.
+    package func storeDerivativeFile(_ file: URL, assetUUID: String, name: String) throws(LibraryError) {
+        try blobs.storeDerivativeFile(file, assetUUID: assetUUID, name: name)
+    }
+}

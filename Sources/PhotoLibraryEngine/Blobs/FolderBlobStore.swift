@@ -67,6 +67,42 @@ package struct FolderBlobStore: BlobStore {
         }
     }
 
+    package func derivativeFile(assetUUID: String, name: String) -> StoredDerivative? {
+        guard let folder = bundle.derivativesURL(assetUUID: assetUUID), Self.isPlainName(name) else { return nil }
+        let file = folder.appendingPathComponent(name)
+        var info = stat()
+        guard stat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return StoredDerivative(size: Int64(info.st_size), tag: "\(info.st_ino)-\(info.st_mtim.tv_sec)", file: file)
+    }
+
+    package func readDerivative(assetUUID: String, name: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
+        guard let stored = derivativeFile(assetUUID: assetUUID, name: name), let file = stored.file else {
+            throw .missingResource("the rendering \(name) is gone")
+        }
+        return try FileBlobReader(file: file, key: name).read(at: offset, count: count)
+    }
+
+    package func storeDerivativeFile(_ file: URL, assetUUID: String, name: String) throws(LibraryError) {
+        defer { unlink(file.path) }
+        guard let folder = bundle.derivativesURL(assetUUID: assetUUID), Self.isPlainName(name) else {
+            throw .internalError("\(name) is not a rendering's name")
+        }
+        guard derivativeFile(assetUUID: assetUUID, name: name) == nil else { return }
+        do { try POSIXFiles.createDirectory(folder) } catch { throw .internalError("cannot create the folder of \(name): \(error)") }
+        // Moved (or copied, from another file system) beside its place, then linked there: link(2) refuses a name that
+        // is taken, so a rendering stored meanwhile by another worker stays, and a reader never sees part of one.
+        let temporary = folder.appendingPathComponent(".\(UUID().uuidString).partial")
+        defer { unlink(temporary.path) }
+        if rename(file.path, temporary.path) != 0 {
+            do { try FileManager.default.copyItem(at: file, to: temporary) } catch {
+                throw .internalError("cannot keep the rendering \(name): \(error)")
+            }
+        }
+        if link(temporary.path, folder.appendingPathComponent(name).path) != 0, errno != EEXIST {
+            throw .internalError("cannot keep the rendering \(name): \(String(cString: strerror(errno)))")
+        }
+    }
+
     package func put(_ blobs: [(source: BlobSource, key: BlobKey)], placed: inout [BlobKey]) throws(LibraryError) {
         var folders = Set<URL>()
         for (source, key) in blobs {

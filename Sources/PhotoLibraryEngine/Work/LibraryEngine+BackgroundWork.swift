@@ -1,12 +1,16 @@
 import Foundation
 
 /// A piece of background work a commit left: make the renderings (thumbnails, display sizes, a video's poster
-/// frames) of one content version of one asset, so that no request has to wait for them.
+/// frames) or the web rendering of a movie, of one content version of one asset, so that no request has to wait for
+/// them.
 package struct WorkItem: Sendable, Equatable {
     /// What there is to do.
     package enum Kind: String, Sendable {
         /// The renderings of the asset's current version.
         case renderings
+        /// A rendering of the current version's movie (a video's, a Live Photo's paired video) that browsers play,
+        /// where the movie itself is not one.
+        case webVideo = "web-video"
     }
 
     package var id: Int64
@@ -45,22 +49,36 @@ extension LibraryEngine {
     /// Attempts after which an item is given up (and reported by ``workQueueStatus()``).
     package static let maximumWorkAttempts = 5
 
-    /// Whether commits queue background work: for a library whose files are in object storage, where the renderings
-    /// are shared by every node (a node that renders on request would fetch the whole original first). A library
-    /// in a folder renders on request, from the file beside it.
-    package var queuesBackgroundWork: Bool { blobs.sharesContent }
+    /// Whether commits queue the renderings of images: for a library whose files are in object storage, where the
+    /// renderings are shared by every node (a node that renders on request would fetch the whole original first). A
+    /// library in a folder renders images on request, from the file beside it. Movies' web renderings are queued in
+    /// every library: making one takes as long as the movie plays, no request can wait for it.
+    package var queuesRenderings: Bool { blobs.sharesContent }
 
-    /// Queues the renderings of an asset's current content version (called inside the committing transaction).
+    /// Queues the background work of an asset's current content version (called inside the committing transaction):
+    /// its renderings where ``queuesRenderings``, and a web rendering of its movie where it has one.
     func queueRenderings(assetID: Int64, now: Date, db: any SQLConnection) throws {
-        guard queuesBackgroundWork else { return }
+        if queuesRenderings {
+            try db.execute(
+                sql: """
+                    INSERT INTO work_item (kind, asset_id, content_version, queued_date)
+                    SELECT ?, id, content_version, ? FROM asset WHERE id = ? AND media_type IN (?, ?)
+                    ON CONFLICT DO NOTHING
+                    """,
+                arguments: [
+                    WorkItem.Kind.renderings.rawValue, now.timeIntervalSince1970, assetID, MediaType.image.rawValue,
+                    MediaType.video.rawValue,
+                ])
+        }
         try db.execute(
             sql: """
                 INSERT INTO work_item (kind, asset_id, content_version, queued_date)
-                SELECT ?, id, content_version, ? FROM asset WHERE id = ? AND media_type IN (?, ?)
+                SELECT ?, id, content_version, ? FROM asset WHERE id = ? AND (media_type = ? OR (media_subtypes & ?) <> 0)
                 ON CONFLICT DO NOTHING
                 """,
             arguments: [
-                WorkItem.Kind.renderings.rawValue, now.timeIntervalSince1970, assetID, MediaType.image.rawValue, MediaType.video.rawValue,
+                WorkItem.Kind.webVideo.rawValue, now.timeIntervalSince1970, assetID, MediaType.video.rawValue,
+                8,  // PHAssetMediaSubtype.photoLive
             ])
     }
 

@@ -451,6 +451,8 @@ function closeViewer() {
 }
 
 function resourceURL(asset, type) { return `/v1/assets/${asset.id}/resources/${type}`; }
+// The movie a browser plays: the asset's own, or its web rendering where browsers cannot play that (HEVC).
+function videoURL(asset) { return `/v1/assets/${asset.id}/video`; }
 
 async function showAsset() {
   const asset = state.assets[state.viewer];
@@ -465,7 +467,7 @@ async function showAsset() {
     const video = document.createElement("video");
     video.controls = true;
     video.autoplay = true;
-    video.src = resourceURL(asset, asset.hasAdjustments ? "fullSizeVideo" : "video");
+    video.src = videoURL(asset);
     video.setAttribute("aria-label", "Video");
     stage.append(video);
   } else {
@@ -483,7 +485,7 @@ async function showAsset() {
       video.playsInline = true;
       video.hidden = true;
       video.className = "live-video";
-      video.src = resourceURL(asset, asset.hasAdjustments ? "fullSizePairedVideo" : "pairedVideo");
+      video.src = videoURL(asset);
       const play = () => { video.hidden = false; image.hidden = true; video.currentTime = 0; video.play(); };
       const stop = () => { video.pause(); video.hidden = true; image.hidden = false; };
       for (const target of [image, badge]) {

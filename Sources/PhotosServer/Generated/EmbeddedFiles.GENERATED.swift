@@ -459,6 +459,8 @@ enum EmbeddedFiles {
             }
 
             function resourceURL(asset, type) { return `/v1/assets/${asset.id}/resources/${type}`; }
+            // The movie a browser plays: the asset's own, or its web rendering where browsers cannot play that (HEVC).
+            function videoURL(asset) { return `/v1/assets/${asset.id}/video`; }
 
             async function showAsset() {
               const asset = state.assets[state.viewer];
@@ -473,7 +475,7 @@ enum EmbeddedFiles {
                 const video = document.createElement("video");
                 video.controls = true;
                 video.autoplay = true;
-                video.src = resourceURL(asset, asset.hasAdjustments ? "fullSizeVideo" : "video");
+                video.src = videoURL(asset);
                 video.setAttribute("aria-label", "Video");
                 stage.append(video);
               } else {
@@ -491,7 +493,7 @@ enum EmbeddedFiles {
                   video.playsInline = true;
                   video.hidden = true;
                   video.className = "live-video";
-                  video.src = resourceURL(asset, asset.hasAdjustments ? "fullSizePairedVideo" : "pairedVideo");
+                  video.src = videoURL(asset);
                   const play = () => { video.hidden = false; image.hidden = true; video.currentTime = 0; video.play(); };
                   const stop = () => { video.pause(); video.hidden = true; image.hidden = false; };
                   for (const target of [image, badge]) {
@@ -2137,6 +2139,129 @@ enum EmbeddedFiles {
                   }
                  }
                 }
+               }
+              },
+              "/v1/assets/{id}/video": {
+               "get": {
+                "summary": "The movie a browser plays for the asset: its web rendering (H.264, AAC) or the movie itself, whole or one byte range",
+                "parameters": [
+                 {
+                  "name": "id",
+                  "in": "path",
+                  "required": true,
+                  "description": "The object's id (its local identifier with / written as _), the percent-encoded local identifier, or an asset's UUID",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Range",
+                  "in": "header",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "If-Range",
+                  "in": "header",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "If-None-Match",
+                  "in": "header",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "responses": {
+                 "200": {
+                  "description": "The movie",
+                  "content": {
+                   "video/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   }
+                  }
+                 },
+                 "206": {
+                  "description": "A byte range",
+                  "content": {
+                   "video/*": {
+                    "schema": {
+                     "type": "string"
+                    }
+                   }
+                  }
+                 },
+                 "304": {
+                  "description": "Not modified"
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such object",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "416": {
+                  "description": "Range not satisfiable",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "422": {
+                  "description": "The library refuses the change",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                },
+                "description": "A video's movie, or a Live Photo's paired video, of the asset's current version. Where browsers cannot play it (HEVC, 10-bit, PCM sound) and the background worker (photos worker, or photos serve's own) has made its web rendering — H.264 and AAC in MPEG-4 within 1280 x 720 — that is answered (video/mp4); otherwise the movie itself. The URL answers the current version: answers are cached with no-cache and revalidated by their strong ETag."
                }
               },
               "/v1/collections": {

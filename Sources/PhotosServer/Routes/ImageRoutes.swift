@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -61,6 +62,7 @@ struct ImageRoutes {
     func register(on group: RouterGroup<PhotosRequestContext>) {
         group.get("assets/:id/image") { request, context in try await image(request, context: context) }
         group.get("assets/:id/resources/:type") { request, context in try await resource(request, context: context) }
+        group.get("assets/:id/video") { request, context in try await video(request, context: context) }
     }
 
     func image(_ request: Request, context: PhotosRequestContext) async throws -> Response {
@@ -146,27 +148,89 @@ struct ImageRoutes {
         guard let type = PHAssetResourceType(apiName: typeName) else {
             throw APIError.badRequest("unknown resource type \(typeName.debugDescription)")
         }
-        let (resource, path, size) = try await offload { () throws -> (PHAssetResource, String?, Int) in
+        let bytes = try await offload { () throws -> ServedBytes in
             let asset = try session.asset(id, includeTrashed: true)
             guard let resource = PHAssetResource.assetResources(for: asset).first(where: { $0.type == type }) else {
                 throw APIError.notFound("the asset has no \(typeName) resource")
             }
+            return try ServedBytes(resource, cacheControl: "private, max-age=31536000, immutable")
+        }
+        return try await serve(bytes, request, context: context)
+    }
+
+    /// `/v1/assets/{id}/video`: the movie a browser plays for the asset (a video's, a Live Photo's paired video, of
+    /// its current version) — its web rendering (H.264 and AAC in MPEG-4) where the movie itself is not one that
+    /// browsers play and the background worker has made it, else the movie itself. By ranges, as resources are. The
+    /// URL answers the current version, so answers are revalidated (`no-cache`) with their strong ETag.
+    func video(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        let id = try context.parameters.require("id")
+        _ = try Query(request, allowed: [])
+        let bytes = try await offload { () throws -> ServedBytes in
+            let asset = try session.asset(id, includeTrashed: true)
+            guard let video = LibraryWebVideo(asset) else {
+                throw APIError(PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "the asset has no movie"]))
+            }
+            guard let rendering = video.rendering else { return try ServedBytes(video.source, cacheControl: "private, no-cache") }
+            let tag = SHA256.hash(data: Data(rendering.tag.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+            let name = (video.source.originalFilename as NSString).deletingPathExtension
+            return ServedBytes(
+                size: rendering.size, path: rendering.fileURL?.path, read: { try video.readRendering(at: $0, count: $1) },
+                headers: [
+                    .eTag: "\"\(video.source.sha256.prefix(32))-web-\(tag)\"", .cacheControl: "private, no-cache", .contentType: "video/mp4",
+                    .contentDisposition: Self.contentDisposition((name.isEmpty ? "video" : name) + ".mp4"),
+                ])
+        }
+        return try await serve(bytes, request, context: context)
+    }
+
+    /// Bytes a route answers with: a local file (served without a copy) or a reader of a store (by ranges).
+    struct ServedBytes: Sendable {
+        var size: Int
+        /// The local file, nil when the bytes are read from object storage.
+        var path: String?
+        /// Up to `count` bytes from an offset.
+        var read: @Sendable (Int, Int) throws -> Data
+        /// The validator, type, name and caching.
+        var headers: HTTPFields
+
+        init(size: Int, path: String?, read: @escaping @Sendable (Int, Int) throws -> Data, headers: HTTPFields) {
+            self.size = size
+            self.path = path
+            self.read = read
+            self.headers = headers
+        }
+
+        /// A resource's stored bytes, blocking (it may ask the store for their size).
+        init(_ resource: PHAssetResource, cacheControl: String) throws {
+            let typeName = resource.type.apiName
             guard let size = resource.storedSize.flatMap({ Int(exactly: $0) }) else {
                 throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
             }
             // Local bytes are served from their file without a copy; bytes in object storage that this node has no
             // copy of are streamed from the store by ranges (a range of a video costs that range, not the video).
-            guard resource.isStoredLocally else { return (resource, nil, size) }
-            guard let url = resource.fileURL else {
-                throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
+            var path: String?
+            if resource.isStoredLocally {
+                guard let url = resource.fileURL else {
+                    throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the \(typeName) file is missing from the library"])
+                }
+                path = url.path
             }
-            return (resource, url.path, size)
+            self.init(
+                size: size, path: path, read: { try resource.readStored(at: Int64($0), count: $1) },
+                headers: [
+                    .eTag: "\"\(resource.sha256.prefix(32))\"", .cacheControl: cacheControl,
+                    .contentType: resource.contentType.preferredMIMEType ?? "application/octet-stream",
+                    .contentDisposition: ImageRoutes.contentDisposition(resource.originalFilename),
+                ])
         }
-        var headers: HTTPFields = [
-            .eTag: "\"\(resource.sha256.prefix(32))\"", .acceptRanges: "bytes", .cacheControl: "private, max-age=31536000, immutable",
-            .contentType: resource.contentType.preferredMIMEType ?? "application/octet-stream",
-            .contentDisposition: Self.contentDisposition(resource.originalFilename),
-        ]
+    }
+
+    /// Answers with `bytes`, whole or one byte range (`Range: bytes=…`, honoured when `If-Range` matches), or 304.
+    func serve(_ bytes: ServedBytes, _ request: Request, context: PhotosRequestContext) async throws -> Response {
+        var headers = bytes.headers
+        headers[.acceptRanges] = "bytes"
+        let size = bytes.size
         if let match = request.headers[.ifNoneMatch], Self.matches(match, headers[.eTag] ?? "") {
             return Response(status: .notModified, headers: headers)
         }
@@ -182,26 +246,26 @@ struct ImageRoutes {
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
             headers[.contentLength] = String(range.count)
             if request.method == .head { return Response(status: .partialContent, headers: headers) }
-            guard let path else { return Response(status: .partialContent, headers: headers, body: Self.streamed(resource, range)) }
+            guard let path = bytes.path else { return Response(status: .partialContent, headers: headers, body: Self.streamed(bytes.read, range)) }
             let body = try await fileIO.loadFile(path: path, range: range, context: context)
             return Response(status: .partialContent, headers: headers, body: body)
         }
         headers[.contentLength] = String(size)
         if request.method == .head { return Response(status: .ok, headers: headers) }
-        guard let path else {
-            return Response(status: .ok, headers: headers, body: size == 0 ? ResponseBody() : Self.streamed(resource, 0...(size - 1)))
+        guard let path = bytes.path else {
+            return Response(status: .ok, headers: headers, body: size == 0 ? ResponseBody() : Self.streamed(bytes.read, 0...(size - 1)))
         }
         return Response(status: .ok, headers: headers, body: try await fileIO.loadFile(path: path, context: context))
     }
 
-    /// A range of a resource that is not on this node, read from its store a piece at a time as the client takes it.
-    static func streamed(_ resource: PHAssetResource, _ range: ClosedRange<Int>) -> ResponseBody {
+    /// A range of bytes that are not on this node, read from their store a piece at a time as the client takes it.
+    static func streamed(_ read: @escaping @Sendable (Int, Int) throws -> Data, _ range: ClosedRange<Int>) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             var offset = range.lowerBound
             while offset <= range.upperBound {
                 let count = min(4 << 20, range.upperBound - offset + 1)
                 let start = offset
-                let piece = try await offload { try resource.readStored(at: Int64(start), count: count) }
+                let piece = try await offload { try read(start, count) }
                 guard !piece.isEmpty else { break }
                 try await writer.write(ByteBuffer(bytes: piece))
                 offset += piece.count

@@ -7,9 +7,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// OpenPhotoKit's background worker: makes the renderings that commits of new content queue in a library whose files
-/// are in object storage — the gallery's thumbnails, the API's default image and a display size, a video's poster
-/// frames — and keeps them in the store, where every `photos serve` node finds them instead of fetching the original.
+/// OpenPhotoKit's background worker: makes what commits of new content queue — in every library, the web rendering of
+/// a movie that browsers cannot play (``LibraryWebVideo``); in a library whose files are in object storage, the
+/// renderings: the gallery's thumbnails, the API's default image and a display size, a video's poster frames, kept in
+/// the store, where every `photos serve` node finds them instead of fetching the original.
 ///
 /// Items come from the library's queue (in its database), claimed with a lease: any number of workers, on any hosts,
 /// share it, a worker that dies leaves its item to be claimed again once its lease runs out, and an item done twice
@@ -18,7 +19,7 @@ import Synchronization
 public final class RenderingWorker: Sendable {
     /// What a worker did.
     public struct Report: Sendable, Codable, Equatable {
-        /// Items whose renderings were made.
+        /// Items whose renderings were made (or found not needed: a movie that browsers play as it is).
         public var done = 0
         /// Items that failed this time (given back, to be tried again later).
         public var failed = 0
@@ -61,10 +62,6 @@ public final class RenderingWorker: Sendable {
         self.logger = logger
     }
 
-    /// Whether commits of this library queue work (its files are in object storage); a worker of a library that
-    /// renders on request has nothing to do.
-    public var hasQueue: Bool { queue.isActive }
-
     /// How many items the queue holds: waiting, held by a worker, and given up after repeated failures.
     public func status() throws -> (queued: Int, claimed: Int, failed: Int) {
         let status = try queue.status()
@@ -81,7 +78,7 @@ public final class RenderingWorker: Sendable {
             return true
         }
         do {
-            try render(assetIdentifier: item.assetIdentifier)
+            if item.isWebVideo { try makeWebVideo(assetIdentifier: item.assetIdentifier) } else { try render(assetIdentifier: item.assetIdentifier) }
             try queue.finish(item)
             report.done += 1
         } catch {
@@ -132,16 +129,25 @@ public final class RenderingWorker: Sendable {
         }
     }
 
-    /// The renderings of an asset, made through a new image manager (so that no earlier item's renderings
-    /// shape them) that keeps them as the library's derivatives.
-    func render(assetIdentifier: String) throws {
+    /// The asset's web video, unless its movie plays in browsers as it is.
+    func makeWebVideo(assetIdentifier: String) throws {
+        guard let asset = fetch(assetIdentifier), let video = LibraryWebVideo(asset) else { return }
+        let outcome = try video.make()
+        logger.debug("web video of \(assetIdentifier): \(outcome)")
+    }
+
+    private func fetch(_ identifier: String) -> PHAsset? {
         let options = PHFetchOptions()
         options.photoLibrary = library
         options.includeHiddenAssets = true
         options.includeAllBurstAssets = true
-        guard let asset = PHAsset.fetchAssets(withLocalIdentifiers: [assetIdentifier], options: options).firstObject else {
-            return  // deleted or trashed meanwhile: nothing to show
-        }
+        return PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject
+    }
+
+    /// The renderings of an asset, made through a new image manager (so that no earlier item's renderings
+    /// shape them) that keeps them as the library's derivatives.
+    func render(assetIdentifier: String) throws {
+        guard let asset = fetch(assetIdentifier) else { return }  // deleted or trashed meanwhile: nothing to show
         let manager = PHCachingImageManager()
         for rendering in Self.renderings {
             _ = try ImageRoutes.render(

@@ -194,6 +194,36 @@ package struct S3BlobStore: BlobStore {
         _ = try? request("storing a rendering") { try await $0.put(key: object, body: data, sha256: digest) }
     }
 
+    /// Read from the store by ranges (a node keeps no copy of a video's rendering: it serves what a player asks for).
+    package func derivativeFile(assetUUID: String, name: String) -> StoredDerivative? {
+        guard let object = derivativeObject(assetUUID: assetUUID, name: name) else { return nil }
+        guard let info = try? request("looking for a rendering", { try await $0.head(key: object) }) else { return nil }
+        return StoredDerivative(size: info.size, tag: info.etag ?? "\(info.size)", file: nil)
+    }
+
+    package func readDerivative(assetUUID: String, name: String, offset: Int64, count: Int) throws(LibraryError) -> Data {
+        guard let object = derivativeObject(assetUUID: assetUUID, name: name) else { throw .missingResource("no rendering \(name)") }
+        guard count > 0, offset >= 0 else { return Data() }
+        return try get(BlobKey(path: name, sha256: ""), name: object, offset...(offset + Int64(count) - 1))
+    }
+
+    /// Sent unless the store has it already (a second worker's rendering of the same item is dropped).
+    package func storeDerivativeFile(_ file: URL, assetUUID: String, name: String) throws(LibraryError) {
+        defer { unlink(file.path) }
+        guard let object = derivativeObject(assetUUID: assetUUID, name: name), let size = Self.fileSize(file) else {
+            throw .internalError("cannot store the rendering \(name)")
+        }
+        let (_, digest) = try FileStager.hashFile(file)
+        try request("storing a rendering") { client in
+            if try await client.head(key: object) != nil { return }
+            do { try await Self.send(client, file, size: size, key: BlobKey(path: name, sha256: digest), name: object) } catch let error
+                as S3Error where error.status == 412
+            {
+                return  // stored meanwhile by another worker: that one stays
+            }
+        }
+    }
+
     /// Stores each blob unless its bytes are there already (a `HEAD`, then a put that takes the key only if it is
     /// free), and takes staged files into this node's cache. Called under the write lock, so that what it finds
     /// stored stays stored until the rows commit (see ``LibraryEngine/removeUnreferenced(_:)``).
