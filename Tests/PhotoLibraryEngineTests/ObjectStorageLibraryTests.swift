@@ -221,6 +221,58 @@ struct ObjectStorageLibraryTests {
         #expect(local != nil && localInfo[PHImageResultIsInCloudKey] as? Bool == false)
     }
 
+    /// A Live Photo whose files are not on this node: refused without network access (`PHImageResultIsInCloudKey`),
+    /// fetched with it, the progress handler told one rising progress over the still and the video, ending at 1.
+    @Test func aLivePhotoInTheStoreIsFetchedWithProgress() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        let library = try PHPhotoLibrary(url: fixture.url)
+        let photo = fixture.scratch.appendingPathComponent("IMG_1.JPG")
+        let movie = fixture.scratch.appendingPathComponent("IMG_1.MOV")
+        try TestMedia.writeJPEG(
+            to: photo, width: 400, height: 300, exif: TestEXIF(dateTimeOriginal: "2024:03:03 10:00:00", appleContentIdentifier: "LIVE-1"))
+        try TestMedia.writeMovie(to: movie, seconds: 0.5, keys: ["com.apple.quicktime.content.identifier": "LIVE-1"])
+        let report = try library.importItems(at: [photo, movie])
+        #expect(report.livePhotosPaired == 1)
+        try FileManager.default.removeItem(at: fixture.folder.appendingPathComponent("resources/cache"))
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: report.importedLocalIdentifiers, options: options).firstObject)
+        #expect(asset.mediaSubtypes.contains(.photoLive))
+
+        func request(network: Bool, progress: PHAssetImageProgressHandler? = nil) async -> (PHLivePhoto?, [AnyHashable: Any]) {
+            let request = PHLivePhotoRequestOptions()
+            request.deliveryMode = .highQualityFormat
+            request.isNetworkAccessAllowed = network
+            request.progressHandler = progress
+            nonisolated(unsafe) var result: (PHLivePhoto?, [AnyHashable: Any]) = (nil, [:])
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                PHImageManager().requestLivePhoto(for: asset, targetSize: CGSize(width: 100, height: 100), contentMode: .aspectFit, options: request)
+                {
+                    result = ($0, $1 ?? [:])
+                    continuation.resume()
+                }
+            }
+            return result
+        }
+        let (denied, deniedInfo) = await request(network: false)
+        #expect(denied == nil && deniedInfo[PHImageResultIsInCloudKey] as? Bool == true)
+        #expect((deniedInfo[PHImageErrorKey] as? PHPhotosError)?.code == .networkAccessRequired)
+
+        let fractions = Mutex<[Double]>([])
+        let reachedOne = DispatchSemaphore(value: 0)
+        let (live, info) = await request(network: true) { fraction, error, _, progressInfo in
+            #expect(error == nil && progressInfo?[PHImageResultRequestIDKey] != nil)
+            fractions.withLock { $0.append(fraction) }
+            if fraction >= 1 { reachedOne.signal() }
+        }
+        #expect(live?.size == CGSize(width: 100, height: 75), "\(info)")
+        let waited = try await blockingOffThePool { reachedOne.wait(timeout: .now() + 60) }
+        #expect(waited == .success, "the progress reaches 1")
+        let told = fractions.withLock { $0 }
+        #expect(told.first == 0 && told.last == 1 && told == told.sorted() && told.count >= 3, "\(told)")
+    }
+
     /// A movie that is not on this node: its poster frame is read by ranges (its index, its first samples), and no
     /// copy of the movie is made; the rotation comes from its stream as from a file.
     @Test func aPosterFrameOfAMovieInTheStoreIsReadByRanges() async throws {

@@ -301,8 +301,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             }
             return id
         }
-        let urls = resources.compactMap(\.fileURL)
-        guard asset.mediaSubtypes.contains(.photoLive), urls.count == 2 else {
+        guard asset.mediaSubtypes.contains(.photoLive), resources.count == 2 else {
             let info = Self.info(id, degraded: false, error: PHPhotosError(.requestNotSupportedForAsset))
             nonisolated(unsafe) let sendable = info
             delivery.async {
@@ -311,7 +310,33 @@ open class PHImageManager: NSObject, @unchecked Sendable {
             }
             return id
         }
+        // The still and the video are fetched (where they are not here) off the caller's thread, with one progress
+        // from 0 to 1 over both, weighted by their sizes.
+        let network = NetworkAccess(
+            allowed: options?.isNetworkAccessAllowed ?? false, handler: options?.progressHandler, requestID: id)
+        let files = zip(resources, ["the still", "the video"]).map { resource, what in
+            SourceFile(engine: engine, record: resource.record, what: "\(what) of the Live Photo \(asset.localIdentifier)")
+        }
+        let sizes = resources.map { Double(max(1, $0.fileSize)) }
         workers.addOperation { [self] in
+            var urls: [URL] = []
+            do {
+                for (index, file) in files.enumerated() {
+                    let start = sizes[..<index].reduce(0, +) / sizes.reduce(0, +)
+                    let share = sizes[index] / sizes.reduce(0, +)
+                    let progress = network.progress.map { told in { @Sendable (fraction: Double) in told(start + fraction * share) } }
+                    urls.append(try file.url(NetworkAccess(allowed: network.allowed, progress: progress)))
+                }
+            } catch {
+                var info = Self.info(id, degraded: false, error: error)
+                info[PHImageResultIsInCloudKey] = files.contains { !$0.isLocal }
+                nonisolated(unsafe) let sendable = info
+                delivery.async {
+                    defer { self.finish(id) }
+                    if !self.isCancelled(id) { handler(nil, sendable) }
+                }
+                return
+            }
             let outcome = PHLivePhoto.make(urls, targetSize: targetSize, contentMode: contentMode, asset: asset)
             delivery.async {
                 defer { self.finish(id) }
