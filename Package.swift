@@ -104,6 +104,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ], swiftSettings: strict),
         // UTType under Apple's module name (no dependency but Foundation).
         .target(name: "UniformTypeIdentifiers", swiftSettings: strict),

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// A client of one bucket of an S3-compatible object store (AWS S3, SeaweedFS, MinIO, Ceph RGW …), path-style
 /// (`endpoint/bucket/key`), every request signed with SigV4 and retried with backoff when the store is busy or the
@@ -159,16 +160,26 @@ public struct S3Client: Sendable {
                 let step = max(1, (total ?? 0) / 100)
                 var told: Int64 = -1
                 if let progress, !progress(0, total) { throw CancellationError() }
+                // Written a MiB at a time on NIO's blocking thread pool, never on the event loop that receives it.
+                var pending = Data()
+                func flush() async throws {
+                    guard !pending.isEmpty else { return }
+                    let bytes = pending
+                    pending = Data()
+                    try await NIOThreadPool.singleton.runIfActive { try handle.write(contentsOf: bytes) }
+                }
                 for try await buffer in response.body {
                     let piece = Data(buffer.readableBytesView)
                     hasher.update(data: piece)
-                    try handle.write(contentsOf: piece)
+                    pending.append(piece)
+                    if pending.count >= 1 << 20 { try await flush() }
                     size += Int64(buffer.readableBytes)
                     if let progress, size - told >= step || size == total {
                         told = size
                         if !progress(size, total) { throw CancellationError() }
                     }
                 }
+                try await flush()
                 if let sha256, SigV4Signer.hex(hasher.finalize()) != sha256 {
                     throw S3Error(status: 0, code: "BadDigest", message: "\(key) is not the bytes of SHA-256 \(sha256)")
                 }
@@ -233,7 +244,8 @@ public struct S3Client: Sendable {
     // MARK: Multipart
 
     /// Stores the file at `file` under `key` in parts of `partSize` bytes (at least 5 MiB, S3's smallest part but the
-    /// last), read one at a time: create, upload each part, complete. A failure aborts the upload, so that the
+    /// last), read one at a time (on NIO's blocking thread pool, never on the event loop that sends them: a disk that is
+    /// slow stalls no other request): create, upload each part, complete. A failure aborts the upload, so that the
     /// store keeps no parts. With `sha256`, the parts read are hashed on the way and the upload is completed only if
     /// they are those bytes (else aborted, ``S3Error`` `BadDigest`): each part is checked by the store as it is sent.
     public func putMultipart(key: String, file: URL, sha256: String? = nil, partSize: Int = 8 << 20) async throws {
@@ -247,7 +259,7 @@ public struct S3Client: Sendable {
             var etags: [String] = []
             var hasher = SHA256()
             while true {
-                let part = try handle.read(upToCount: partSize) ?? Data()
+                let part = try await NIOThreadPool.singleton.runIfActive { try handle.read(upToCount: partSize) ?? Data() }
                 if part.isEmpty, !etags.isEmpty { break }
                 hasher.update(data: part)
                 let response = try await send(

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NIOCore
+import NIOPosix
 import Synchronization
 import ObjectStorage
 
@@ -260,7 +261,8 @@ package struct S3BlobStore: BlobStore {
         do {
             if size <= partSize {
                 let body: Data
-                do { body = try Data(contentsOf: file) } catch {
+                // Read on NIO's blocking thread pool: this runs on an event loop of the store's requests.
+                do { body = try await NIOThreadPool.singleton.runIfActive { try Data(contentsOf: file) } } catch {
                     throw LibraryError.internalError("cannot read the staged file for \(key.path): \(error)")
                 }
                 _ = try await client.put(key: name, body: body, sha256: key.sha256, ifNoneMatch: true)
