@@ -79,10 +79,12 @@ package struct LibraryWebVideo: Sendable {
             throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the movie cannot be read: \(error)"])
         }
         if encoding?.playsInBrowsers ?? false { return .notNeeded }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openphotokit-web-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("web.mp4")
+        // Encoded into an area of this process in the library's files: a worker killed mid-way leaves it to the next
+        // writer's recovery, not in a temporary folder forever.
+        let area: ProcessFolder
+        do { area = try engine.makeUploadArea(label: "web-video") } catch { throw PHPhotosError(error) }
+        defer { area.remove() }
+        let output = area.url.appendingPathComponent("web.mp4")
         var exporter = MovieExporter(container: .mpeg4, video: .h264(long: Self.size.long, short: Self.size.short), optimizeForNetworkUse: true)
         exporter.audioAsAAC = !(encoding?.audioCodec.map { $0 == "aac" || $0 == "mp3" } ?? true)
         do { try exporter.export(file, to: output) } catch {

@@ -89,16 +89,22 @@ package struct FolderBlobStore: BlobStore {
         }
         guard derivativeFile(assetUUID: assetUUID, name: name) == nil else { return }
         do { try POSIXFiles.createDirectory(folder) } catch { throw .internalError("cannot create the folder of \(name): \(error)") }
-        // Moved (or copied, from another file system) beside its place, then linked there: link(2) refuses a name that
-        // is taken, so a rendering stored meanwhile by another worker stays, and a reader never sees part of one.
+        // Linked into its place: link(2) refuses a name that is taken, so a rendering stored meanwhile by another
+        // worker stays, and a reader never sees part of one. From another file system, copied beside it first.
+        // Durable before it has its name: a rendering cut short by a crash must not be served as whole.
+        let descriptor = Glibc.open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            if descriptor >= 0 { close(descriptor) }
+            throw .internalError("cannot keep the rendering \(name): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        let destination = folder.appendingPathComponent(name).path
+        if link(file.path, destination) == 0 || errno == EEXIST { return }
+        guard errno == EXDEV else { throw .internalError("cannot keep the rendering \(name): \(String(cString: strerror(errno)))") }
         let temporary = folder.appendingPathComponent(".\(UUID().uuidString).partial")
         defer { unlink(temporary.path) }
-        if rename(file.path, temporary.path) != 0 {
-            do { try FileManager.default.copyItem(at: file, to: temporary) } catch {
-                throw .internalError("cannot keep the rendering \(name): \(error)")
-            }
-        }
-        if link(temporary.path, folder.appendingPathComponent(name).path) != 0, errno != EEXIST {
+        do { try FileManager.default.copyItem(at: file, to: temporary) } catch { throw .internalError("cannot keep the rendering \(name): \(error)") }
+        if link(temporary.path, destination) != 0, errno != EEXIST {
             throw .internalError("cannot keep the rendering \(name): \(String(cString: strerror(errno)))")
         }
     }

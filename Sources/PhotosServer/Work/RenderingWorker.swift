@@ -141,13 +141,21 @@ public final class RenderingWorker: Sendable {
         options.photoLibrary = library
         options.includeHiddenAssets = true
         options.includeAllBurstAssets = true
-        return PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject
+        if let asset = PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject { return asset }
+        // In Recently Deleted: restored, it is shown again, with the renderings made now.
+        options.predicate = NSPredicate(format: "localIdentifier == %@", identifier)
+        let all = PHFetchOptions()
+        all.photoLibrary = library
+        guard
+            let trash = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted, options: all).firstObject
+        else { return nil }
+        return PHAsset.fetchAssets(in: trash, options: options).firstObject
     }
 
     /// The renderings of an asset, made through a new image manager (so that no earlier item's renderings
     /// shape them) that keeps them as the library's derivatives.
     func render(assetIdentifier: String) throws {
-        guard let asset = fetch(assetIdentifier) else { return }  // deleted or trashed meanwhile: nothing to show
+        guard let asset = fetch(assetIdentifier) else { return }  // deleted for good meanwhile: nothing to show
         let manager = PHCachingImageManager()
         for rendering in Self.renderings {
             _ = try ImageRoutes.render(

@@ -1,0 +1,93 @@
+import Foundation
+import OpenPhotos
+import PhotosTestHarness
+import PhotosTesting
+import Testing
+
+extension ReliabilityTests {
+    /// `photos worker` processes killed with SIGKILL at random instants while they encode movies' web renderings:
+    /// afterwards every item is done once the dead workers' leases run out, every rendering is whole (each frame
+    /// decodes), none is half-written under its name, and the areas the dead workers encoded in are swept by the next
+    /// writer.
+    @Suite("Reliability: workers killed at any instant")
+    struct WorkerKillTests {
+        @Test(.timeLimit(.minutes(5))) func killedWorkersLeaveEveryMovieRenderedWhole() async throws {
+            let workspace = try TestMedia.temporaryDirectory("worker-kills")
+            defer { try? FileManager.default.removeItem(at: workspace) }
+            let folder = workspace.appendingPathComponent("Library.photoslibrary")
+            let library = try PHPhotoLibrary(url: folder)
+            // An HEVC movie with PCM sound (an iPhone's, as far as browsers go), added twice before each worker starts, so
+            // that each has items to be killed in.
+            let source = workspace.appendingPathComponent("source.mov")
+            try TestMedia.writeMovie(to: source, width: 1280, height: 720, seconds: 2, audio: true, audioCodec: "pcm_s16le")
+            let movie = workspace.appendingPathComponent("IMG_0001.MOV")
+            try TestMedia.ffmpegRun([
+                "-i", source.path, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none", "-c:a", "copy", movie.path,
+            ])
+            let photos = ReliabilityTests.KillCampaignTests.executable
+            let log = workspace.appendingPathComponent("worker.log")
+            let rounds = 6
+            let (kills, created, status) = try await blockingOffThePool { () -> (Int, [String], [String: Int]) in
+                var random = SplitMix64(seed: 20_261_127)
+                var kills = 0
+                var created: [String] = []
+                // The first worker runs to its end: how long one takes on this machine, now, is what the others are
+                // killed within (at 10–95 % of it).
+                var duration = 0.0
+                for round in 0...rounds {
+                    try library.performChangesAndWait {
+                        for _ in 0..<2 {
+                            created.append(
+                                PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)!.placeholderForCreatedAsset!.localIdentifier)
+                        }
+                    }
+                    let worker = try ChildProcess(photos, ["worker", "--library", folder.path, "--drain", "--lease", "5"], standardError: log)
+                    guard round > 0 else {
+                        duration = worker.wait(samplingMemory: false).seconds
+                        continue
+                    }
+                    let fraction: Double = 0.1 + 0.85 * Double(random.next(below: 1000)) / 1000
+                    usleep(UInt32(duration * fraction * 1_000_000))
+                    worker.kill()
+                    if worker.wait(samplingMemory: false).wasSignalled { kills += 1 }
+                }
+                // A worker drains what is left, again until the items the killed workers held (their leases running out)
+                // are done too.
+                let deadline = Date().addingTimeInterval(120)
+                while true {
+                    let drained = try PhotosCommandLine.run(["worker", "--library", folder.path, "--drain", "--json"])
+                    guard drained.status == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: drained.stderr]) }
+                    let status = try PhotosCommandLine.run(["worker", "--library", folder.path, "--status", "--json"])
+                    let counts = try #require(try status.json() as? [String: Int], "\(status.stdout)")
+                    if counts["claimed"] == 0 || Date() > deadline { return (kills, created, counts) }
+                    usleep(500_000)
+                }
+            }
+            // Most workers were killed mid-way, not after they finished (else the test proves little).
+            #expect(kills >= rounds / 2, "\(kills) of \(rounds) workers killed before they finished")
+            #expect(status == ["queued": 0, "claimed": 0, "failed": 0])
+
+            // Every movie has one whole rendering: H.264 and AAC, every frame decodable.
+            let options = PHFetchOptions()
+            options.photoLibrary = library
+            let assets = PHAsset.fetchAssets(withLocalIdentifiers: created, options: options)
+            #expect(assets.count == 2 * (rounds + 1))
+            for index in 0..<assets.count {
+                let asset = assets.object(at: index)
+                let video = try #require(LibraryWebVideo(asset))
+                let file = try #require(video.rendering?.fileURL, "no rendering of \(asset.localIdentifier)")
+                let streams = try TestMedia.probeStreams(file, countFrames: true)
+                let picture = try #require(streams.first { $0.codec_type == "video" })
+                #expect(picture.codec_name == "h264" && picture.nb_read_frames == "60", "\(picture)")
+                #expect(streams.first { $0.codec_type == "audio" }?.codec_name == "aac")
+            }
+            // Nothing half-written under a name, nothing left of the dead workers' areas (the last writer swept them).
+            let resources = folder.appendingPathComponent("resources")
+            let files = (try? FileManager.default.subpathsOfDirectory(atPath: resources.path)) ?? []
+            let partial = files.filter { $0.hasSuffix(".partial") }
+            #expect(partial.isEmpty, "\(partial)")
+            let areas = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("private/uploads").path)) ?? []
+            #expect(areas.filter { $0.contains("web-video") }.isEmpty, "\(areas)")
+        }
+    }
+}
