@@ -21,11 +21,27 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw APIError.unauthorized("a bearer token is required (photos token create CLIENT)")
         }
         services.invalidateIfChanged()
-        guard let client = try services.client(forToken: token) else {
-            throw APIError.unauthorized("the token is unknown or was revoked")
+        // A token checked since the last commit is answered from memory; one that is not asks the database, off the
+        // event loop (a database that is slow or restarting must not stall the requests that need it not).
+        let client: String
+        if let cached = services.cachedClient(forToken: token) {
+            client = cached
+        } else {
+            let services = self.services
+            guard let found = try await offload({ try services.client(forToken: token) }) else {
+                throw APIError.unauthorized("the token is unknown or was revoked")
+            }
+            client = found
         }
         var context = context
-        context.session = ClientSession(identifier: client, library: try services.library(for: client))
+        let library: PHPhotoLibrary
+        if let open = services.openLibrary(for: client) {
+            library = open
+        } else {
+            let services = self.services
+            library = try await offload { try services.library(for: client) }
+        }
+        context.session = ClientSession(identifier: client, library: library)
         return try await next(request, context)
     }
 

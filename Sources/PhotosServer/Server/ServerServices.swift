@@ -80,6 +80,9 @@ final class ServerServices: Sendable {
     /// (the caller then leaves the request to the router).
     func cachedClient(forToken token: String) -> String? { tokens.withLock { $0[token] } }
 
+    /// The client's handle when it is open already (nil: ``library(for:)`` opens it, blocking).
+    func openLibrary(for client: String) -> PHPhotoLibrary? { clients.withLock { $0[client] } }
+
     /// The handle a client's requests act through (opened once per client, kept for the server's life).
     func library(for client: String) throws -> PHPhotoLibrary {
         if let open = clients.withLock({ $0[client] }) { return open }
