@@ -21,6 +21,15 @@ public enum TestMedia {
         try SampleMedia.writeMovie(to: url, width: width, height: height, seconds: seconds, rotation: rotation, audio: audio, audioCodec: audioCodec)
     }
 
+    /// Writes a short HEVC movie with PCM sound, as far as browsers go an iPhone's (none but Safari plays it): a test
+    /// pattern encoded with ffmpeg's libx265.
+    public static func writeHEVCMovie(to url: URL, width: Int, height: Int, seconds: Double) throws {
+        let source = url.deletingLastPathComponent().appendingPathComponent("h264-\(UUID().uuidString).mov")
+        defer { try? FileManager.default.removeItem(at: source) }
+        try SampleMedia.writeMovie(to: source, width: width, height: height, seconds: seconds, audio: true, audioCodec: "pcm_s16le")
+        try ffmpegRun(["-i", source.path, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none", "-c:a", "copy", url.path])
+    }
+
     /// A fresh temporary folder, removed by the caller.
     public static func temporaryDirectory(_ label: String = "OpenPhotoKit") throws -> URL { try SampleMedia.temporaryDirectory(label) }
 

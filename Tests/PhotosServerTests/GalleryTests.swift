@@ -47,6 +47,61 @@ struct GalleryTests {
         }
     }
 
+    /// An iPhone's HEVC movie, which Chromium cannot play: `photos serve`'s own worker makes its web rendering, and
+    /// the viewer plays that.
+    @Test func anHEVCMoviePlaysThroughItsWebRendering() async throws {
+        let fixture = try ServerFixture(name: "HEVCGallery")
+        defer { fixture.library.remove() }
+        let movie = fixture.library.scratch.appendingPathComponent("IMG_0002.MOV")
+        try TestMedia.writeHEVCMovie(to: movie, width: 640, height: 360, seconds: 2)
+        var created: String?
+        try fixture.library.library.performChangesAndWait {
+            created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
+        }
+        let id = try #require(created)
+        let token = try fixture.token("browser", .authorized)
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        // The server's worker was told of the commit at its start: the rendering comes without anyone asking.
+        try await eventually("the web rendering") { asset(id, fixture.library).flatMap(LibraryWebVideo.init)?.rendering != nil }
+
+        let browser = try await WebDriver()
+        do {
+            try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
+            try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+            try await browser.type(token, into: "#token")
+            try await browser.click("#sign-in button[type=submit]")
+            try await browser.wait(20, "the timeline", until: "return document.body.dataset.ready === 'true'")
+            // The movie itself does not play here (else this test would prove nothing).
+            try await browser.run(
+                """
+                const v = document.createElement('video'); v.id = 'original'; v.muted = true;
+                v.src = '/v1/assets/\(urlID(id))/resources/video'; document.body.append(v); v.play().catch(() => {});
+                """)
+            try await browser.wait(
+                20, "the HEVC movie to fail", until: "const v = document.querySelector('#original'); return !!v.error || v.currentTime > 0")
+            // An error, or the sound alone (Chromium plays the tracks it can): no picture.
+            let original =
+                try await browser.run(
+                    "const v = document.querySelector('#original'); return JSON.stringify({error: !!v.error, width: v.videoWidth})") as? String
+            #expect(original == #"{"error":true,"width":0}"# || original == #"{"error":false,"width":0}"#, "Chromium played HEVC: \(original ?? "")")
+            try await browser.run("document.querySelector('#original').remove()")
+            try await browser.click(".tile[data-key=\"\(urlID(id))\"]")
+            try await browser.run("const v = document.querySelector('#stage video'); if (v) { v.muted = true; v.play().catch(() => {}); }")
+            try await browser.wait(
+                20, "the web rendering to play",
+                until: "const v = document.querySelector('#stage video'); return !!v && !v.error && v.currentTime > 0 && v.videoWidth === 640")
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("11-hevc-movie.png"))
+            await browser.quit()
+        } catch {
+            try? await browser.screenshot(Self.screenshots.appendingPathComponent("failure-hevc.png"))
+            await browser.quit()
+            throw error
+        }
+    }
+
     /// An add-only token signed in to a blank page. It now gets a page that says what it can do (add, not see) with
     /// the upload control, and no library views; an empty library says what belongs there; no tile claims a grid
     /// role without rows (axe-core's critical finding).

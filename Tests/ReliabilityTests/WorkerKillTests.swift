@@ -18,12 +18,8 @@ extension ReliabilityTests {
             let library = try PHPhotoLibrary(url: folder)
             // An HEVC movie with PCM sound (an iPhone's, as far as browsers go), added twice before each worker starts, so
             // that each has items to be killed in.
-            let source = workspace.appendingPathComponent("source.mov")
-            try TestMedia.writeMovie(to: source, width: 1280, height: 720, seconds: 2, audio: true, audioCodec: "pcm_s16le")
             let movie = workspace.appendingPathComponent("IMG_0001.MOV")
-            try TestMedia.ffmpegRun([
-                "-i", source.path, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=none", "-c:a", "copy", movie.path,
-            ])
+            try TestMedia.writeHEVCMovie(to: movie, width: 1280, height: 720, seconds: 2)
             let photos = ReliabilityTests.KillCampaignTests.executable
             let log = workspace.appendingPathComponent("worker.log")
             let rounds = 6
@@ -31,10 +27,13 @@ extension ReliabilityTests {
                 var random = SplitMix64(seed: 20_261_127)
                 var kills = 0
                 var created: [String] = []
-                // The first worker runs to its end: how long one takes on this machine, now, is what the others are
-                // killed within (at 10–95 % of it).
-                var duration = 0.0
-                for round in 0...rounds {
+                // Each worker is killed once it is encoding (its area in the library's files appears), up to 0.4 s later:
+                // mid-encoding, between the encoding and the storing, or between the storing and the queue's update.
+                let uploads = folder.appendingPathComponent("private/uploads")
+                func encoding() -> Bool {
+                    ((try? FileManager.default.contentsOfDirectory(atPath: uploads.path)) ?? []).contains { $0.hasPrefix("web-video-") }
+                }
+                for _ in 0..<rounds {
                     try library.performChangesAndWait {
                         for _ in 0..<2 {
                             created.append(
@@ -42,12 +41,9 @@ extension ReliabilityTests {
                         }
                     }
                     let worker = try ChildProcess(photos, ["worker", "--library", folder.path, "--drain", "--lease", "5"], standardError: log)
-                    guard round > 0 else {
-                        duration = worker.wait(samplingMemory: false).seconds
-                        continue
-                    }
-                    let fraction: Double = 0.1 + 0.85 * Double(random.next(below: 1000)) / 1000
-                    usleep(UInt32(duration * fraction * 1_000_000))
+                    let started = Date()
+                    while !encoding(), Date().timeIntervalSince(started) < 30 { usleep(2_000) }
+                    usleep(UInt32(random.next(below: 400_000)))
                     worker.kill()
                     if worker.wait(samplingMemory: false).wasSignalled { kills += 1 }
                 }
@@ -63,15 +59,15 @@ extension ReliabilityTests {
                     usleep(500_000)
                 }
             }
-            // Most workers were killed mid-way, not after they finished (else the test proves little).
-            #expect(kills >= rounds / 2, "\(kills) of \(rounds) workers killed before they finished")
+            // The workers were killed mid-way, not after they finished (else the test proves little).
+            #expect(kills == rounds, "\(kills) of \(rounds) workers killed before they finished")
             #expect(status == ["queued": 0, "claimed": 0, "failed": 0])
 
             // Every movie has one whole rendering: H.264 and AAC, every frame decodable.
             let options = PHFetchOptions()
             options.photoLibrary = library
             let assets = PHAsset.fetchAssets(withLocalIdentifiers: created, options: options)
-            #expect(assets.count == 2 * (rounds + 1))
+            #expect(assets.count == 2 * rounds)
             for index in 0..<assets.count {
                 let asset = assets.object(at: index)
                 let video = try #require(LibraryWebVideo(asset))
