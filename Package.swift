@@ -37,6 +37,7 @@ let package = Package(
         // Reads HEIF files' structure in a process of its own before libheif reads them in the library's process
         // (libheif asserts on some damaged files): installed beside `photos` (see PhotoMedia's HEIFCheck).
         .executable(name: "openphotokit-heif-check", targets: ["openphotokit-heif-check"]),
+        .executable(name: "openphotokit-transcode", targets: ["openphotokit-transcode"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -69,10 +70,14 @@ let package = Package(
         // libavformat for Swift: probing and metadata, poster frames, the movie exporter.
         .target(
             name: "CAVFormatShims", dependencies: ["CAVFormat"],
-            linkerSettings: ["avformat", "avcodec", "avutil", "swscale", "swresample"].map { .linkedLibrary($0) }),
+            linkerSettings: ["avformat", "avcodec", "avutil", "swscale", "swresample", "m"].map { .linkedLibrary($0) }),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         // The HEIF check helper: C, linked against the system's libheif.
         .executableTarget(name: "openphotokit-heif-check", linkerSettings: [.linkedLibrary("heif")]),
+        // The kernel sandbox (bubblewrap) for programs OpenPhotoKit does not trust: editing extensions, the movie encoder.
+        .target(name: "KernelSandbox", dependencies: ["CProcessControl"], swiftSettings: strict),
+        // Encodes a movie's web rendering in a process of its own, in the kernel sandbox (libavcodec over untrusted bytes).
+        .executableTarget(name: "openphotokit-transcode", dependencies: ["CAVFormatShims"]),
         // Heap statistics for the benchmarks (glibc mallinfo2 returns a struct, which Swift cannot declare).
         .target(name: "CHeapStats"),
         // prctl (variadic in C) and posix_spawn's closefrom: the process controls of the extension host and helpers.
@@ -83,7 +88,9 @@ let package = Package(
         // Adapters: decoding and metadata.
         .target(
             name: "PhotoMedia",
-            dependencies: ["CVipsShims", "CAVFormatShims", "CExif", "CProcessControl", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CVipsShims", "CAVFormatShims", "CExif", "CProcessControl", "KernelSandbox", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The library itself: bundle, store, queries, transactions, access policy.
@@ -133,7 +140,7 @@ let package = Package(
         // that runs one extension process over an asset and commits its output.
         .target(
             name: "EditingExtensionHost",
-            dependencies: ["OpenPhotos", "PhotoEditingProtocol", "CProcessControl"],
+            dependencies: ["OpenPhotos", "PhotoEditingProtocol", "CProcessControl", "KernelSandbox"],
             swiftSettings: strict
         ),
         // `import Photos` on Linux: OpenPhotos under Apple's module name.
@@ -270,7 +277,7 @@ let package = Package(
         .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness"], swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["PhotosTesting", "PhotosTestHarness", "photos"],
+            dependencies: ["PhotosTesting", "PhotosTestHarness", "photos", "openphotokit-transcode"],
             swiftSettings: strict
         ),
         // An extension that misbehaves on request (crashes, hangs, garbage, files outside its folder …).
@@ -280,7 +287,8 @@ let package = Package(
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "PhotosServer", "OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness", "openphotokit-transcode",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the C shims' memory safety on real and generated movies (CAVFormatShims), images (CVipsShims) and DNGs
 # (CRaw) (part of the test command):
-#   1. Tests/CShimChecks/av_check.c built with AddressSanitizer + UndefinedBehaviorSanitizer (the shim's own code);
+#   1. Tests/CShimChecks/av_check.c built with AddressSanitizer + UndefinedBehaviorSanitizer (the shim's own code), and
+#      the openphotokit-transcode helper over the same movies;
 #   2. the same built plain and run under valgrind's memcheck, which also sees what the uninstrumented system libraries
 #      (libswscale's vector stores, decoders) write into buffers the shim gives them — the class of bug that corrupted
 #      the heap on a 568×320 iPhone video.
@@ -52,6 +53,25 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   "$work/av_check_asan" "$work/scratch" "${movies[@]}" --damaged "${damaged[@]}" >"$work/asan.log" 2>&1 \
   || { tail -40 "$work/asan.log" >&2; echo "check-c: AddressSanitizer run FAILED (log: $work/asan.log)" >&2; exit 1; }
 tail -1 "$work/asan.log" >&2
+
+echo "check-c: openphotokit-transcode (the web rendering helper) under AddressSanitizer + UBSan" >&2
+# shellcheck disable=SC2086
+cc "${flags[@]}" -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+  Sources/openphotokit-transcode/main.c Sources/CAVFormatShims/*.c -I Sources/CAVFormatShims/include -o "$work/transcode_asan" $libs -lm
+for movie in "$work"/media/* "${damaged[@]}"; do
+  out="$work/scratch/web-$(basename "$movie").mp4"
+  rm -f "$out"
+  status=0
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$work/transcode_asan" "$movie" "$out" 320 180 1 >"$work/transcode.log" 2>&1 || status=$?
+  # 0 (encoded) or 1 (refused, with an error line); anything else is the helper's own fault.
+  if [ "$status" -gt 1 ] || grep -q -E 'ERROR: AddressSanitizer|runtime error' "$work/transcode.log"; then
+    tail -40 "$work/transcode.log" >&2; echo "check-c: openphotokit-transcode FAILED on $movie" >&2; exit 1
+  fi
+  case "$movie" in "$work"/media/*) [ "$status" -eq 0 ] && [ -s "$out" ] \
+    || { cat "$work/transcode.log" >&2; echo "check-c: openphotokit-transcode did not encode $movie" >&2; exit 1; } ;; esac
+done
+echo "openphotokit-transcode: ${#damaged[@]} damaged inputs refused, $(ls "$work"/media | wc -l) movies encoded" >&2
 
 if [ "$quick" = no ]; then
   command -v valgrind >/dev/null || { echo "check-c: valgrind is missing (scripts/setup.sh installs it)" >&2; exit 1; }

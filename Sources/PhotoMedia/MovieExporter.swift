@@ -50,9 +50,6 @@ package struct MovieExporter: Sendable {
     package var audioGain: Double = 1
     /// Whether the source's audio is written.
     package var keepsAudio = true
-    /// Whether kept audio is re-encoded as AAC whatever its codec (what every browser plays; needs a re-encoding
-    /// `video`), rather than copied where the container holds it.
-    package var audioAsAAC = false
     /// The video's display matrix (libavutil's layout: a, b, u, c, d, v, tx, ty, w in 16.16 and 2.30 fixed point),
     /// written instead of the source's; nil keeps the source's.
     package var displayMatrix: [Int32]?
@@ -102,7 +99,7 @@ package struct MovieExporter: Sendable {
                                     return 1
                                 }
                                 return filter(rgba, Int(width), Int(height), Int(stride), seconds) ? 0 : 1
-                            }, pointer, range.start, range.end, audioGain, keepsAudio ? (audioAsAAC ? 2 : 1) : 0, matrix)
+                            }, pointer, range.start, range.end, audioGain, keepsAudio ? 1 : 0, matrix)
                 }
             }
         }

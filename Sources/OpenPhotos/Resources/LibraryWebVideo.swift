@@ -68,7 +68,9 @@ package struct LibraryWebVideo: Sendable {
 
     /// Makes and stores the rendering unless there is one or the movie plays in browsers as it is, blocking for as
     /// long as encoding the movie takes. The movie is read from a local copy (fetched where the library's files are
-    /// in object storage). A movie that cannot be decoded throws ``PHPhotosError/Code/invalidResource``.
+    /// in object storage) and encoded in a sandboxed process of its own (`WebVideoEncoder`): a movie that cannot be
+    /// decoded, or on which the encoder crashes or hangs, throws ``PHPhotosError/Code/invalidResource``; a host where
+    /// the encoder or its sandbox is missing, ``PHPhotosError/Code/internalError``.
     package func make() throws -> Outcome {
         guard rendering == nil else { return .alreadyStored }
         guard let file = source.fileURL else {
@@ -85,10 +87,11 @@ package struct LibraryWebVideo: Sendable {
         do { area = try engine.makeUploadArea(label: "web-video") } catch { throw PHPhotosError(error) }
         defer { area.remove() }
         let output = area.url.appendingPathComponent("web.mp4")
-        var exporter = MovieExporter(container: .mpeg4, video: .h264(long: Self.size.long, short: Self.size.short), optimizeForNetworkUse: true)
-        exporter.audioAsAAC = !(encoding?.audioCodec.map { $0 == "aac" || $0 == "mp3" } ?? true)
-        do { try exporter.export(file, to: output) } catch {
-            let code: PHPhotosError.Code = if case .unreadable = error { .invalidResource } else { .internalError }
+        let audioAsAAC = !(encoding?.audioCodec.map { $0 == "aac" || $0 == "mp3" } ?? true)
+        do {
+            try WebVideoEncoder.encode(file, to: output, long: Self.size.long, short: Self.size.short, audioAsAAC: audioAsAAC)
+        } catch {
+            let code: PHPhotosError.Code = if case .unavailable = error { .internalError } else { .invalidResource }
             throw PHPhotosError(code, userInfo: [NSLocalizedDescriptionKey: "the web rendering could not be made: \(error)"])
         }
         do { try engine.storeDerivativeFile(output, assetUUID: assetUUID, name: Self.name(of: source)) } catch { throw PHPhotosError(error) }
