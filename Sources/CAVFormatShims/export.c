@@ -3,6 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Whether exports favour speed over memory (the web rendering helper, a process of its own). */
+static int cav_throughput = 0;
+
+void cav_export_prefer_throughput(void) { cav_throughput = 1; }
+
 int cav_exit_code(void) { return AVERROR_EXIT; }
 
 int cav_not_supported_code(void) { return AVERROR(ENOTSUP); }
@@ -205,7 +210,7 @@ int cav_export_ex(const char *in_path, const char *out_path, const char *format_
         if (!dec) { err = AVERROR(ENOMEM); goto done; }
         if ((err = avcodec_parameters_to_context(dec, par)) < 0) goto done;
         dec->pkt_timebase = ist->time_base;
-        dec->thread_count = av_cpu_count() < 8 ? av_cpu_count() : 8; /* libavcodec's own choice is one more */
+        dec->thread_count = cav_throughput ? 0 : av_cpu_count() < 8 ? av_cpu_count() : 8; /* libavcodec's own choice is one more */
         if ((err = avcodec_open2(dec, decoder, NULL)) < 0) goto done;
         int width = par->width, height = par->height;
         if (max_long > 0 && max_short > 0 && width > 0 && height > 0) {
@@ -233,14 +238,15 @@ int cav_export_ex(const char *in_path, const char *out_path, const char *format_
         enc->colorspace = par->color_space;
         enc->color_range = AVCOL_RANGE_MPEG;
         /* One encoding thread a core, at most 8 (x264 would take 1.5 a core, each holding frames: memory grows with
-           the machine for little speed, and the caller's frame filter wants a core too). */
-        enc->thread_count = av_cpu_count() < 8 ? av_cpu_count() : 8;
+           the machine for little speed, and the caller's frame filter wants a core too) — unless the process exists
+           to encode (cav_export_prefer_throughput): then x264 threads as it likes. */
+        enc->thread_count = cav_throughput ? 0 : av_cpu_count() < 8 ? av_cpu_count() : 8;
         if (out->oformat->flags & AVFMT_GLOBALHEADER) enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
         av_dict_set(&enc_options, "preset", "veryfast", 0);
         av_dict_set_int(&enc_options, "crf", crf, 0);
         if (video_codec == 2) av_dict_set(&enc_options, "x265-params", "log-level=none", 0);
         /* No buffer of frames between x264's lookahead thread and its encoders: the same stream, 30 MB less at 1080p. */
-        else av_dict_set(&enc_options, "x264-params", "sync-lookahead=0", 0);
+        else if (!cav_throughput) av_dict_set(&enc_options, "x264-params", "sync-lookahead=0", 0);
         if ((err = avcodec_open2(enc, encoder, &enc_options)) < 0) goto done;
         if ((err = avcodec_parameters_from_context(ost->codecpar, enc)) < 0) goto done;
         if (video_codec == 2) ost->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');

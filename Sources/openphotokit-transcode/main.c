@@ -49,6 +49,7 @@ int main(int argc, char **argv) {
     setrlimit(RLIMIT_AS, &memory);
 #endif
     cav_quiet();
+    cav_export_prefer_throughput();
     int max_long = atoi(argv[3]), max_short = atoi(argv[4]), aac = atoi(argv[5]);
     if (max_long <= 0 || max_short <= 0 || max_long > 8192 || max_short > 8192) {
         printf("error the box is from 1 to 8192 pixels a side\n");
