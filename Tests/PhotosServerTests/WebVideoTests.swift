@@ -89,4 +89,24 @@ struct WebVideoTests {
             #expect(none.status.code == 422, "\(none.status)")
         }
     }
+
+    /// A real iPhone Live Photo (../shared/media): its paired video is HEVC, turned a quarter by its display matrix; the
+    /// rendering is H.264 within 1280 × 720, every frame kept, the same turn.
+    @Test(.enabled(if: TestMedia.sharedMediaFolder != nil)) func anIPhoneLivePhotosVideoGetsAWebRendering() async throws {
+        let folder = try #require(TestMedia.sharedMediaFolder).appendingPathComponent("livephoto")
+        let library = try TestLibrary(name: "LiveWebVideo")
+        defer { library.remove() }
+        let report = try library.library.importItems(at: [
+            folder.appendingPathComponent("IMG_4394.HEIC"), folder.appendingPathComponent("IMG_4394.mov"),
+        ])
+        #expect(report.livePhotosPaired == 1)
+        let worker = try RenderingWorker(libraryURL: library.url, identity: "test-worker", logger: Logger(label: "test"))
+        #expect(try await blockingOffThePool { try worker.drain() } == RenderingWorker.Report(done: 1, failed: 0, moot: 0))
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: report.importedLocalIdentifiers, options: library.options()).firstObject)
+        let rendering = try #require(LibraryWebVideo(asset)?.rendering?.fileURL)
+        let streams = try TestMedia.probeStreams(rendering, countFrames: true)
+        let video = try #require(streams.first { $0.codec_type == "video" })
+        #expect(video.codec_name == "h264" && video.width == 960 && video.height == 720 && video.nb_read_frames == "53", "\(video)")
+        #expect(video.rotation == -90)
+    }
 }
