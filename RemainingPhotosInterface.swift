@@ -36,7 +36,7 @@ let AVAssetExportPresetAppleM4A: String                 // audio-only export
 // content types), PHAdjustmentData (NSSecureCoding; its 1 MiB limit and non-empty data are checked at commit).
 extension PHContentEditingOutput: NSSecureCoding {}     // archiving an output (extensions hand them across processes)
 extension PHContentEditingInputRequestOptions {
-    var originalResourceChoice: PHOriginalResourceChoice { get set }   // iOS 27 beta (RAW + JPEG pairs)
+    var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // iOS 27 (RAW + JPEG pairs, §22)
 }
 // PHContentEditingController: done (issue 15) in the PhotosUI module, hosted as child processes (EditingSession).
 
@@ -45,3 +45,75 @@ extension PHContentEditingInputRequestOptions {
 // video's middle); the edited still carries no Apple maker note with the content identifier (the library keeps the
 // pair by its resources; the video keeps its identifier).
 
+
+// MARK: §22 iOS 26.1–27 (issue 26): none of it yet.
+extension PHAsset {
+    enum Rating: Int { case unset = 0, one, two, three, four, five }
+    var rating: PHAsset.Rating { get }                  // also a fetch key
+    var extendedMetadata: PHAssetExtendedMetadata? { get }   // lazy unless prefetchAssetExtendedMetadata
+    enum OriginalResourceChoice: Int { case compressed = 0, raw = 1 }
+    var originalResourceChoice: PHAsset.OriginalResourceChoice { get }
+}
+class PHAssetExtendedMetadata {
+    var caption: String? { get }
+    var keywords: [String] { get }
+    var originalFilename: String? { get }
+}
+extension PHFetchOptions {
+    var prefetchAssetExtendedMetadata: Bool { get set }
+}
+extension PHAssetChangeRequest {
+    var rating: PHAsset.Rating { get set }
+    var caption: String? { get set }
+    func addKeyword(_ keyword: String)
+    func removeKeyword(_ keyword: String)
+    func revertAssetContent(to choice: PHAsset.OriginalResourceChoice)
+    func setLivePhotoVideoPlaybackEnabled(_ enabled: Bool)
+}
+extension PHAssetCreationRequest {
+    var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // .photo + .alternatePhoto in one request
+}
+extension PHAssetEditOperation {
+    case setLivePhotoVideoPlaybackEnabled               // iOS 27.3
+}
+protocol PHPhotoLibraryPersistentChangesObserver: AnyObject {
+    func photoLibraryPersistentChangesDidUpdate(_ library: PHPhotoLibrary)
+}
+extension PHPhotoLibrary {
+    func register(_ observer: PHPhotoLibraryPersistentChangesObserver)
+    func unregisterPersistentChangesObserver(_ observer: PHPhotoLibraryPersistentChangesObserver)
+    func enableUploadJobExtension(with options: PHAssetResourceUploadJobOptions) throws
+    func disableUploadJobExtension() throws
+    var uploadJobExtensionOptions: PHAssetResourceUploadJobOptions? { get }
+}
+extension PHAssetResource {
+    var filename: String? { get }                       // originalFilename deprecated from 27.0
+    class func assetResource(forUploadJob job: PHAssetResourceUploadJob) -> PHAssetResource?
+}
+extension PHCollectionListSubtype {
+    case rootFolder = 101                               // the one root of user collections
+}
+class PHAssetResourceUploadJob: PHObject {
+    enum State: Int { case registered, pending, succeeded, failed, cancelled /* 26.4 */ }   // raw values: Apple's header
+    enum Action: Int { case process, acknowledge, retry }
+    var destination: URLRequest { get }
+    var state: PHAssetResourceUploadJob.State { get }
+    var type: /* the job's own type enum, see Apple's page */ Int { get }
+    var error: Error? { get }
+    var responseHeaderFields: [String: String]? { get }  // 26.4
+    class var jobLimit: Int { get }
+    class func fetchJobs(action: PHAssetResourceUploadJob.Action, options: PHFetchOptions?) -> PHFetchResult<PHAssetResourceUploadJob>
+}
+class PHAssetResourceUploadJobChangeRequest: PHChangeRequest {
+    class func creationRequestForJob(destination: URLRequest, resource: PHAssetResource) -> PHAssetResourceUploadJobChangeRequest?
+    var placeholderForCreatedAssetResourceUploadJob: PHObjectPlaceholder? { get }
+    func acknowledge()
+    func retry(destination: URLRequest?)
+    func cancel()
+}
+protocol PHBackgroundResourceUploadJobExtension {
+    func processJobs() async -> PHBackgroundResourceUploadProcessingResult
+    func willTerminate()
+}
+// Behaviour, not API: PHAssetResourceType keeps raw values it does not know (a resource of an unknown type is
+// reported as .photo today); cloudIdentifierMappings / localIdentifierMappings answer identifierNotFound for all.
