@@ -18,8 +18,8 @@ import Synchronization
 /// checked one at a time, a few milliseconds each), and a verdict is kept for the file's identity (device, inode, size,
 /// modification and change times), so a file read many times is checked once.
 ///
-/// The helper is found beside the running program (where `swift build` puts it, and where a package installs `photos`),
-/// then in `$OPENPHOTOKIT_HEIF_CHECK` or on `PATH`. Without it, HEIF files are refused with a message naming it: the
+/// The helper is found as ``HelperProgram`` finds helpers (`$OPENPHOTOKIT_HEIF_CHECK`, beside the running program, on
+/// `PATH`). Without it, HEIF files are refused with a message naming it: the
 /// check is never skipped.
 package enum HEIFCheck {
     /// The helper's program name.
@@ -48,20 +48,7 @@ package enum HEIFCheck {
     }
 
     /// Where the helper is, or nil.
-    package static let helperPath: String? = {
-        var candidates: [String] = []
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append((executable as NSString).deletingLastPathComponent + "/" + helperName)
-        }
-        if let explicit = ProcessInfo.processInfo.environment["OPENPHOTOKIT_HEIF_CHECK"], !explicit.isEmpty {
-            candidates.append(explicit)
-        }
-        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            candidates.append("\(folder)/\(helperName)")
-        }
-        candidates += ["/usr/libexec/openphotokit/\(helperName)", "/usr/local/libexec/openphotokit/\(helperName)"]
-        return candidates.first { access($0, X_OK) == 0 }
-    }()
+    package static let helperPath: String? = HelperProgram.path(named: helperName, environmentVariable: "OPENPHOTOKIT_HEIF_CHECK")
 
     /// How many times the helper has been started in this process, and how many times one failed (crashed, hung, or
     /// went away while idle): a helper is started only to replace one that failed, never per file (tests compare them).

@@ -12,8 +12,8 @@ import KernelSandbox
 /// a crash, a hang or an exploit of theirs must not end the process that holds the library (`photos serve` runs the
 /// worker in its own process) nor reach the library. The helper sees the movie read-only and the one folder it writes
 /// in; it has no network and dies with its host. A helper that crashes or makes no progress for ``stallTimeout`` is
-/// killed and the movie reported as not encodable. The helper is found beside the running program (where `swift
-/// build` puts it, and where a package installs `photos`), then in `$OPENPHOTOKIT_TRANSCODE` or on `PATH`.
+/// killed and the movie reported as not encodable. The helper is found as ``HelperProgram`` finds helpers
+/// (`$OPENPHOTOKIT_TRANSCODE`, beside the running program, on `PATH`).
 package enum WebVideoEncoder {
     /// The helper's program name.
     package static let helperName = "openphotokit-transcode"
@@ -39,18 +39,7 @@ package enum WebVideoEncoder {
     }
 
     /// Where the helper is, or nil.
-    package static let helperPath: String? = {
-        var candidates: [String] = []
-        if let explicit = ProcessInfo.processInfo.environment["OPENPHOTOKIT_TRANSCODE"], !explicit.isEmpty { candidates.append(explicit) }
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append((executable as NSString).deletingLastPathComponent + "/" + helperName)
-        }
-        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            candidates.append("\(folder)/\(helperName)")
-        }
-        candidates += ["/usr/libexec/openphotokit/\(helperName)", "/usr/local/libexec/openphotokit/\(helperName)"]
-        return candidates.first { access($0, X_OK) == 0 }
-    }()
+    package static let helperPath: String? = HelperProgram.path(named: helperName, environmentVariable: "OPENPHOTOKIT_TRANSCODE")
 
     /// Encodes `source` into `output` (a new file in a folder of the caller's that holds nothing else: the helper may
     /// write there), fitting `long` × `short`, the sound as AAC when `audioAsAAC` (else copied where MPEG-4 holds it),

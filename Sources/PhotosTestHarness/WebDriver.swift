@@ -74,6 +74,13 @@ public final class WebDriver: @unchecked Sendable {
     }
 
     /// Types text into the first element matching a selector (a file input takes a path).
+    /// Signs in to the gallery open in the browser: waits for its sign-in form, types `token`, submits.
+    public func signIn(token: String) async throws {
+        try await wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
+        try await type(token, into: "#token")
+        try await click("#sign-in button[type=submit]")
+    }
+
     public func type(_ text: String, into selector: String) async throws {
         _ = try await call("POST", "/session/\(session)/element/\(try await element(selector))/value", ["text": text])
     }

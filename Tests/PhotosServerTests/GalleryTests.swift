@@ -70,9 +70,7 @@ struct GalleryTests {
         let browser = try await WebDriver()
         do {
             try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
-            try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
-            try await browser.type(token, into: "#token")
-            try await browser.click("#sign-in button[type=submit]")
+            try await browser.signIn(token: token)
             try await browser.wait(20, "the timeline", until: "return document.body.dataset.ready === 'true'")
             // The movie itself does not play here (else this test would prove nothing).
             try await browser.run(
@@ -118,9 +116,7 @@ struct GalleryTests {
             let browser = try await WebDriver(width: 1000, height: 700)
             do {
                 try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
-                try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
-                try await browser.type(token, into: "#token")
-                try await browser.click("#sign-in button[type=submit]")
+                try await browser.signIn(token: token)
                 try await browser.wait(20, "the page", until: "return document.body.dataset.ready === 'true'")
                 let text =
                     try await browser.run("return document.querySelector('#empty').hidden ? '' : document.querySelector('#empty').textContent")
@@ -160,9 +156,7 @@ struct GalleryTests {
         let browser = try await WebDriver(width: 1280, height: 900)
         do {
             try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
-            try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
-            try await browser.type(token, into: "#token")
-            try await browser.click("#sign-in button[type=submit]")
+            try await browser.signIn(token: token)
             try await browser.wait(
                 20, "the timeline", until: "return document.body.dataset.ready === 'true' && !document.querySelector('#year').hidden")
             // Several day labels side by side: the first row holds more than one day.
@@ -340,9 +334,7 @@ struct GalleryTests {
         let next = ids.last!
         // Sign in.
         try await browser.open(url)
-        try await browser.wait(10, "the sign-in form", until: "return !document.querySelector('#sign-in').hidden")
-        try await browser.type(token, into: "#token")
-        try await browser.click("#sign-in button[type=submit]")
+        try await browser.signIn(token: token)
         try await browser.wait(20, "the timeline", until: "return document.body.dataset.ready === 'true' && document.body.dataset.feed === 'open'")
         try await browser.wait(
             10, "thumbnails", until: "return [...document.querySelectorAll('.tile img')].some(i => i.complete && i.naturalWidth > 0)")

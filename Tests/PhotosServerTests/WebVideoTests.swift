@@ -109,4 +109,25 @@ struct WebVideoTests {
         #expect(video.codec_name == "h264" && video.width == 960 && video.height == 720 && video.nb_read_frames == "53", "\(video)")
         #expect(video.rotation == -90)
     }
+
+    /// A movie moved to Recently Deleted before the worker came to it still gets its rendering (restored, it plays).
+    @Test func aTrashedMovieIsRenderedToo() async throws {
+        let library = try TestLibrary(name: "TrashedWebVideo")
+        defer { library.remove() }
+        let movie = library.scratch.appendingPathComponent("IMG_0003.MOV")
+        try TestMedia.writeHEVCMovie(to: movie, width: 320, height: 240, seconds: 1)
+        var created: String?
+        try library.library.performChangesAndWait {
+            created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
+        }
+        let id = try #require(created)
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).firstObject)
+        try library.library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([asset] as NSArray) }
+        #expect(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: library.options()).count == 0)
+        let worker = try RenderingWorker(libraryURL: library.url, identity: "test-worker", logger: Logger(label: "test"))
+        #expect(try await blockingOffThePool { try worker.drain() } == RenderingWorker.Report(done: 1, failed: 0, moot: 0))
+        let album = library.options()
+        let trashed = try #require(RecentlyDeleted.asset(id, options: library.options(), albumOptions: album))
+        #expect(LibraryWebVideo(trashed)?.rendering != nil)
+    }
 }

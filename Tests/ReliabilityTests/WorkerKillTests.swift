@@ -11,26 +11,55 @@ extension ReliabilityTests {
     /// writer.
     @Suite("Reliability: workers killed at any instant")
     struct WorkerKillTests {
+        /// A library folder in a new workspace holding one small HEVC movie (which needs a web rendering).
+        struct MovieLibrary {
+            let workspace: URL
+            let folder: URL
+            let library: PHPhotoLibrary
+            let identifier: String
+
+            init(_ label: String) throws {
+                workspace = try TestMedia.temporaryDirectory(label)
+                folder = workspace.appendingPathComponent("Library.photoslibrary")
+                library = try PHPhotoLibrary(url: folder)
+                let movie = workspace.appendingPathComponent("IMG_0001.MOV")
+                try TestMedia.writeHEVCMovie(to: movie, width: 320, height: 240, seconds: 1)
+                var created: String?
+                try library.performChangesAndWait {
+                    created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
+                }
+                identifier = try #require(created)
+            }
+
+            /// A stand-in for the encoder helper: a shell script, executable, under the workspace.
+            func standInEncoder(_ script: String) throws -> URL {
+                let tools = workspace.appendingPathComponent("tools")
+                try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+                let program = tools.appendingPathComponent("openphotokit-transcode")
+                try script.write(to: program, atomically: true, encoding: .utf8)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
+                return program
+            }
+
+            /// `photos worker --drain --json` with the encoder `helper`.
+            func drain(encoder helper: URL) async throws -> PhotosCommandLine.Run {
+                let folder = self.folder
+                return try await blockingOffThePool {
+                    try PhotosCommandLine.run(
+                        ["worker", "--library", folder.path, "--drain", "--json"], environment: ["OPENPHOTOKIT_TRANSCODE": helper.path])
+                }
+            }
+
+            func remove() { try? FileManager.default.removeItem(at: workspace) }
+        }
+
         /// The encoder runs in a sandboxed process of its own: one that crashes on a movie (here a stand-in that kills
         /// itself with SIGSEGV) fails that item — kept to be tried again — and the worker goes on and exits normally.
         @Test func anEncoderThatCrashesFailsTheItemNotTheWorker() async throws {
-            let workspace = try TestMedia.temporaryDirectory("crashing-encoder")
-            defer { try? FileManager.default.removeItem(at: workspace) }
-            let folder = workspace.appendingPathComponent("Library.photoslibrary")
-            let library = try PHPhotoLibrary(url: folder)
-            let movie = workspace.appendingPathComponent("IMG_0001.MOV")
-            try TestMedia.writeHEVCMovie(to: movie, width: 320, height: 240, seconds: 1)
-            try library.performChangesAndWait { _ = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie) }
-            let tools = workspace.appendingPathComponent("tools")
-            try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
-            let crashing = tools.appendingPathComponent("openphotokit-transcode")
-            try "#!/bin/sh\nkill -SEGV $$\n".write(to: crashing, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: crashing.path)
-
-            let drained = try await blockingOffThePool {
-                try PhotosCommandLine.run(
-                    ["worker", "--library", folder.path, "--drain", "--json"], environment: ["OPENPHOTOKIT_TRANSCODE": crashing.path])
-            }
+            let fixture = try MovieLibrary("crashing-encoder")
+            defer { fixture.remove() }
+            let folder = fixture.folder
+            let drained = try await fixture.drain(encoder: try fixture.standInEncoder("#!/bin/sh\nkill -SEGV $$\n"))
             // Exit status 1 (an item failed), not a signal: the worker lived.
             #expect(drained.status == 1, "\(drained.stderr)")
             #expect(try drained.json() as? [String: Int] == ["done": 0, "failed": 1, "moot": 0], "\(drained.stdout)")
@@ -42,40 +71,25 @@ extension ReliabilityTests {
         /// The encoder's world holds the movie (read-only) and its output folder, not the library: a stand-in encoder
         /// writes what it can see as its "rendering", which the test reads back.
         @Test func theEncoderSeesTheMovieAndNotTheLibrary() async throws {
-            let workspace = try TestMedia.temporaryDirectory("sandboxed-encoder")
-            defer { try? FileManager.default.removeItem(at: workspace) }
-            let folder = workspace.appendingPathComponent("Library.photoslibrary")
-            let library = try PHPhotoLibrary(url: folder)
-            let movie = workspace.appendingPathComponent("IMG_0001.MOV")
-            try TestMedia.writeHEVCMovie(to: movie, width: 320, height: 240, seconds: 1)
-            var created: String?
-            try library.performChangesAndWait {
-                created = PHAssetChangeRequest.creationRequestForAssetFromVideo(atFileURL: movie)?.placeholderForCreatedAsset?.localIdentifier
-            }
-            let tools = workspace.appendingPathComponent("tools")
-            try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
-            let spy = tools.appendingPathComponent("openphotokit-transcode")
+            let fixture = try MovieLibrary("sandboxed-encoder")
+            defer { fixture.remove() }
+            let (workspace, folder) = (fixture.workspace, fixture.folder)
             let database = try #require(
                 try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasSuffix(".sqlite") || $0 == "database" })
-            try """
-            #!/bin/sh
-            { [ -r "$1" ] && echo movie=readable || echo movie=hidden
-              [ -e '\(folder.path)/\(database)' ] && echo library=visible || echo library=hidden
-              echo test > "$1" 2>/dev/null && echo movie=writable || echo movie=read-only
-              [ -e '\(workspace.path)/IMG_0001.MOV' ] && echo workspace=visible || echo workspace=hidden
-            } > "$2"
-            """.write(to: spy, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: spy.path)
-
-            let drained = try await blockingOffThePool {
-                try PhotosCommandLine.run(
-                    ["worker", "--library", folder.path, "--drain", "--json"], environment: ["OPENPHOTOKIT_TRANSCODE": spy.path])
-            }
+            let spy = try fixture.standInEncoder(
+                """
+                #!/bin/sh
+                { [ -r "$1" ] && echo movie=readable || echo movie=hidden
+                  [ -e '\(folder.path)/\(database)' ] && echo library=visible || echo library=hidden
+                  echo test > "$1" 2>/dev/null && echo movie=writable || echo movie=read-only
+                  [ -e '\(workspace.path)/IMG_0001.MOV' ] && echo workspace=visible || echo workspace=hidden
+                } > "$2"
+                """)
+            let drained = try await fixture.drain(encoder: spy)
             #expect(drained.status == 0, "\(drained.stderr)")
             let options = PHFetchOptions()
-            options.photoLibrary = library
-            let identifier = try #require(created)
-            let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject)
+            options.photoLibrary = fixture.library
+            let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [fixture.identifier], options: options).firstObject)
             let rendering = try #require(LibraryWebVideo(asset)?.rendering?.fileURL)
             let seen = try String(contentsOf: rendering, encoding: .utf8)
             #expect(seen == "movie=readable\nlibrary=hidden\nmovie=read-only\nworkspace=hidden\n")

@@ -450,7 +450,6 @@ function closeViewer() {
   document.querySelector(`.tile[data-key="${asset?.id}"]`)?.focus();
 }
 
-function resourceURL(asset, type) { return `/v1/assets/${asset.id}/resources/${type}`; }
 // The movie a browser plays: the asset's own, or its web rendering where browsers cannot play that (HEVC).
 function videoURL(asset) { return `/v1/assets/${asset.id}/video`; }
 

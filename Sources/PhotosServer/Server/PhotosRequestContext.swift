@@ -85,12 +85,7 @@ struct ClientSession: Sendable {
     func trashedAsset(_ identifier: String) -> PHAsset? {
         let options = fetchOptions()
         options.includeHiddenAssets = true
-        options.predicate = NSPredicate(format: "localIdentifier == %@", identifier)
-        guard
-            let trash = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted, options: fetchOptions())
-                .firstObject
-        else { return nil }
-        return PHAsset.fetchAssets(in: trash, options: options).firstObject
+        return RecentlyDeleted.asset(identifier, options: options, albumOptions: fetchOptions())
     }
 }
 

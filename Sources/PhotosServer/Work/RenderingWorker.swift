@@ -143,13 +143,9 @@ public final class RenderingWorker: Sendable {
         options.includeAllBurstAssets = true
         if let asset = PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: options).firstObject { return asset }
         // In Recently Deleted: restored, it is shown again, with the renderings made now.
-        options.predicate = NSPredicate(format: "localIdentifier == %@", identifier)
-        let all = PHFetchOptions()
-        all.photoLibrary = library
-        guard
-            let trash = PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumRecentlyDeleted, options: all).firstObject
-        else { return nil }
-        return PHAsset.fetchAssets(in: trash, options: options).firstObject
+        let album = PHFetchOptions()
+        album.photoLibrary = library
+        return RecentlyDeleted.asset(identifier, options: options, albumOptions: album)
     }
 
     /// The renderings of an asset, made through a new image manager (so that no earlier item's renderings
