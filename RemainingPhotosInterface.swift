@@ -46,35 +46,18 @@ extension PHContentEditingInputRequestOptions {
 // pair by its resources; the video keeps its identifier).
 
 
-// MARK: §22 iOS 26.1–27 (issue 26): none of it yet.
+// MARK: §22 iOS 26.1–27 (issue 26). Done: ratings, captions, keywords (PHAsset.Rating, rating, extendedMetadata,
+// PHAssetExtendedMetadata, prefetchAssetExtendedMetadata, the change request's rating, caption, addKeyword,
+// removeKeyword), the Live Photo video toggle (setLivePhotoVideoPlaybackEnabled, PHAssetEditOperation case).
 extension PHAsset {
-    enum Rating: Int { case unset = 0, one, two, three, four, five }
-    var rating: PHAsset.Rating { get }                  // also a fetch key
-    var extendedMetadata: PHAssetExtendedMetadata? { get }   // lazy unless prefetchAssetExtendedMetadata
     enum OriginalResourceChoice: Int { case compressed = 0, raw = 1 }
     var originalResourceChoice: PHAsset.OriginalResourceChoice { get }
 }
-class PHAssetExtendedMetadata {
-    var caption: String? { get }
-    var keywords: [String] { get }
-    var originalFilename: String? { get }
-}
-extension PHFetchOptions {
-    var prefetchAssetExtendedMetadata: Bool { get set }
-}
 extension PHAssetChangeRequest {
-    var rating: PHAsset.Rating { get set }
-    var caption: String? { get set }
-    func addKeyword(_ keyword: String)
-    func removeKeyword(_ keyword: String)
     func revertAssetContent(to choice: PHAsset.OriginalResourceChoice)
-    func setLivePhotoVideoPlaybackEnabled(_ enabled: Bool)
 }
 extension PHAssetCreationRequest {
     var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // .photo + .alternatePhoto in one request
-}
-extension PHAssetEditOperation {
-    case setLivePhotoVideoPlaybackEnabled               // iOS 27.3
 }
 protocol PHPhotoLibraryPersistentChangesObserver: AnyObject {
     func photoLibraryPersistentChangesDidUpdate(_ library: PHPhotoLibrary)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers of untrusted input with libFuzzer: the NSPredicate parser and compiler, each metadata
-# reader (EXIF, Apple MakerNote, XMP dates, PNG chunks, QuickTime boxes, format sniffing), and HEIF files through the
+# reader (EXIF, Apple MakerNote, XMP, IPTC, PNG chunks, QuickTime boxes, format sniffing), and HEIF files through the
 # HEIF check helper and the probe (a libheif abort must end the helper, never photos-fuzz), and movies through the
 # poster-frame and export paths of the C shim.
 #
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp png quicktime sniff heif movie raw)
+[ ${#targets[@]} -gt 0 ] || targets=(predicate exif makernote xmp iptc png quicktime sniff heif movie raw)
 
 echo "fuzz: building photos-fuzz with libFuzzer and AddressSanitizer (.build-fuzz)" >&2
 # The toolchain's lld links it: gold stops with an internal error on the sanitizer runtime.

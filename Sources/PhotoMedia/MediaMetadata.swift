@@ -45,6 +45,12 @@ package struct MediaMetadata: Sendable, Equatable {
     package var hasDepthData = false
     /// Frames per second of a video, to tell high-frame-rate video (≥ 100) apart.
     package var videoFrameRate: Double?
+    /// Stars (1–5) the file's XMP or EXIF Rating gives; nil when unrated or rejected.
+    package var rating: Int?
+    /// The file's caption (XMP `dc:description`, else IPTC Caption-Abstract).
+    package var caption: String?
+    /// The file's keywords (XMP `dc:subject`, then IPTC Keywords it lacks), in order, without repeats.
+    package var keywords: [String] = []
 
     package init() {}
 }

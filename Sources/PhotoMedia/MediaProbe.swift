@@ -197,6 +197,9 @@ package struct MediaProbe: Sendable {
             metadata.timeZoneOffset = date.parsed.offset
             metadata.creationDateSource = date.source
         }
+        var iptcLength = 0
+        let iptc = cvips_blob(image, "iptc-data", &iptcLength).map { UnsafeRawBufferPointer(start: $0, count: iptcLength) }
+        DescriptiveMetadata.read(xmp: xmp, iptc: iptc, into: &metadata)
         let swaps = !upright && (5...8).contains(orientation)
         let frames = Int(cvips_n_pages(image))
         if upright, HEIFRuntime.readsCurrentIPhoneHEIC || format != .heic {

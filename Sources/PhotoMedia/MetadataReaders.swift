@@ -41,6 +41,8 @@ package enum EXIFReader {
         metadata.software = string(ifd0, 0x0131)
         metadata.lensModel = string(exifIFD, 0xA434)
         metadata.customRendered = number(exifIFD, 0xA401).map { Int($0) }
+        // Windows' Rating tag (IFD0 0x4746, 0–5); an XMP rating, read later, wins.
+        metadata.rating = number(ifd0, 0x4746).map { Int($0) }.flatMap { (1...5).contains($0) ? $0 : nil }
         if let comment = entry(exifIFD, 0x9286), let raw = comment.pointee.data, comment.pointee.size > 8, comment.pointee.size < 4096 {
             // An 8-byte character-code prefix ("ASCII\0\0\0"), then the text.
             let text = String(decoding: UnsafeBufferPointer(start: raw + 8, count: Int(comment.pointee.size) - 8).prefix { $0 != 0 }, as: UTF8.self)

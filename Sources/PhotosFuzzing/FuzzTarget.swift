@@ -13,8 +13,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case exif
     /// An Apple MakerNote alone.
     case makernote
-    /// An XMP packet's dates.
+    /// An XMP packet's dates, rating, caption and keywords.
     case xmp
+    /// Photoshop image resources with IPTC-IIM (a JPEG's APP13: caption and keywords).
+    case iptc
     /// A PNG's chunk walk (the trailing eXIf reader).
     case png
     /// A QuickTime/MP4 box walk (the 3GPP `udta/date` reader).
@@ -52,7 +54,13 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             var metadata = MediaMetadata()
             AppleMakerNote.read(input, into: &metadata)
         case .xmp:
-            _ = XMPReader.date(String(decoding: input, as: UTF8.self))
+            let packet = String(decoding: input, as: UTF8.self)
+            _ = XMPReader.date(packet)
+            var metadata = MediaMetadata()
+            DescriptiveMetadata.read(xmp: packet, iptc: nil, into: &metadata)
+        case .iptc:
+            var metadata = MediaMetadata()
+            DescriptiveMetadata.read(xmp: nil, iptc: input, into: &metadata)
         case .png:
             withScratchFile(input) { _ = PNGChunks.trailingEXIF($0) }
         case .quicktime:

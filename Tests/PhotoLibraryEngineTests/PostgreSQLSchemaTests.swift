@@ -73,7 +73,11 @@ struct PostgreSQLSchemaTests {
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM library_info WHERE key = 'uuid'") ?? 0
             )
         }
-        #expect(migrations == ["v1", "v2-change-journal", "v3-media-metadata", "v4-content-editing", "v5-access-tokens", "v6-background-work"])
+        #expect(
+            migrations == [
+                "v1", "v2-change-journal", "v3-media-metadata", "v4-content-editing", "v5-access-tokens", "v6-background-work",
+                "v7-extended-metadata",
+            ])
         #expect(smartAlbums == SmartAlbums.all.count)
         #expect(uuids == 1)
     }

@@ -169,6 +169,22 @@ struct ServerAPITests {
 
             // The single-asset shortcuts.
             #expect(try await client.call("/v1/assets/\(b)", .patch, token: token, json: ["isFavorite": true]).json["isFavorite"] as? Bool == true)
+            // iOS 27's metadata: rating, caption, keywords added and removed; in every page of a list too.
+            let described = try await client.call(
+                "/v1/assets/\(b)", .patch, token: token,
+                json: ["rating": 4, "caption": "Trip — day 1", "addKeywords": ["sea", "Sea", "sea"], "removeKeywords": ["none"]])
+            #expect(described.json["rating"] as? Int == 4 && described.json["caption"] as? String == "Trip — day 1")
+            #expect(described.json["keywords"] as? [String] == ["sea", "Sea"])
+            let cleared = try await client.call(
+                "/v1/assets/\(b)", .patch, token: token, json: ["caption": NSNull(), "removeKeywords": ["Sea"], "rating": 0])
+            #expect(cleared.json["caption"] == nil && cleared.json["keywords"] as? [String] == ["sea"] && cleared.json["rating"] as? Int == 0)
+            let listed = try await client.call("/v1/assets?predicate=rating%20%3D%3D%200&includeHidden=true", token: token)
+            let rows = try #require(listed.json["assets"] as? [[String: Any]])
+            #expect(rows.first { $0["id"] as? String == b }?["keywords"] as? [String] == ["sea"])
+            for bad: [String: Any] in [["rating": 6], ["rating": true], ["rating": 2.5], ["caption": 3], ["addKeywords": "sea"]] {
+                #expect(try await client.call("/v1/assets/\(b)", .patch, token: token, json: bad).status == .badRequest, "\(bad)")
+            }
+            #expect(try await client.call("/v1/assets/\(b)", .patch, token: token, json: ["addKeywords": [" "]]).status.code == 422)
             #expect(try await client.call("/v1/assets/\(b)", .delete, token: token).status == .noContent)
             #expect(try await client.call("/v1/assets/\(b)", token: token).json["trashedDate"] != nil)
             let recovered = try await client.call("/v1/assets/\(b)/recover", .post, token: token)

@@ -20,12 +20,18 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
     private var reverts = false
     /// Whether the asset's content may be edited (`canPerform(.content)`); creation requests may.
     private let canEditContent: Bool
+    /// The asset's rating when the request was made (what ``rating`` reads until it is set).
+    private let baseRating: PHAsset.Rating
+    /// The asset being changed (nil for creation requests): its caption is read only when ``caption`` is.
+    private let baseAsset: PHAsset?
 
     /// Creates a creation request (used by the factory methods; not for direct use).
     public required init(_creatingAssetWithIdentifier identifier: String) {
         self.targetIdentifier = nil
         self.creationIdentifier = identifier
         self.canEditContent = true
+        self.baseRating = .unset
+        self.baseAsset = nil
         super.init()
     }
 
@@ -34,6 +40,8 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
         self.targetIdentifier = asset.localIdentifier
         self.creationIdentifier = nil
         self.canEditContent = asset.canPerform(.content)
+        self.baseRating = asset.rating
+        self.baseAsset = asset
         super.init()
         if !asset.canPerform(.properties) {
             photoKitMisuse("The asset \(asset.localIdentifier) does not allow property changes (check canPerform(.properties))")
@@ -142,6 +150,52 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
             checkInsideBlock()
             changes.isHidden = newValue
         }
+    }
+
+    /// The asset's star rating (iOS 27).
+    open var rating: PHAsset.Rating {
+        get { changes.rating.flatMap(PHAsset.Rating.init(rawValue:)) ?? baseRating }
+        set {
+            checkInsideBlock()
+            changes.rating = newValue.rawValue
+        }
+    }
+
+    /// The asset's caption (iOS 27); nil or an empty string removes it. At most 8 KiB of UTF-8: a longer one makes
+    /// the block fail with ``PHPhotosError/Code/invalidResource``.
+    open var caption: String? {
+        get {
+            if let caption = changes.caption { return caption }
+            return baseAsset?.extendedMetadata.caption
+        }
+        set {
+            checkInsideBlock()
+            changes.caption = .some(newValue)
+        }
+    }
+
+    /// Adds a keyword to the asset (iOS 27), after those it has; one it already has (compared exactly) stays where
+    /// it is. Applied to the asset's keywords when the block commits, so keywords added meanwhile by another client
+    /// are kept. Surrounding white space is trimmed; an empty keyword, or one over 256 bytes of UTF-8, makes the
+    /// block fail with ``PHPhotosError/Code/invalidResource``.
+    open func addKeyword(_ keyword: String) {
+        checkInsideBlock()
+        changes.keywordEdits.append(.add(keyword))
+    }
+
+    /// Removes a keyword from the asset (iOS 27); removing one it does not have changes nothing.
+    open func removeKeyword(_ keyword: String) {
+        checkInsideBlock()
+        changes.keywordEdits.append(.remove(keyword))
+    }
+
+    /// Turns a Live Photo's video off — it then appears as a still image, ``PHAsset/playbackStyle`` `.image` — or on
+    /// again (iOS 27.3). The video is kept either way. Applies to Live Photos only (see
+    /// ``PHAsset/canPerform(_:)`` with ``PHAssetEditOperation/setLivePhotoVideoPlaybackEnabled``): for any other
+    /// asset the block fails with ``PHPhotosError/Code/changeNotSupported``.
+    open func setLivePhotoVideoPlaybackEnabled(_ enabled: Bool) {
+        checkInsideBlock()
+        changes.livePhotoVideoPlaybackEnabled = enabled
     }
 
     // MARK: Content

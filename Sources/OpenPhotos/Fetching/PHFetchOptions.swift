@@ -28,6 +28,10 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
     open var fetchLimit = 0
     /// Whether observers receive incremental change details for results of this fetch (default true).
     open var wantsIncrementalChangeDetails = true
+    /// Whether the assets' ``PHAsset/extendedMetadata`` is loaded with them (iOS 27; default false: on first access
+    /// of each asset's). Set it when a screen shows captions or keywords for every asset it lists: one read per page
+    /// of the result instead of one per asset.
+    open var prefetchAssetExtendedMetadata = false
     /// OpenPhotoKit: the library to fetch from (default: the library of the objects passed, else ``PHPhotoLibrary/shared()``).
     open var photoLibrary: PHPhotoLibrary?
 
@@ -42,6 +46,7 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
         copy.includeAssetSourceTypes = includeAssetSourceTypes
         copy.fetchLimit = fetchLimit
         copy.wantsIncrementalChangeDetails = wantsIncrementalChangeDetails
+        copy.prefetchAssetExtendedMetadata = prefetchAssetExtendedMetadata
         copy.photoLibrary = photoLibrary
         return copy
     }

@@ -114,9 +114,10 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
             let start = batch * Self.batchSize
             let slice = ids.ids(in: start..<start + Self.batchSize)
             let records = (try? engine.loadAssets(slice)) ?? [:]
+            let extended = fetchOptions?.prefetchAssetExtendedMetadata == true ? (try? engine.extendedMetadata(slice)) ?? [:] : [:]
             let objects: [ObjectType] = slice.map { id in
                 let record = records[id] ?? Self.missingRecord(id)
-                return PHAsset(record: record, library: library) as! ObjectType
+                return PHAsset(record: record, library: library, extendedMetadata: extended[id]) as! ObjectType
             }
             withCache { cache in
                 cache.batches[batch] = objects

@@ -8,9 +8,12 @@ import Synchronization
 /// ``PHAssetResource``. Fetch assets with the class methods in `PHAsset+Fetching.swift`.
 open class PHAsset: PHObject, @unchecked Sendable {
     let record: AssetRecord
+    /// The extended metadata, once loaded (or prefetched with the asset).
+    private let extended: Mutex<ExtendedMetadataRecord?>
 
-    init(record: AssetRecord, library: PHPhotoLibrary?) {
+    init(record: AssetRecord, library: PHPhotoLibrary?, extendedMetadata: ExtendedMetadataRecord? = nil) {
         self.record = record
+        self.extended = Mutex(extendedMetadata)
         super.init(localIdentifier: record.localIdentifier, library: library)
     }
 
@@ -50,6 +53,19 @@ open class PHAsset: PHObject, @unchecked Sendable {
     open var isHidden: Bool { record.isHidden }
     /// Whether the user marked the asset as a favorite.
     open var isFavorite: Bool { record.isFavorite }
+    /// The user's star rating (iOS 27); a fetch key (`rating`), as the other scalar properties.
+    open var rating: Rating { Rating(rawValue: record.rating) ?? .unset }
+    /// The caption, keywords and original file name (iOS 27): loaded from the library on first access (one read),
+    /// then kept with this object — or loaded with the fetch when its options set
+    /// ``PHFetchOptions/prefetchAssetExtendedMetadata``. Empty when the library cannot be read.
+    open var extendedMetadata: PHAssetExtendedMetadata {
+        if let loaded = extended.withLock({ $0 }) { return PHAssetExtendedMetadata(record: loaded) }
+        let loaded =
+            (try? library?.engineIfAvailable?.extendedMetadata([record.id]))?[record.id]
+            ?? ExtendedMetadataRecord(caption: nil, keywords: [], originalFilename: nil)
+        extended.withLock { $0 = $0 ?? loaded }
+        return PHAssetExtendedMetadata(record: extended.withLock { $0 } ?? loaded)
+    }
     /// The identifier shared by the photos of a burst.
     open var burstIdentifier: String? { record.burstIdentifier }
     /// Whether the photo was picked automatically or by the user in its burst.
@@ -120,6 +136,11 @@ open class PHAsset: PHObject, @unchecked Sendable {
         switch editOperation {
         case .delete, .properties: return true
         case .content: return record.mediaType == .image || record.mediaType == .video
+        case .setLivePhotoVideoPlaybackEnabled:
+            // A Live Photo whose video is there to play: not one whose video an edit without a paired video hid.
+            guard mediaSubtypes.contains(.photoLive) else { return false }
+            let types = Set(PHAssetResource.assetResources(for: self).map(\.type))
+            return types.contains(.pairedVideo) && (!record.hasAdjustments || types.contains(.fullSizePairedVideo))
         }
     }
 
@@ -190,6 +211,7 @@ open class PHAsset: PHObject, @unchecked Sendable {
         case "duration": return duration
         case "favorite", "isFavorite": return isFavorite
         case "hidden", "isHidden": return isHidden
+        case "rating": return rating.rawValue
         default: return nil
         }
     }

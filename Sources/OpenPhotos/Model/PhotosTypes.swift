@@ -51,6 +51,10 @@ public enum PHAssetEditOperation: Int, Sendable, CaseIterable, Codable {
     case delete = 1
     case content = 2
     case properties = 3
+    /// Whether a Live Photo's video can be turned on or off with
+    /// ``PHAssetChangeRequest/setLivePhotoVideoPlaybackEnabled(_:)`` (iOS 27.3): false for an asset that is not a
+    /// Live Photo, and for a Live Photo whose video an edit without a paired video hid.
+    case setLivePhotoVideoPlaybackEnabled = 4
 }
 
 /// Kinds of edits a collection may support.
@@ -184,6 +188,16 @@ extension PHAsset {
         case autoloop = 1
         case mirror = 2
         case longExposure = 3
+    }
+
+    /// The user's star rating of an asset (iOS 27).
+    public enum Rating: Int, Sendable, CaseIterable, Codable {
+        case unset = 0
+        case one = 1
+        case two = 2
+        case three = 3
+        case four = 4
+        case five = 5
     }
 
     /// Whether and how an asset's content was adjusted.

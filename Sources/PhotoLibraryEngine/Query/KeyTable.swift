@@ -32,7 +32,7 @@ package struct KeyTable: Sendable {
         entity: "PHAsset",
         keyOrder: [
             "SELF", "localIdentifier", "creationDate", "modificationDate", "mediaType", "mediaSubtypes", "duration",
-            "pixelWidth", "pixelHeight", "favorite", "isFavorite", "hidden", "isHidden", "burstIdentifier",
+            "pixelWidth", "pixelHeight", "favorite", "isFavorite", "hidden", "isHidden", "burstIdentifier", "rating",
         ],
         columns: [
             "SELF": Column(sql: "a.local_id", kind: .identifier),
@@ -49,6 +49,7 @@ package struct KeyTable: Sendable {
             "hidden": Column(sql: "a.is_hidden", kind: .bool),
             "isHidden": Column(sql: "a.is_hidden", kind: .bool),
             "burstIdentifier": Column(sql: "a.burst_identifier", kind: .string, nullable: true),
+            "rating": Column(sql: "a.rating", kind: .integer),
         ]
     )
 

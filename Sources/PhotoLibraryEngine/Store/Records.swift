@@ -52,6 +52,10 @@ package struct AssetRecord: Sendable, Hashable {
     package var adjustmentTimestamp: Date?
     /// Counts the asset's content changes (1: as added); names the files of each version.
     package var contentVersion: Int
+    /// The user's star rating: 0 (unset) to 5.
+    package var rating: Int
+    /// A Live Photo whose video the user turned off (it presents as a still; `playbackStyle` says image).
+    package var livePlaybackOff: Bool
 
 }
 
@@ -62,7 +66,8 @@ extension AssetRecord {
         a.pixel_height, a.creation_date, a.creation_tz_offset, a.modification_date, a.added_date, a.latitude, \
         a.longitude, a.altitude, a.duration, a.is_favorite, a.is_hidden, a.burst_identifier, \
         a.burst_selection_types, a.represents_burst, a.source_type, a.has_adjustments, \
-        a.adjustment_format_identifier, a.trashed_date, a.adjustment_timestamp, a.content_version
+        a.adjustment_format_identifier, a.trashed_date, a.adjustment_timestamp, a.content_version, a.rating, \
+        a.live_playback_off
         """
 
     init(row: some SQLRow) {
@@ -70,7 +75,9 @@ extension AssetRecord {
         localIdentifier = row[1]
         mediaType = row[2]
         mediaSubtypes = UInt(row[3] as Int64)
-        playbackStyle = row[4]
+        livePlaybackOff = row[28]
+        // A Live Photo turned off presents as a still (PHAsset.PlaybackStyle.image) and keeps its video.
+        playbackStyle = livePlaybackOff ? 1 : row[4]
         playbackVariation = row[5]
         pixelWidth = row[6]
         pixelHeight = row[7]
@@ -95,6 +102,7 @@ extension AssetRecord {
         trashedDate = (row[24] as Double?).map(Date.init(timeIntervalSince1970:))
         adjustmentTimestamp = (row[25] as Double?).map(Date.init(timeIntervalSince1970:))
         contentVersion = row[26]
+        rating = row[27]
     }
 }
 
@@ -186,6 +194,6 @@ extension AssetRecord {
             pixelHeight: 0, creationDate: nil, creationTimeZoneOffset: nil, modificationDate: Date(), addedDate: Date(),
             location: nil, duration: 0, isFavorite: false, isHidden: false, burstIdentifier: nil, burstSelectionTypes: 0,
             representsBurst: false, sourceType: 1, hasAdjustments: false, adjustmentFormatIdentifier: nil, trashedDate: Date(),
-            adjustmentTimestamp: nil, contentVersion: 1)
+            adjustmentTimestamp: nil, contentVersion: 1, rating: 0, livePlaybackOff: false)
     }
 }

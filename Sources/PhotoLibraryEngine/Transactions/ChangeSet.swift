@@ -31,10 +31,27 @@ package struct AssetPropertyChanges: Sendable {
     package var location: LocationRecord??
     package var isFavorite: Bool?
     package var isHidden: Bool?
+    /// 0 (unset) to 5.
+    package var rating: Int?
+    package var caption: String??
+    /// Keywords added and removed, in the order the requests made them; applied to the keywords the asset has when
+    /// the block commits (so two clients adding different keywords both keep theirs).
+    package var keywordEdits: [KeywordEdit] = []
+    /// A Live Photo's video turned on or off.
+    package var livePhotoVideoPlaybackEnabled: Bool?
 
     package init() {}
 
-    package var isEmpty: Bool { creationDate == nil && location == nil && isFavorite == nil && isHidden == nil }
+    package var isEmpty: Bool {
+        creationDate == nil && location == nil && isFavorite == nil && isHidden == nil && rating == nil && caption == nil
+            && keywordEdits.isEmpty && livePhotoVideoPlaybackEnabled == nil
+    }
+}
+
+/// One keyword added to or removed from an asset.
+package enum KeywordEdit: Sendable, Equatable {
+    case add(String)
+    case remove(String)
 }
 
 /// An edit of an ordered membership list (album assets or folder children), PhotoKit's index semantics.

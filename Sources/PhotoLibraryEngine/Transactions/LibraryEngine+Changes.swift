@@ -19,6 +19,8 @@ private struct PreparedAsset {
     var resources: [PreparedResource]
     /// The primary file's metadata (camera, burst, Live Photo key, where the date came from).
     var metadata: MediaMetadata
+    /// Rating, caption and keywords: the request's, else what the file says (XMP, IPTC).
+    var extended: AssetPropertyChanges
 }
 
 private struct PreparedResource {
@@ -250,11 +252,20 @@ extension LibraryEngine {
         } else if let latitude = metadata.latitude, let longitude = metadata.longitude {
             location = LocationRecord(latitude: latitude, longitude: longitude, altitude: metadata.altitude)
         }
+        var extended = AssetPropertyChanges()
+        extended.rating = properties.rating ?? metadata.rating
+        extended.caption = properties.caption ?? metadata.caption.map { .some($0) }
+        extended.keywordEdits = metadata.keywords.map(KeywordEdit.add) + properties.keywordEdits
+        if properties.livePhotoVideoPlaybackEnabled == false, !isLive {
+            throw .changeNotSupported("only a Live Photo's video can be turned off")
+        }
+        extended.livePhotoVideoPlaybackEnabled = properties.livePhotoVideoPlaybackEnabled
         return PreparedAsset(
             localIdentifier: localIdentifier, uuid: uuid, mediaType: mediaType, mediaSubtypes: subtypes,
             playbackStyle: playbackStyle, pixelWidth: primary.info.pixelWidth, pixelHeight: primary.info.pixelHeight,
             duration: primary.info.duration, creationDate: creationDate, creationTimeZoneOffset: offset, location: location,
-            isFavorite: properties.isFavorite ?? false, isHidden: properties.isHidden ?? false, resources: resources, metadata: metadata)
+            isFavorite: properties.isFavorite ?? false, isHidden: properties.isHidden ?? false, resources: resources, metadata: metadata,
+            extended: extended)
     }
 
     private static func sourceName(_ source: ResourceSource) -> String {
@@ -298,6 +309,10 @@ extension LibraryEngine {
                     content_identifier = ?, is_selfie = ? WHERE id = ?
                 """,
             arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
+        try writeExtendedMetadata(asset.extended, assetID: assetID, db: db)
+        if asset.extended.livePhotoVideoPlaybackEnabled == false {
+            try db.execute(sql: "UPDATE asset SET live_playback_off = 1 WHERE id = ?", arguments: [assetID])
+        }
         if let burst = m.burstIdentifier, asset.mediaType == .image {
             // The first photo of a burst represents it (an automatic pick) until the user picks another; the others
             // are hidden from fetches without includeAllBurstAssets.
@@ -356,6 +371,10 @@ extension LibraryEngine {
                 try db.execute(
                     sql: "UPDATE asset SET latitude = ?, longitude = ?, altitude = ?, place_cell = ? WHERE id = ?",
                     arguments: [location?.latitude, location?.longitude, location?.altitude, Moments.placeCell(location), id])
+            }
+            try writeExtendedMetadata(changes, assetID: id, db: db)
+            if let enabled = changes.livePhotoVideoPlaybackEnabled {
+                try setLivePhotoVideoPlayback(enabled, assetID: id, identifier: identifier, db: db)
             }
             try db.execute(sql: "UPDATE asset SET modification_date = ? WHERE id = ?", arguments: [timestamp, id])
             summary.note(.init(id: id, localIdentifier: identifier), .updated)

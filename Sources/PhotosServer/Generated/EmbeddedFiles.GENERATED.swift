@@ -3501,6 +3501,26 @@ enum EmbeddedFiles {
                  "isHidden": {
                   "type": "boolean"
                  },
+                 "rating": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 5,
+                  "description": "Star rating: 0 unset, 1 to 5 (PHAsset.rating, iOS 27)."
+                 },
+                 "caption": {
+                  "type": [
+                   "string",
+                   "null"
+                  ],
+                  "description": "The caption (PHAssetExtendedMetadata.caption)."
+                 },
+                 "keywords": {
+                  "type": "array",
+                  "items": {
+                   "type": "string"
+                  },
+                  "description": "Keywords in the order they were added (PHAssetExtendedMetadata.keywords)."
+                 },
                  "burstIdentifier": {
                   "type": [
                    "string",
@@ -3597,6 +3617,38 @@ enum EmbeddedFiles {
                     "type": "null"
                    }
                   ]
+                 },
+                 "rating": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 5
+                 },
+                 "caption": {
+                  "type": [
+                   "string",
+                   "null"
+                  ],
+                  "maxLength": 8192,
+                  "description": "null removes the caption"
+                 },
+                 "addKeywords": {
+                  "type": "array",
+                  "maxItems": 500,
+                  "items": {
+                   "type": "string"
+                  },
+                  "description": "Keywords to add (one the asset has stays where it is)."
+                 },
+                 "removeKeywords": {
+                  "type": "array",
+                  "maxItems": 500,
+                  "items": {
+                   "type": "string"
+                  }
+                 },
+                 "livePhotoVideoPlaybackEnabled": {
+                  "type": "boolean",
+                  "description": "Turns a Live Photo's video on or off (only Live Photos)."
                  }
                 }
                },
@@ -3750,6 +3802,38 @@ enum EmbeddedFiles {
                     "type": "null"
                    }
                   ]
+                 },
+                 "rating": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 5
+                 },
+                 "caption": {
+                  "type": [
+                   "string",
+                   "null"
+                  ],
+                  "maxLength": 8192,
+                  "description": "null removes the caption"
+                 },
+                 "addKeywords": {
+                  "type": "array",
+                  "maxItems": 500,
+                  "items": {
+                   "type": "string"
+                  },
+                  "description": "Keywords to add (one the asset has stays where it is)."
+                 },
+                 "removeKeywords": {
+                  "type": "array",
+                  "maxItems": 500,
+                  "items": {
+                   "type": "string"
+                  }
+                 },
+                 "livePhotoVideoPlaybackEnabled": {
+                  "type": "boolean",
+                  "description": "Turns a Live Photo's video on or off (only Live Photos)."
                  }
                 }
                },

@@ -19,6 +19,11 @@ struct AssetJSON: ResponseEncodable, Equatable {
     var duration: Double
     var isFavorite: Bool
     var isHidden: Bool
+    /// 0 (unset) to 5 stars.
+    var rating: Int
+    /// The extended metadata (iOS 27): given with lists and single assets.
+    var caption: String?
+    var keywords: [String]
     var burstIdentifier: String?
     var representsBurst: Bool
     var playbackStyle: String
@@ -54,6 +59,10 @@ struct AssetJSON: ResponseEncodable, Equatable {
         duration = asset.duration
         isFavorite = asset.isFavorite
         isHidden = asset.isHidden
+        rating = asset.rating.rawValue
+        let extended = asset.extendedMetadata
+        caption = extended.caption
+        keywords = extended.keywords
         burstIdentifier = asset.burstIdentifier
         representsBurst = asset.representsBurst
         playbackStyle = asset.playbackStyle.apiName
@@ -76,6 +85,7 @@ extension AssetJSON {
         json.field("adjustmentFormatIdentifier", adjustmentFormatIdentifier)
         json.field("adjustmentTimestamp", adjustmentTimestamp)
         json.field("burstIdentifier", burstIdentifier)
+        json.field("caption", caption)
         json.field("contentType", contentType)
         json.field("creationDate", creationDate)
         if let creationTimeZoneOffset {
@@ -92,6 +102,10 @@ extension AssetJSON {
         json.bool(isFavorite)
         json.key("isHidden")
         json.bool(isHidden)
+        json.key("keywords")
+        json.beginArray()
+        for keyword in keywords { json.string(keyword) }
+        json.endArray()
         json.key("localIdentifier")
         json.string(localIdentifier)
         if let location {
@@ -120,6 +134,8 @@ extension AssetJSON {
         json.integer(pixelWidth)
         json.key("playbackStyle")
         json.string(playbackStyle)
+        json.key("rating")
+        json.integer(rating)
         json.key("representsBurst")
         json.bool(representsBurst)
         if let resources {

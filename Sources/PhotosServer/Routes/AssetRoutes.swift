@@ -63,6 +63,8 @@ struct AssetRoutes {
         try session.requireRead()
         let query = try Query(request, allowed: Self.listParameters)
         let options = session.fetchOptions()
+        // Captions and keywords go with every asset of a page: one read per page, not one per asset.
+        options.prefetchAssetExtendedMetadata = true
         options.includeHiddenAssets = try query.bool("includeHidden")
         options.includeAllBurstAssets = try query.bool("includeAllBurstAssets")
         var predicates: [NSPredicate] = []

@@ -6,7 +6,9 @@ import OpenPhotos
 ///
 /// Each change is `{"op": …, …}`:
 /// - `updateAsset` — `asset`, and any of `isFavorite`, `isHidden`, `creationDate` (ISO 8601 or null), `location`
-///   (`{"latitude", "longitude", "altitude"}` or null)
+///   (`{"latitude", "longitude", "altitude"}` or null), `rating` (0 unset … 5), `caption` (a string, or null to remove
+///   it), `addKeywords` / `removeKeywords` (lists of keywords), `livePhotoVideoPlaybackEnabled` (a Live Photo's video on
+///   or off)
 /// - `deleteAssets` / `recoverAssets` — `assets` (deleting moves them to Recently Deleted)
 /// - `revertAssets` — `assets`: back to their originals
 /// - `createAlbum` — `title`, optional `assets` and `folder`; `createFolder` — `title`, optional `folder`
@@ -17,11 +19,32 @@ import OpenPhotos
 /// 4xx and changes nothing; a change the library refuses when committing (the client's access level, say) fails
 /// the whole block, which the library applies atomically.
 struct ChangeList: Sendable {
-    static let assetProperties: Set<String> = ["isFavorite", "isHidden", "creationDate", "location"]
+    static let assetProperties: Set<String> = [
+        "isFavorite", "isHidden", "creationDate", "location", "rating", "caption", "addKeywords", "removeKeywords",
+        "livePhotoVideoPlaybackEnabled",
+    ]
+
+    /// What an `updateAsset` sets; nil: left as it is.
+    private struct AssetEdit {
+        var favorite: Bool?
+        var hidden: Bool?
+        var creationDate: Date??
+        var location: CLLocation??
+        var rating: PHAsset.Rating?
+        var caption: String??
+        var addKeywords: [String] = []
+        var removeKeywords: [String] = []
+        var livePhotoVideoPlaybackEnabled: Bool?
+
+        var isEmpty: Bool {
+            favorite == nil && hidden == nil && creationDate == nil && location == nil && rating == nil && caption == nil
+                && addKeywords.isEmpty && removeKeywords.isEmpty && livePhotoVideoPlaybackEnabled == nil
+        }
+    }
     static let maximumChanges = 1000
 
     private enum Planned: @unchecked Sendable {
-        case update(PHAsset, favorite: Bool?, hidden: Bool?, creationDate: Date??, location: CLLocation??)
+        case update(PHAsset, AssetEdit)
         case delete([PHAsset])
         case recover([PHAsset])
         case revert([PHAsset])
@@ -120,13 +143,32 @@ struct ChangeList: Sendable {
                     }
                 }
             }
-            let favorite = try body.bool("isFavorite")
-            let hidden = try body.bool("isHidden")
-            let date = try body.date("creationDate")
-            guard favorite != nil || hidden != nil || date != nil || location != nil else {
-                throw APIError.badRequest("\(path) changes nothing; give isFavorite, isHidden, creationDate or location")
+            var edit = AssetEdit(
+                favorite: try body.bool("isFavorite"), hidden: try body.bool("isHidden"), creationDate: try body.date("creationDate"),
+                location: location)
+            if let value = body.fields["rating"] {
+                guard let number = value as? NSNumber, !isJSONBoolean(number), let rating = PHAsset.Rating(rawValue: number.intValue),
+                    Double(number.intValue) == number.doubleValue
+                else { throw APIError.badRequest("\(path): rating must be a whole number from 0 (unset) to 5") }
+                edit.rating = rating
             }
-            return .update(asset, favorite: favorite, hidden: hidden, creationDate: date, location: location)
+            if let value = body.fields["caption"] {
+                if value is NSNull {
+                    edit.caption = .some(nil)
+                } else {
+                    guard let text = value as? String, text.utf8.count <= 8192 else {
+                        throw APIError.badRequest("\(path): caption must be a string of at most 8192 bytes, or null")
+                    }
+                    edit.caption = .some(text)
+                }
+            }
+            edit.addKeywords = try body.strings("addKeywords", limit: 500) ?? []
+            edit.removeKeywords = try body.strings("removeKeywords", limit: 500) ?? []
+            edit.livePhotoVideoPlaybackEnabled = try body.bool("livePhotoVideoPlaybackEnabled")
+            guard !edit.isEmpty else {
+                throw APIError.badRequest("\(path) changes nothing; give any of \(assetProperties.sorted().joined(separator: ", "))")
+            }
+            return .update(asset, edit)
         case "deleteAssets": return .delete(try assets(try body(["assets"])))
         case "recoverAssets": return .recover(try assets(try body(["assets"]), trashed: true))
         case "revertAssets": return .revert(try assets(try body(["assets"])))
@@ -186,12 +228,17 @@ struct ChangeList: Sendable {
         try session.library.performChangesAndWait {
             for (index, change) in planned.enumerated() {
                 switch change {
-                case .update(let asset, let favorite, let hidden, let date, let location):
+                case .update(let asset, let edit):
                     let request = PHAssetChangeRequest(for: asset)
-                    if let favorite { request.isFavorite = favorite }
-                    if let hidden { request.isHidden = hidden }
-                    if let date { request.creationDate = date }
-                    if let location { request.location = location }
+                    if let favorite = edit.favorite { request.isFavorite = favorite }
+                    if let hidden = edit.hidden { request.isHidden = hidden }
+                    if let date = edit.creationDate { request.creationDate = date }
+                    if let location = edit.location { request.location = location }
+                    if let rating = edit.rating { request.rating = rating }
+                    if let caption = edit.caption { request.caption = caption }
+                    for keyword in edit.addKeywords { request.addKeyword(keyword) }
+                    for keyword in edit.removeKeywords { request.removeKeyword(keyword) }
+                    if let enabled = edit.livePhotoVideoPlaybackEnabled { request.setLivePhotoVideoPlaybackEnabled(enabled) }
                 case .delete(let assets): PHAssetChangeRequest.deleteAssets(assets as NSArray)
                 case .recover(let assets): PHAssetChangeRequest.recoverAssets(assets as NSArray)
                 case .revert(let assets): for asset in assets { PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() }

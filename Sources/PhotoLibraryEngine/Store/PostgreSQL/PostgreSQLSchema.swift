@@ -205,6 +205,23 @@ enum PostgreSQLSchema {
                 "CREATE INDEX upload_client ON upload(client_id)",
             ]
         ),
+        (
+            "v7-extended-metadata",
+            [
+                "ALTER TABLE asset ADD COLUMN rating BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE asset ADD COLUMN caption TEXT COLLATE \"C\"",
+                "ALTER TABLE asset ADD COLUMN live_playback_off BIGINT NOT NULL DEFAULT 0",
+                """
+                CREATE TABLE asset_keyword (
+                    asset_id BIGINT NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                    keyword TEXT COLLATE "C" NOT NULL,
+                    position BIGINT NOT NULL,
+                    PRIMARY KEY (asset_id, keyword)
+                )
+                """,
+                "CREATE INDEX asset_keyword_keyword ON asset_keyword(keyword)",
+            ]
+        ),
     ]
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.

@@ -197,6 +197,24 @@ package enum Schema {
                     CREATE INDEX upload_client ON upload(client_id);
                     """)
         }
+        migrator.registerMigration("v7-extended-metadata") { db in
+            // iOS 27's asset metadata (see LibraryEngine+ExtendedMetadata): a star rating (0 unset, 1-5), a caption
+            // and keywords (in the order they were added; compared by bytes, as Photos keeps "Beach" and "beach"
+            // apart), and whether a Live Photo's video plays (0: it does; a Live Photo turned off shows as a still).
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN rating INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE asset ADD COLUMN caption TEXT;
+                    ALTER TABLE asset ADD COLUMN live_playback_off INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE asset_keyword (
+                        asset_id INTEGER NOT NULL REFERENCES asset(id) ON DELETE CASCADE,
+                        keyword TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (asset_id, keyword)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX asset_keyword_keyword ON asset_keyword(keyword);
+                    """)
+        }
         return migrator
     }
 }
