@@ -48,7 +48,9 @@ extension PHContentEditingInputRequestOptions {
 
 // MARK: §22 iOS 26.1–27 (issue 26). Done: ratings, captions, keywords (PHAsset.Rating, rating, extendedMetadata,
 // PHAssetExtendedMetadata, prefetchAssetExtendedMetadata, the change request's rating, caption, addKeyword,
-// removeKeyword), the Live Photo video toggle (setLivePhotoVideoPlaybackEnabled, PHAssetEditOperation case).
+// removeKeyword), the Live Photo video toggle (setLivePhotoVideoPlaybackEnabled, PHAssetEditOperation case),
+// PHPhotoLibraryPersistentChangesObserver with register/unregisterPersistentChangesObserver, PHAssetResource.filename
+// (originalFilename is not marked deprecated: ported apps would warn), PHCollectionListSubtype.rootFolder.
 extension PHAsset {
     enum OriginalResourceChoice: Int { case compressed = 0, raw = 1 }
     var originalResourceChoice: PHAsset.OriginalResourceChoice { get }
@@ -59,22 +61,13 @@ extension PHAssetChangeRequest {
 extension PHAssetCreationRequest {
     var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // .photo + .alternatePhoto in one request
 }
-protocol PHPhotoLibraryPersistentChangesObserver: AnyObject {
-    func photoLibraryPersistentChangesDidUpdate(_ library: PHPhotoLibrary)
-}
 extension PHPhotoLibrary {
-    func register(_ observer: PHPhotoLibraryPersistentChangesObserver)
-    func unregisterPersistentChangesObserver(_ observer: PHPhotoLibraryPersistentChangesObserver)
     func enableUploadJobExtension(with options: PHAssetResourceUploadJobOptions) throws
     func disableUploadJobExtension() throws
     var uploadJobExtensionOptions: PHAssetResourceUploadJobOptions? { get }
 }
 extension PHAssetResource {
-    var filename: String? { get }                       // originalFilename deprecated from 27.0
     class func assetResource(forUploadJob job: PHAssetResourceUploadJob) -> PHAssetResource?
-}
-extension PHCollectionListSubtype {
-    case rootFolder = 101                               // the one root of user collections
 }
 class PHAssetResourceUploadJob: PHObject {
     enum State: Int { case registered, pending, succeeded, failed, cancelled /* 26.4 */ }   // raw values: Apple's header

@@ -39,7 +39,8 @@ open class PHCollectionListChangeRequest: PHChangeRequest, @unchecked Sendable {
     /// A request to change a folder with the children you fetched, for index-safe edits.
     public convenience init?(for collectionList: PHCollectionList, childCollections: PHFetchResult<PHCollection>?) {
         guard collectionList.canPerform(.addContent) else { return nil }
-        self.init(target: collectionList.localIdentifier, snapshot: childCollections?.localIdentifiers)
+        // The root folder's children are the top level.
+        self.init(target: collectionList.isRootFolder ? nil : collectionList.localIdentifier, snapshot: childCollections?.localIdentifiers)
     }
 
     /// A request to rearrange, add or remove collections at the top level of the user's albums and folders.

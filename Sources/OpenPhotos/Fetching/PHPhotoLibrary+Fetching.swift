@@ -179,6 +179,9 @@ extension PHPhotoLibrary {
                 return PHFetchResult(objects: lists, library: self, options: options)
             }
         }
+        if type == PHCollectionListType.folder.rawValue, subtype == PHCollectionListSubtype.rootFolder.rawValue {
+            return PHFetchResult(objects: [PHCollectionList.rootFolder(library: self)], library: self, options: options)
+        }
         let subtypeFilter = subtype == PHCollectionListSubtype.any.rawValue ? nil : subtype
         return fetchStoredCollections(.collectionLists(type: type, subtype: subtypeFilter), entity: .collectionList, options: options)
     }
@@ -186,9 +189,10 @@ extension PHPhotoLibrary {
     func fetchCollectionLists(withLocalIdentifiers identifiers: [String], options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
         let stored: PHFetchResult<PHCollectionList> = fetchStoredCollections(
             .localIdentifiers(identifiers, kind: .collectionList), entity: .collectionList, options: options)
-        guard identifiers.contains(where: { $0.hasSuffix("/L0/070") }) else { return stored }
+        let root = identifiers.contains(PHCollectionList.rootFolderIdentifier) ? [PHCollectionList.rootFolder(library: self)] : []
+        guard identifiers.contains(where: { $0.hasSuffix("/L0/070") }) || !root.isEmpty else { return stored }
         let lists = momentLists(subtype: nil).filter { identifiers.contains($0.localIdentifier) }
-        return PHFetchResult(objects: stored.allObjects + lists, library: self, options: options)
+        return PHFetchResult(objects: root + stored.allObjects + lists, library: self, options: options)
     }
 
     func fetchCollectionLists(containing collection: PHCollection, options: PHFetchOptions?) -> PHFetchResult<PHCollectionList> {
@@ -203,12 +207,20 @@ extension PHPhotoLibrary {
             return PHFetchResult(objects: lists, library: self, options: options)
         }
         guard let id = collection.record.id else { return PHFetchResult() }
-        return fetchStoredCollections(.parent(ofCollectionID: id), entity: .collectionList, options: options)
+        let parents: PHFetchResult<PHCollectionList> = fetchStoredCollections(.parent(ofCollectionID: id), entity: .collectionList, options: options)
+        if parents.count == 0, parents.fetchError == nil, collection.record.isUserAlbum || collection.record.isFolder {
+            // A user collection in no folder is at the top level: in the root folder.
+            return PHFetchResult(objects: [PHCollectionList.rootFolder(library: self)], library: self, options: options)
+        }
+        return parents
     }
 
     func fetchCollections(in list: PHCollectionList, options: PHFetchOptions?) -> PHFetchResult<PHCollection> {
         if let collections = list.transientCollections {
             return PHFetchResult(objects: collections, library: self, options: options)
+        }
+        if list.isRootFolder {
+            return fetchStoredCollections(.children(of: nil), entity: .collection, options: options)
         }
         if list.record.isMomentList {
             let moments = fetchMoments(in: list, options: options)

@@ -20,6 +20,22 @@ open class PHCollectionList: PHCollection, @unchecked Sendable {
             library: library)
     }
 
+    /// The root folder (iOS 27): the one list whose children are the top-level user collections. Its identifier is
+    /// the same in every library, as the smart albums' are.
+    static let rootFolderIdentifier = "5A4A7A1B-0000-4000-8000-000000000065/L0/020"
+
+    static func rootFolder(library: PHPhotoLibrary?) -> PHCollectionList {
+        PHCollectionList(
+            record: CollectionRecord(
+                localIdentifier: rootFolderIdentifier, kind: .collectionList, type: PHCollectionListType.folder.rawValue,
+                subtype: PHCollectionListSubtype.rootFolder.rawValue, title: nil, startDate: nil, endDate: nil, assetCount: nil,
+                momentKey: nil),
+            library: library)
+    }
+
+    /// Whether this is the root folder.
+    var isRootFolder: Bool { record.subtype == PHCollectionListSubtype.rootFolder.rawValue && record.id == nil }
+
     /// The type: folder, smart folder or moment list.
     open var collectionListType: PHCollectionListType { PHCollectionListType(rawValue: record.type) ?? .folder }
     /// The subtype.
@@ -34,7 +50,15 @@ open class PHCollectionList: PHCollection, @unchecked Sendable {
     open var localizedLocationNames: [String] { record.locationNames }
 
     open override func canPerform(_ anOperation: PHCollectionEditOperation) -> Bool {
-        transientCollections != nil ? false : super.canPerform(anOperation)
+        if isRootFolder {
+            // The top level: collections are added, created, removed and rearranged there; it is never renamed or
+            // deleted, and holds no assets of its own to delete.
+            switch anOperation {
+            case .addContent, .createContent, .removeContent, .rearrangeContent: return true
+            case .delete, .rename, .deleteContent: return false
+            }
+        }
+        return transientCollections != nil ? false : super.canPerform(anOperation)
     }
 
     // MARK: Fetching

@@ -127,6 +127,8 @@ public enum PHCollectionListSubtype: Int, Sendable, Codable {
     @available(*, deprecated, message: "Will be removed in a future release")
     case momentListYear = 2
     case regularFolder = 100
+    /// The one collection list that holds the top-level user collections (iOS 27): it cannot be renamed or deleted.
+    case rootFolder = 101
     case smartFolderEvents = 200
     case smartFolderFaces = 201
     case any = 9_223_372_036_854_775_807

@@ -7,8 +7,13 @@ final class ObserverRegistry: @unchecked Sendable {
         weak var observer: (any PHPhotoLibraryChangeObserver)?
     }
 
+    private struct WeakPersistentObserver {
+        weak var observer: (any PHPhotoLibraryPersistentChangesObserver)?
+    }
+
     private let lock = NSLock()
     private var observers: [WeakObserver] = []
+    private var persistentObservers: [WeakPersistentObserver] = []
     private var streams: [UUID: AsyncStream<PHChange>.Continuation] = [:]
     private var subscription: Int?
 
@@ -22,6 +27,19 @@ final class ObserverRegistry: @unchecked Sendable {
 
     func remove(_ observer: any PHPhotoLibraryChangeObserver, library: PHPhotoLibrary) {
         lock.withLock { observers.removeAll { $0.observer == nil || $0.observer === observer } }
+        unsubscribeIfUnused(library)
+    }
+
+    func add(_ observer: any PHPhotoLibraryPersistentChangesObserver, library: PHPhotoLibrary) {
+        lock.withLock {
+            persistentObservers.removeAll { $0.observer == nil || $0.observer === observer }
+            persistentObservers.append(WeakPersistentObserver(observer: observer))
+        }
+        subscribeIfNeeded(library)
+    }
+
+    func remove(_ observer: any PHPhotoLibraryPersistentChangesObserver, library: PHPhotoLibrary) {
+        lock.withLock { persistentObservers.removeAll { $0.observer == nil || $0.observer === observer } }
         unsubscribeIfUnused(library)
     }
 
@@ -51,7 +69,9 @@ final class ObserverRegistry: @unchecked Sendable {
     private func unsubscribeIfUnused(_ library: PHPhotoLibrary) {
         guard let engine = try? library.state.get() else { return }
         let token: Int? = lock.withLock {
-            guard observers.allSatisfy({ $0.observer == nil }), streams.isEmpty, let token = subscription else { return nil }
+            guard observers.allSatisfy({ $0.observer == nil }), persistentObservers.allSatisfy({ $0.observer == nil }), streams.isEmpty,
+                let token = subscription
+            else { return nil }
             subscription = nil
             return token
         }
@@ -60,17 +80,24 @@ final class ObserverRegistry: @unchecked Sendable {
 
     /// Runs on the change center's serial queue: one PHChange per transaction, to every live observer in turn.
     private func deliver(_ delivery: ChangeDelivery, library: PHPhotoLibrary, engine: LibraryEngine) {
-        let (live, continuations) = lock.withLock { () -> ([any PHPhotoLibraryChangeObserver], [AsyncStream<PHChange>.Continuation]) in
+        let (live, persistent, continuations) = lock.withLock {
+            () -> ([any PHPhotoLibraryChangeObserver], [any PHPhotoLibraryPersistentChangesObserver], [AsyncStream<PHChange>.Continuation]) in
             observers.removeAll { $0.observer == nil }
-            return (observers.compactMap(\.observer), Array(streams.values))
+            persistentObservers.removeAll { $0.observer == nil }
+            return (observers.compactMap(\.observer), persistentObservers.compactMap(\.observer), Array(streams.values))
         }
-        if live.isEmpty, continuations.isEmpty {
+        if live.isEmpty, persistent.isEmpty, continuations.isEmpty {
             unsubscribeIfUnused(library)
             return
         }
-        let change = PHChange(delivery: delivery, library: library, engine: engine)
-        for observer in live { observer.photoLibraryDidChange(change) }
-        for continuation in continuations { continuation.yield(change) }
+        if !live.isEmpty || !continuations.isEmpty {
+            let change = PHChange(delivery: delivery, library: library, engine: engine)
+            for observer in live { observer.photoLibraryDidChange(change) }
+            for continuation in continuations { continuation.yield(change) }
+        }
+        // After the transaction is in the history (it is: the delivery follows the commit), so a fetch from here
+        // finds it.
+        for observer in persistent { observer.photoLibraryPersistentChangesDidUpdate(library) }
     }
 }
 
@@ -86,6 +113,23 @@ extension PHPhotoLibrary {
 
     /// Stops telling an observer about changes.
     public func unregisterChangeObserver(_ observer: any PHPhotoLibraryChangeObserver) {
+        observerRegistry.remove(observer, library: self)
+    }
+
+    /// Registers an object to be told when the library's persistent change history grows (iOS 27), held weakly.
+    ///
+    /// The observer is called after each committed transaction — this process's or another's, in commit order — on
+    /// a serial queue of the library's; it then reads the changes with ``fetchPersistentChanges(since:)``. As on
+    /// Apple platforms it needs full read and write access: a client without it (limited, add-only, denied) is not
+    /// registered.
+    public func register(_ observer: any PHPhotoLibraryPersistentChangesObserver) {
+        let access = self.access
+        guard access.canRead, !access.isLimited, access.canModify else { return }
+        observerRegistry.add(observer, library: self)
+    }
+
+    /// Stops telling an observer that the persistent change history grew.
+    public func unregisterPersistentChangesObserver(_ observer: any PHPhotoLibraryPersistentChangesObserver) {
         observerRegistry.remove(observer, library: self)
     }
 

@@ -52,6 +52,9 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     open var uniformTypeIdentifier: String { record.uniformTypeIdentifier }
     /// The file name the resource had when it was added.
     open var originalFilename: String { record.originalFilename }
+    /// The file name of the resource, if it has one (iOS 27; Apple deprecates ``originalFilename`` for it): the name it
+    /// was created or imported with; an edit's renderings are named as Photos names them (`FullSizeRender.jpg`).
+    open var filename: String? { record.originalFilename.isEmpty ? nil : record.originalFilename }
     /// The uniform type of the data (iOS 26): ``uniformTypeIdentifier`` as a ``UTType``.
     open var contentType: UTType { UTType(record.uniformTypeIdentifier) ?? UTType(importedAs: record.uniformTypeIdentifier) }
     /// The size of the data in bytes (iOS 26); nil when unknown.

@@ -423,6 +423,7 @@ extension LibraryEngine {
                 collectionID = row[0]
             } else {
                 collectionID = nil
+                if title != nil { throw LibraryError.changeNotSupported("the top level of user collections (the root folder) cannot be renamed") }
             }
             if let title, let collectionID {
                 try db.execute(
