@@ -95,6 +95,8 @@ extension LibraryEngine {
                 for table in LibrarySchema.tables {
                     rows[table] = try Self.copyTable(table, columns: columns[table] ?? [], from: original, to: db)
                 }
+                // The search index is derived: made anew from the copied rows.
+                try SearchIndex.rebuild(db)
                 return rows
             }
         } catch {

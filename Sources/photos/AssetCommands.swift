@@ -66,6 +66,12 @@ struct AssetSelection: ParsableArguments {
     @Flag(help: "Include every photo of bursts.") var includeAllBurstAssets = false
     @Option(help: "Only the assets of this album (identifier or title).") var album: String?
     @Option(help: "Only the assets of this smart album (e.g. favorites, videos, recently-deleted).") var smartAlbum: String?
+    @Option(
+        help: ArgumentHelp(
+            "Only assets whose caption, keywords, file name or date match, e.g. \"beach 2019\".",
+            discussion:
+                "Each word must match a word (case and accents aside), the last one also the words it begins; 2019, 2019-07, 2019-07-14 and month names match the capture date."
+        )) var search: String?
 
     /// Runs the fetch these options describe.
     func fetch(_ library: PHPhotoLibrary, global: GlobalOptions, limit: Int? = nil) throws -> PHFetchResult<PHAsset> {
@@ -75,6 +81,9 @@ struct AssetSelection: ParsableArguments {
         }
         let options = global.options(library) { options in
             options.predicate = parsedPredicate
+            options.searchText = search
+            // --json prints captions and keywords: loaded with each page, not asset by asset.
+            options.prefetchAssetExtendedMetadata = true
             options.sortDescriptors = sort.map { spec in
                 let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
                 return NSSortDescriptor(key: parts[0], ascending: parts.count < 2 || parts[1].lowercased().hasPrefix("asc"))

@@ -45,7 +45,11 @@ enum Output {
             "representsBurst": asset.representsBurst,
             "sourceType": sourceTypeNames(asset.sourceType),
             "hasAdjustments": asset.hasAdjustments,
+            "rating": asset.rating.rawValue,
         ]
+        let extended = asset.extendedMetadata
+        object["caption"] = extended.caption ?? NSNull()
+        object["keywords"] = extended.keywords
         if let location = asset.location {
             object["location"] = [
                 "latitude": location.coordinate.latitude, "longitude": location.coordinate.longitude, "altitude": location.altitude,

@@ -1,4 +1,6 @@
 import Foundation
+import OpenPhotos
+import PhotoLibraryEngine
 import PhotoMedia
 import PhotosTesting
 import Testing
@@ -99,5 +101,38 @@ struct DescriptiveMetadataTests {
         let info = try MediaProbe().probe(file)
         #expect(info.metadata.caption == "\u{2068}Elder Park\u{2069}, \u{2068}Adelaide\u{2069}, \u{2068}Australia\u{2069}")
         #expect(info.metadata.keywords.isEmpty && info.metadata.rating == nil)
+    }
+}
+
+/// A library made before the search index (schema v7) gets one when it is opened: every asset's file names, captions
+/// and keywords are indexed by the migration, on both stores.
+@Suite("Search index migration")
+struct SearchIndexMigrationTests {
+    @Test(arguments: LibraryProviders.all.filter { !$0.description.contains("S3") })
+    func aLibraryFromBeforeSearchIsIndexedWhenOpened(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(name: "SearchMigration", provider: provider)
+        defer { library.remove() }
+        let ids = try library.addImages(3) { index, request in
+            if index == 2 { request.addKeyword("Lighthouse") }
+        }
+        // Back to v7: no search index, the migration not recorded.
+        let engine = try LibraryEngine.open(at: library.url)
+        try engine.metadata.write { db in
+            if db.dialect.kind == .sqlite {
+                try db.execute(sql: "DROP TRIGGER asset_search_forget")
+                try db.execute(sql: "DROP TABLE asset_search")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8-search'")
+            } else {
+                try db.execute(sql: "DROP TABLE asset_search")
+                try db.execute(sql: "DELETE FROM schema_migrations WHERE identifier = 'v8-search'")
+            }
+        }
+        let reopened = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
+        let options = PHFetchOptions()
+        options.photoLibrary = reopened
+        options.searchText = "lighthouse"
+        #expect(PHAsset.fetchAssets(with: options).map(\.localIdentifier) == [ids[2]])
+        options.searchText = "jpg"
+        #expect(PHAsset.fetchAssets(with: options).count == 3)
     }
 }

@@ -96,6 +96,33 @@ struct FetchSQLTests {
         #expect(sql.arguments.last == .text("app"))
     }
 
+    /// A search's words become one bound FTS5 or tsquery string (never SQL text), dates compare the local day, and
+    /// the plan a page gets decides how the database finds the matches.
+    @Test func searchesBindTheirWordsAndDates() throws {
+        var options = FetchOptionsSpec()
+        options.search = try #require(SearchQuery("Beach IMG_45 2019-07 july"))
+        let owner = AccessContext(clientID: nil, grant: .readWrite, libraryIsReadOnly: false)
+        let sqlite = try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options)
+        #expect(
+            sqlite.sql.hasSuffix(
+                "AND a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?) AND a.local_day LIKE ? AND substr(a.local_day, 6, 2) = ? ORDER BY a.creation_date ASC, a.id ASC"
+            ))
+        #expect(sqlite.arguments.suffix(3) == [.text("\"beach\" AND \"img 45\"*"), .text("2019-07%"), .text("07")])
+        let postgres = try FetchPlanner(access: owner, dialect: .postgreSQL).assetIDs(scope: .library, options: options)
+        #expect(postgres.sql.contains("AND a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery) AND"))
+        #expect(postgres.arguments.suffix(3).first == .text("('beach') & ('img' <-> '45':*)"))
+        options.search?.plan = .orderFirst
+        #expect(try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options).sql.contains("AND +a.id IN (SELECT rowid"))
+        options.search?.plan = .matchesFirst
+        #expect(
+            try FetchPlanner(access: owner, dialect: .postgreSQL).assetIDs(scope: .library, options: options).sql.contains(
+                "AND a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)) AND"))
+        // Quotes and operators are no syntax: they separate tokens.
+        let hostile = try #require(SearchQuery("\"a' OR 1=1 -- NEAR(x*"))
+        #expect(hostile.words == [["a"], ["or"], ["1", "1"], ["near", "x"]])
+        #expect(SQLDialect.tsvectorLiteral("img 4547 jpg") == "'img':1 '4547':2 'jpg':3")
+    }
+
     @Test func unsupportedKeysNameTheKeyAndListTheSupportedOnes() throws {
         do {
             _ = try plan(.library, "filename == 'IMG_1.JPG'")
@@ -103,7 +130,7 @@ struct FetchSQLTests {
         } catch let error as FetchPredicateError {
             #expect(
                 error.description
-                    == "Unsupported predicate key 'filename' in a fetch of PHAsset. Supported keys: SELF, localIdentifier, creationDate, modificationDate, mediaType, mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, isFavorite, hidden, isHidden, burstIdentifier"
+                    == "Unsupported predicate key 'filename' in a fetch of PHAsset. Supported keys: SELF, localIdentifier, creationDate, modificationDate, mediaType, mediaSubtypes, duration, pixelWidth, pixelHeight, favorite, isFavorite, hidden, isHidden, burstIdentifier, rating"
             )
         }
         #expect(throws: FetchPredicateError.self) { try plan(sort: [SortKey(key: "location", ascending: true)]) }

@@ -277,4 +277,25 @@ extension PhotosCommandTests {
         let unknown = try photos(["export", id, "--preset", "Bogus", "--out", folder.path], library: library)
         #expect(unknown.status != 0 && unknown.stderr.contains("unknown preset"))
     }
+
+    @Test func lsSearchesCaptionsKeywordsNamesAndDates() throws {
+        let test = try TestLibrary(name: "SearchCommand")
+        defer { test.remove() }
+        let ids = try test.addImages(3, startingAt: Date(timeIntervalSince1970: 1_563_105_600), step: 400 * 86_400) { index, request in
+            if index == 1 {
+                request.caption = "Dunes at List"
+                request.addKeyword("Sylt")
+                request.rating = .four
+            }
+        }
+        let found = try photos(["ls", "--json", "--search", "sylt dune"], library: test.url)
+        #expect(found.status == 0, "\(found.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(found.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["localIdentifier"] as? String } == [ids[1]])
+        #expect(rows.first?["rating"] as? Int == 4 && rows.first?["caption"] as? String == "Dunes at List")
+        #expect(rows.first?["keywords"] as? [String] == ["Sylt"])
+        let byYear = try photos(["ls", "--search", "2019"], library: test.url)
+        #expect(byYear.stdout.split(separator: "\n").count == 1 && byYear.stdout.contains(ids[0]))
+        #expect(try photos(["ls", "--search", "nothing-like-it"], library: test.url).stdout.isEmpty)
+    }
 }

@@ -39,6 +39,11 @@ extension PhotosCommandTests {
         try library.performChangesAndWait {
             PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle: "2026").addChildCollections([album] as NSArray)
             PHAssetChangeRequest(for: assets[1]).isFavorite = true
+            let described = PHAssetChangeRequest(for: assets[2])
+            described.rating = .five
+            described.caption = "Harbour at dusk"
+            described.addKeyword("boats")
+            described.addKeyword("Kiel")
         }
         try library.performChangesAndWait { PHAssetChangeRequest.deleteAssets([assets[3]] as NSArray) }
         let edit = try photos(["edit", ids[0], "--exposure", "0.5"], library: source.url)
@@ -59,6 +64,13 @@ extension PhotosCommandTests {
             let copy = try photos(command, library: destination)
             #expect(original.status == 0 && copy.status == 0, "\(command): \(original.stderr) \(copy.stderr)")
             #expect(copy.stdout == original.stdout, "\(command)")
+        }
+
+        // Keywords carry over, and the copy's search index is made from them (ls --json above compared the rest).
+        for query in ["kiel boat", "harbour"] {
+            let original = try photos(["ls", "--search", query], library: source.url)
+            let copy = try photos(["ls", "--search", query], library: destination)
+            #expect(copy.stdout == original.stdout && original.stdout.contains(ids[2]), "\(query)")
         }
 
         // Grants, tokens and history carry over; the copy goes on numbering after the original.

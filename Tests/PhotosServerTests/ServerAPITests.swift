@@ -185,6 +185,13 @@ struct ServerAPITests {
                 #expect(try await client.call("/v1/assets/\(b)", .patch, token: token, json: bad).status == .badRequest, "\(bad)")
             }
             #expect(try await client.call("/v1/assets/\(b)", .patch, token: token, json: ["addKeywords": [" "]]).status.code == 422)
+            // Search: q finds the keyword; a second word narrows; a long q is refused.
+            let searched = try await client.call("/v1/assets?q=SEA&includeHidden=true", token: token)
+            #expect((searched.json["assets"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [b])
+            let narrowed = try await client.call("/v1/assets?q=sea%20nothing&includeHidden=true", token: token)
+            #expect((narrowed.json["assets"] as? [[String: Any]])?.isEmpty == true)
+            let tooLong = String(repeating: "a", count: 513)
+            #expect(try await client.call("/v1/assets?q=\(tooLong)", token: token).status == .badRequest)
             #expect(try await client.call("/v1/assets/\(b)", .delete, token: token).status == .noContent)
             #expect(try await client.call("/v1/assets/\(b)", token: token).json["trashedDate"] != nil)
             let recovered = try await client.call("/v1/assets/\(b)/recover", .post, token: token)

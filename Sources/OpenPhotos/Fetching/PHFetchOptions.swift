@@ -32,6 +32,13 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
     /// of each asset's). Set it when a screen shows captions or keywords for every asset it lists: one read per page
     /// of the result instead of one per asset.
     open var prefetchAssetExtendedMetadata = false
+    /// OpenPhotoKit: full-text search — only assets whose caption, keywords, original file names or capture date
+    /// match (nil, the default, or white space: no search). Each word must match a word, case and accents aside, and
+    /// the last one also the words it begins, as a search box is typed ("beach sun" finds "Sunset at the beach");
+    /// `IMG_45` finds IMG_4547.JPG; `2019`, `2019-07`, `2019-07-14`
+    /// and English month names match the day the asset was taken. It combines with ``predicate`` and sorts as any
+    /// fetch (by creation date unless ``sortDescriptors`` say otherwise). Not Apple's: PhotoKit has no search.
+    open var searchText: String?
     /// OpenPhotoKit: the library to fetch from (default: the library of the objects passed, else ``PHPhotoLibrary/shared()``).
     open var photoLibrary: PHPhotoLibrary?
 
@@ -47,6 +54,7 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
         copy.fetchLimit = fetchLimit
         copy.wantsIncrementalChangeDetails = wantsIncrementalChangeDetails
         copy.prefetchAssetExtendedMetadata = prefetchAssetExtendedMetadata
+        copy.searchText = searchText
         copy.photoLibrary = photoLibrary
         return copy
     }
@@ -89,6 +97,7 @@ open class PHFetchOptions: NSObject, NSCopying, @unchecked Sendable {
         spec.includeAllBurstAssets = options.includeAllBurstAssets
         spec.includeAssetSourceTypes = options.includeAssetSourceTypes.rawValue
         spec.fetchLimit = max(0, options.fetchLimit)
+        spec.search = options.searchText.flatMap(SearchQuery.init)
         return spec
     }
 }

@@ -9,6 +9,8 @@ package struct FetchOptionsSpec: Sendable, Hashable {
     /// `PHAssetSourceType` bits; 0 means "inferred" (the user library).
     package var includeAssetSourceTypes: UInt = 0
     package var fetchLimit = 0
+    /// Full-text search (OpenPhotoKit's): the assets whose caption, keywords, file names and date match.
+    package var search: SearchQuery?
 
     package init() {}
 }
@@ -161,6 +163,7 @@ package struct FetchPlanner: Sendable {
             let compiled = try PredicateCompiler(table: .asset, dialect: dialect).compile(predicate)
             conditions.append(compiled)
         }
+        if let search = options.search { conditions += searchConditions(search) }
         if let access = accessCondition() { conditions.append(access) }
         let compiler = PredicateCompiler(table: .asset, dialect: dialect)
         var order = try compiler.orderBy(options.sortKeys)
@@ -181,6 +184,20 @@ package struct FetchPlanner: Sendable {
             order: order.map { term in
                 term.hasSuffix(" DESC") ? (String(term.dropLast(5)), false) : (term.hasSuffix(" ASC") ? String(term.dropLast(4)) : term, true)
             }.map { AssetQuery.SortTerm(expression: $0.0, ascending: $0.1) }, limit: options.fetchLimit)
+    }
+
+    /// A search's conditions: its words against the search index, its dates against the local day.
+    private func searchConditions(_ search: SearchQuery) -> [SQLFragment] {
+        var conditions: [SQLFragment] = []
+        if search.matchesNothing { return [SQLFragment("1 = 0")] }
+        if !search.words.isEmpty { conditions.append(dialect.searchCondition(search.words, plan: search.plan)) }
+        for prefix in search.dayPrefixes {
+            conditions.append(SQLFragment("a.local_day LIKE ?", [.text(prefix + "%")]))
+        }
+        for month in search.months {
+            conditions.append(SQLFragment("substr(a.local_day, 6, 2) = ?", [.text(String(format: "%02d", month))]))
+        }
+        return conditions
     }
 
     /// Limited clients see only their selection (which includes what they added).

@@ -2,7 +2,7 @@ import Foundation
 
 /// What every store's schema holds the same way, written once: the view of album statistics and what a new library
 /// starts with. Each store's migrations (``Schema`` for SQLite, ``PostgreSQLSchema``) use these.
-enum LibrarySchema {
+package enum LibrarySchema {
     /// Album statistics that PhotoKit exposes on collections (startDate, endDate, estimatedAssetCount).
     static let collectionInfoView = """
         CREATE VIEW collection_info AS
@@ -20,17 +20,18 @@ enum LibrarySchema {
         """
 
     /// The library's tables, parents before the tables that refer to them: what a copy of a library carries, in the
-    /// order it inserts them (a test checks that every store's schema has exactly these). Not among them: each store's
-    /// own bookkeeping (`grdb_migrations`, `schema_migrations`).
-    static let tables = [
-        "library_info", "asset", "resource", "collection", "collection_asset", "client_grant", "client_selection",
-        "change_journal", "access_token",
+    /// order it inserts them (a test checks that every store's schema has exactly these and ``transientTables``). Not
+    /// among them: each store's own bookkeeping (`grdb_migrations`, `schema_migrations`) and the search index
+    /// (`asset_search`, derived from these rows: a copy rebuilds it).
+    package static let tables = [
+        "library_info", "asset", "asset_keyword", "resource", "collection", "collection_asset", "client_grant",
+        "client_selection", "change_journal", "access_token",
     ]
 
     /// Tables of work in progress that belong to where the library is now — queued renderings, uploads waiting in
     /// its object storage — and that a copy leaves behind (its files are stored anew; its renderings are made on
     /// request or queued by the next commits).
-    static let transientTables = ["work_item", "upload"]
+    package static let transientTables = ["work_item", "upload"]
 
     /// The tables whose `id` the database numbers (SQLite's row ids, PostgreSQL's identity columns).
     static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal"]

@@ -338,6 +338,7 @@ extension LibraryEngine {
                     resource.staged.size, resource.staged.sha256, resource.info.pixelWidth, resource.info.pixelHeight,
                 ])
         }
+        try SearchIndex.refresh([assetID], db: db)
         try queueRenderings(assetID: assetID, now: now, db: db)
         if access.isLimited, let client = access.clientID {
             // Assets a limited client creates join its selection (as on iOS 14+).
@@ -373,6 +374,7 @@ extension LibraryEngine {
                     arguments: [location?.latitude, location?.longitude, location?.altitude, Moments.placeCell(location), id])
             }
             try writeExtendedMetadata(changes, assetID: id, db: db)
+            if changes.caption != nil || !changes.keywordEdits.isEmpty { try SearchIndex.refresh([id], db: db) }
             if let enabled = changes.livePhotoVideoPlaybackEnabled {
                 try setLivePhotoVideoPlayback(enabled, assetID: id, identifier: identifier, db: db)
             }

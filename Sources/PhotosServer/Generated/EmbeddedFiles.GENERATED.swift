@@ -1414,6 +1414,16 @@ enum EmbeddedFiles {
                   "schema": {
                    "type": "boolean"
                   }
+                 },
+                 {
+                  "name": "q",
+                  "in": "query",
+                  "required": false,
+                  "description": "Full-text search: every word must match a word of the caption, a keyword or an original file name (case and accents aside), the last word also the words it begins; 2019, 2019-07, 2019-07-14 and English month names match the capture date. At most 512 bytes.",
+                  "schema": {
+                   "type": "string",
+                   "maxLength": 512
+                  }
                  }
                 ],
                 "responses": {
@@ -2476,6 +2486,16 @@ enum EmbeddedFiles {
                   "description": "Include each asset's resources and version",
                   "schema": {
                    "type": "boolean"
+                  }
+                 },
+                 {
+                  "name": "q",
+                  "in": "query",
+                  "required": false,
+                  "description": "Full-text search: every word must match a word of the caption, a keyword or an original file name (case and accents aside), the last word also the words it begins; 2019, 2019-07, 2019-07-14 and English month names match the capture date. At most 512 bytes.",
+                  "schema": {
+                   "type": "string",
+                   "maxLength": 512
                   }
                  }
                 ],

@@ -54,7 +54,7 @@ struct AssetRoutes {
     }
 
     static let listParameters: Set<String> = [
-        "predicate", "sort", "limit", "cursor", "includeHidden", "includeAllBurstAssets", "mediaType", "resources",
+        "predicate", "sort", "limit", "cursor", "includeHidden", "includeAllBurstAssets", "mediaType", "resources", "q",
     ]
 
     /// A page of assets: `{"assets": […], "nextCursor": "…"}` (null after the last page), with a `Link: rel=next`.
@@ -78,6 +78,10 @@ struct AssetRoutes {
             predicates.append(NSPredicate(format: "mediaType == %d", mediaType.rawValue))
         }
         options.predicate = predicates.count > 1 ? NSCompoundPredicate(andPredicateWithSubpredicates: predicates) : predicates.first
+        if let q = query["q"] {
+            guard q.utf8.count <= 512 else { throw APIError.badRequest("q (the search) is longer than 512 bytes") }
+            options.searchText = q
+        }
         if let sort = query["sort"], !sort.isEmpty {
             options.sortDescriptors = sort.split(separator: ",").map { term in
                 let descending = term.hasPrefix("-")

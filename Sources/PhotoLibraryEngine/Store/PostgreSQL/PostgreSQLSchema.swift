@@ -222,6 +222,18 @@ enum PostgreSQLSchema {
                 "CREATE INDEX asset_keyword_keyword ON asset_keyword(keyword)",
             ]
         ),
+        (
+            "v8-search",
+            [
+                """
+                CREATE TABLE asset_search (
+                    asset_id BIGINT PRIMARY KEY REFERENCES asset(id) ON DELETE CASCADE,
+                    document TSVECTOR NOT NULL
+                )
+                """,
+                "CREATE INDEX asset_search_document ON asset_search USING GIN (document)",
+            ]
+        ),
     ]
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.
@@ -255,6 +267,7 @@ enum PostgreSQLSchema {
                 for migration in migrations where !applied.contains(migration.identifier) {
                     for statement in migration.statements { try db.execute(sql: statement) }
                     if migration.identifier == "v1" { try LibrarySchema.seed(db) }
+                    if migration.identifier == "v8-search" { try SearchIndex.rebuild(db) }
                     try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
                 }
                 // The string functions are written from this build's Foundation (see PostgreSQLStringFunctions).

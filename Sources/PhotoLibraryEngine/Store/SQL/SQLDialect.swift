@@ -71,18 +71,102 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// Statements that set assets' search documents: each `tokens`, folded tokens separated by spaces (see
+    /// ``SearchQuery``). SQLite's FTS5 table splits them with its `ascii` tokenizer (ASCII punctuation and spaces
+    /// separate, every other character is part of a token): exactly these tokens. PostgreSQL gets them as `tsvector`
+    /// literals with positions, which no text parser or dictionary touches (its parser's idea of a letter depends on
+    /// the database's locale), all in one statement.
+    package func setSearchDocuments(_ documents: [(assetID: Int64, tokens: String)]) -> [SQLFragment] {
+        if documents.isEmpty { return [] }
+        switch kind {
+        case .sqlite:
+            return [SQLFragment("DELETE FROM asset_search WHERE rowid IN (\(documents.map { String($0.assetID) }.joined(separator: ",")))")]
+                + documents.map {
+                    SQLFragment("INSERT INTO asset_search (rowid, document) VALUES (?, ?)", [.integer($0.assetID), .text($0.tokens)])
+                }
+        case .postgreSQL:
+            let rows = documents.map { [$0.assetID as Any, Self.tsvectorLiteral($0.tokens)] }
+            let json = (try? JSONSerialization.data(withJSONObject: rows)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+            return [
+                SQLFragment(
+                    """
+                    INSERT INTO asset_search (asset_id, document)
+                    SELECT (e->>0)::bigint, (e->>1)::tsvector FROM jsonb_array_elements(?::jsonb) AS e
+                    ON CONFLICT (asset_id) DO UPDATE SET document = excluded.document
+                    """,
+                    [.text(json)])
+            ]
+        }
+    }
+
+    /// `a.id` is an asset whose search document matches every word (each a list of folded tokens: in order, the
+    /// last one a prefix), found as `plan` says. SQLite drives an `IN` list from the matches unless `+a.id` keeps it
+    /// from using the key (it then walks the fetch's order); PostgreSQL runs `IN` as a semi-join either way as its
+    /// planner decides, and an array of the matches (computed once, looked up by key) from the matches — which its
+    /// planner, misjudging the cost of checking documents row by row, does not choose itself for a page.
+    package func searchCondition(_ words: [[String]], plan: SearchQuery.Plan = .database) -> SQLFragment {
+        switch (kind, plan) {
+        case (.sqlite, .orderFirst):
+            SQLFragment("+a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
+        case (.sqlite, _):
+            SQLFragment("a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
+        case (.postgreSQL, .matchesFirst):
+            SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery))", [.text(Self.tsquery(words))])
+        case (.postgreSQL, _):
+            SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
+        }
+    }
+
+    /// A statement of one row and column: whether the search matches at least `many` assets (SQLite counts up to
+    /// that many; PostgreSQL's planner estimates from its statistics of the documents' words, without running it).
+    package func searchMatchesMany(_ words: [[String]], many: Int) -> SQLFragment {
+        switch kind {
+        case .sqlite:
+            SQLFragment(
+                "SELECT count(*) >= ? FROM (SELECT rowid FROM asset_search WHERE asset_search MATCH ? LIMIT ?)",
+                [.integer(Int64(many)), .text(Self.ftsQuery(words)), .integer(Int64(many))])
+        case .postgreSQL:
+            SQLFragment("EXPLAIN (FORMAT JSON) SELECT 1 FROM asset_search WHERE document @@ ?::tsquery", [.text(Self.tsquery(words))])
+        }
+    }
+
+    /// FTS5's query: each word a phrase of its tokens; the last word's last token a prefix (unless it is one
+    /// character, which would begin a good part of every word); all of them.
+    static func ftsQuery(_ words: [[String]]) -> String {
+        words.enumerated().map { index, tokens in
+            "\"\(tokens.joined(separator: " "))\"" + (index == words.count - 1 && tokens.last!.count > 1 ? "*" : "")
+        }.joined(separator: " AND ")
+    }
+
+    /// A `tsquery` literal: each word its tokens in order (`<->`); the last word's last token a prefix (`:*`); all of
+    /// them (`&`).
+    static func tsquery(_ words: [[String]]) -> String {
+        words.enumerated().map { wordIndex, tokens in
+            "("
+                + tokens.enumerated().map { index, token in
+                    "'\(token)'" + (wordIndex == words.count - 1 && index == tokens.count - 1 && token.count > 1 ? ":*" : "")
+                }.joined(separator: " <-> ") + ")"
+        }.joined(separator: " & ")
+    }
+
+    /// `'token':position …` (positions from 1, at most PostgreSQL's 16383).
+    package static func tsvectorLiteral(_ tokens: String) -> String {
+        tokens.split(separator: " ").enumerated().map { "'\($1)':\(min($0 + 1, 16383))" }.joined(separator: " ")
+    }
+
     /// A query of the library's own tables' columns, one row per column in the table's order: `table`, `column`.
     package var columnsQuery: String {
         switch kind {
         case .sqlite:
             """
             SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
-            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY m.name, p.cid
+            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE 'asset\\_search%' ESCAPE '\\'
+            ORDER BY m.name, p.cid
             """
         case .postgreSQL:
             """
             SELECT table_name::text, column_name::text FROM information_schema.columns
-            WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position
+            WHERE table_schema = current_schema() AND table_name NOT LIKE 'asset\\_search%' ORDER BY table_name, ordinal_position
             """
         }
     }

@@ -215,6 +215,19 @@ package enum Schema {
                     CREATE INDEX asset_keyword_keyword ON asset_keyword(keyword);
                     """)
         }
+        migrator.registerMigration("v8-search") { db in
+            // The search index (see SearchIndex): an FTS5 table of folded tokens, keyed by the asset's row id, with
+            // prefix indexes for the one- to three-character starts people type; the asset's deletion removes its
+            // row. Filled from the existing assets here.
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE asset_search USING fts5(document, tokenize = 'ascii', prefix = '2 3 4');
+                    CREATE TRIGGER asset_search_forget AFTER DELETE ON asset BEGIN
+                        DELETE FROM asset_search WHERE rowid = old.id;
+                    END;
+                    """)
+            try SearchIndex.rebuild(SQLiteConnection(db))
+        }
         return migrator
     }
 }
