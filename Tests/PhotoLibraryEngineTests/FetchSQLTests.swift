@@ -112,7 +112,8 @@ struct FetchSQLTests {
         #expect(postgres.sql.contains("AND a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery) AND"))
         #expect(postgres.arguments.suffix(3).first == .text("('beach') & ('img' <-> '45':*)"))
         options.search?.plan = .orderFirst
-        #expect(try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options).sql.contains("AND +a.id IN (SELECT rowid"))
+        #expect(
+            try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options).sql.contains("AND +a.id IN (SELECT rowid"))
         options.search?.plan = .matchesFirst
         #expect(
             try FetchPlanner(access: owner, dialect: .postgreSQL).assetIDs(scope: .library, options: options).sql.contains(

@@ -47,6 +47,105 @@ struct GalleryTests {
         }
     }
 
+    /// iOS 27's metadata in the viewer, with the keyboard: a rating by digit, a caption, keywords added and removed;
+    /// then the search box finds the photo by them (and by nothing else), and Escape brings the library back.
+    @Test func ratingCaptionKeywordsAndSearchInTheViewer() async throws {
+        let fixture = try ServerFixture(name: "DescribeGallery")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(30, startingAt: Date(timeIntervalSince1970: 1_700_000_000), step: 3600)
+        // A burst of three, older than the rest: one tile, the others stepped through in the viewer.
+        let card = fixture.library.scratch.appendingPathComponent("burst")
+        try FileManager.default.createDirectory(at: card, withIntermediateDirectories: true)
+        for index in 0..<3 {
+            try TestMedia.writeJPEG(
+                to: card.appendingPathComponent("IMG_10\(index).JPG"), width: 64, height: 48,
+                exif: TestEXIF(dateTimeOriginal: "2010:05:01 10:00:0\(index)", appleBurstUUID: "BURST-IN-GALLERY"))
+        }
+        let burst = try fixture.library.library.importItems(at: [card]).importedLocalIdentifiers
+        #expect(burst.count == 3)
+        let token = try fixture.token("browser", .authorized)
+        let port = Mutex(0)
+        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
+        defer { server.cancel() }
+        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+
+        let browser = try await WebDriver()
+        do {
+            try await browser.open("http://127.0.0.1:\(port.withLock { $0 })/")
+            try await browser.signIn(token: token)
+            try await browser.wait(20, "the timeline", until: "return document.body.dataset.ready === 'true'")
+            // Newest first: the first tile is the last photo added.
+            let newest = ids.last!
+            try await browser.run("document.querySelector('.tile').focus()")
+            try await browser.press("\u{E007}")  // Enter opens the viewer
+            try await browser.wait(10, "the viewer", until: "return !document.querySelector('#viewer').hidden")
+            try await browser.press("4")
+            try await eventually("the rating") { asset(newest, fixture.library)?.rating == .four }
+            try await browser.wait(10, "four stars", until: "return document.querySelectorAll('#rating button.on').length === 4")
+            #expect(
+                try await browser.run("return document.querySelector('#rating [data-rating=\"4\"]').getAttribute('aria-pressed')") as? String
+                    == "true")
+
+            try await browser.click("[data-viewer=info]")
+            try await browser.type("Ferry to Sylt", into: "#caption")
+            try await browser.click("#keyword")  // leaving the caption saves it
+            try await eventually("the caption") { asset(newest, fixture.library)?.extendedMetadata.caption == "Ferry to Sylt" }
+            try await browser.type("island\u{E007}", into: "#keyword")
+            try await browser.type("wind\u{E007}", into: "#keyword")
+            try await eventually("two keywords") { asset(newest, fixture.library)?.extendedMetadata.keywords == ["island", "wind"] }
+            try await browser.wait(10, "the keywords listed", until: "return document.querySelectorAll('#keywords li').length === 2")
+            try await browser.click("#keywords [data-keyword=wind]")
+            try await eventually("one keyword") { asset(newest, fixture.library)?.extendedMetadata.keywords == ["island"] }
+            // Digits typed into the keyword field are text, not a rating.
+            try await browser.type("2", into: "#keyword")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(asset(newest, fixture.library)?.rating == .four)
+            #expect(try await unnamed(browser) == [], "controls without a name")
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("9-describe.png"))
+            try await browser.click("[data-viewer=close]")
+
+            // The search box: by caption word and keyword (the last word as begun), nothing else; Escape clears it.
+            try await browser.type("sylt isl", into: "#search")
+            try await browser.wait(
+                10, "one result",
+                until:
+                    "return document.querySelector('#view-title').textContent.includes('sylt isl') && document.querySelectorAll('.tile').length === 1"
+            )
+            #expect(try await browser.run("return document.querySelector('.tile').dataset.key") as? String == urlID(newest))
+            #expect(try await browser.run("return document.querySelector('.tile').getAttribute('aria-label').includes('4 stars')") as? Bool == true)
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("10-search.png"))
+            try await browser.type("x", into: "#search")
+            try await browser.wait(
+                10, "nothing found", until: "return !document.querySelector('#empty').hidden && document.querySelectorAll('.tile').length === 0")
+            try await browser.press("\u{E00C}")  // Escape
+            try await browser.wait(
+                10, "the library again", until: "return document.querySelector('#view-title').hidden && document.querySelectorAll('.tile').length > 1"
+            )
+
+            // The burst is one tile at the end; Shift+arrows step through its photos in the viewer.
+            try await browser.run("window.scrollTo(0, document.body.scrollHeight)")
+            try await browser.wait(
+                10, "the burst's tile",
+                until: "return [...document.querySelectorAll('.tile')].some(t => t.getAttribute('aria-label').endsWith(', burst'))")
+            let tiles = try await browser.run(
+                "return [...document.querySelectorAll('.tile')].filter(t => t.getAttribute('aria-label').endsWith(', burst')).length")
+            #expect(tiles as? Int == 1)
+            try await browser.run("[...document.querySelectorAll('.tile')].find(t => t.getAttribute('aria-label').endsWith(', burst')).click()")
+            try await browser.wait(10, "the viewer", until: "return !document.querySelector('#viewer').hidden")
+            let shown = try await browser.run("return new URL(document.querySelector('#stage img').src).pathname") as? String
+            try await browser.press("\u{E008}\u{E014}")  // Shift + right arrow
+            try await browser.wait(
+                10, "the next photo of the burst", until: "return !document.querySelector('#stage img').src.includes(\"\(shown ?? "")\")")
+            let next = try await browser.run("return new URL(document.querySelector('#stage img').src).pathname") as? String
+            #expect(burst.map(urlID).contains { next?.contains($0) == true }, "\(next ?? "")")
+            await browser.quit()
+        } catch {
+            try? await browser.screenshot(Self.screenshots.appendingPathComponent("failure-describe.png"))
+            await browser.quit()
+            throw error
+        }
+    }
+
     /// An iPhone's HEVC movie, which Chromium cannot play: `photos serve`'s own worker makes its web rendering, and
     /// the viewer plays that.
     @Test func anHEVCMoviePlaysThroughItsWebRendering() async throws {

@@ -102,6 +102,7 @@ const emptyText = {
   hidden: "Nothing is hidden. Hidden photos stay out of the library view until you show them again.",
   deleted: "Recently Deleted is empty. Deleted photos stay here for 30 days before they are removed for good.",
   album: "This album is empty. Select photos in the library and choose Add to album.",
+  search: "Nothing matches. Search looks at captions, keywords, file names and dates (2019, 2019-07, july).",
   albums: "No albums yet. Choose New album to make one.",
 };
 
@@ -121,6 +122,7 @@ function currentSource() {
     return { path: "/v1/assets", query: "sort=-creationDate&predicate=" + encodeURIComponent(`creationDate < CAST(${seconds}, "NSDate")`) };
   }
   if (state.view === "deleted") return { path: `/v1/collections/${state.deleted}/assets`, query: "" };
+  if (state.view === "search") return { path: "/v1/assets", query: "sort=-creationDate&q=" + encodeURIComponent(state.query ?? "") };
   if (state.view.startsWith("album:")) return { path: `/v1/collections/${state.view.slice(6)}/assets`, query: "includeHidden=true" };
   return views[state.view];
 }
@@ -135,6 +137,7 @@ async function show(view) {
     state.before = null;
     if ($("#year").value) $("#year").value = "";
   }
+  if (view !== "search" && $("#search").value) { $("#search").value = ""; state.query = ""; }
   state.view = view;
   for (const button of document.querySelectorAll("nav button")) {
     const current = view === button.dataset.view || (view.startsWith("album:") && button.dataset.view === "albums");
@@ -148,6 +151,9 @@ async function show(view) {
   const heading = $("#view-title");
   if (view.startsWith("album:")) {
     heading.textContent = state.albumTitles?.get(view.slice(6)) ?? "Album";
+    heading.hidden = false;
+  } else if (view === "search") {
+    heading.textContent = `Photos matching “${state.query}”`;
     heading.hidden = false;
   } else {
     heading.hidden = true;
@@ -331,7 +337,7 @@ function render() {
 }
 
 /// What a tile shows of its asset: a tile is made again when this changes.
-function stamp(asset) { return `${asset.isFavorite}|${asset.adjustmentTimestamp ?? ""}|${asset.isHidden}`; }
+function stamp(asset) { return `${asset.isFavorite}|${asset.adjustmentTimestamp ?? ""}|${asset.isHidden}|${asset.rating}`; }
 
 function place(element, row, item) {
   element.style.cssText = `top:${row.top}px;left:${item.left}px;width:${item.width}px;height:${row.height}px`;
@@ -346,7 +352,9 @@ function tile(asset, key, row, item) {
   button.setAttribute("aria-pressed", state.selected.has(asset.id) ? "true" : "false");
   place(button, row, item);
   const when = asset.creationDate ? new Date(asset.creationDate).toLocaleString() : "undated";
-  button.setAttribute("aria-label", `${asset.mediaType === "video" ? "Video" : "Photo"}, ${when}${asset.isFavorite ? ", favourite" : ""}`);
+  const burst = asset.burstIdentifier && asset.representsBurst ? ", burst" : "";
+  const rated = asset.rating > 0 ? `, ${asset.rating} star${asset.rating > 1 ? "s" : ""}` : "";
+  button.setAttribute("aria-label", `${asset.mediaType === "video" ? "Video" : "Photo"}, ${when}${asset.isFavorite ? ", favourite" : ""}${rated}${burst}`);
   const image = document.createElement("img");
   image.alt = "";
   image.loading = "lazy";
@@ -358,6 +366,19 @@ function tile(asset, key, row, item) {
     badge.className = "badge";
     badge.textContent = asset.mediaType === "video" ? formatDuration(asset.duration) : "LIVE";
     button.append(badge);
+  }
+  if (asset.rating > 0) {
+    const stars = document.createElement("span");
+    stars.className = "stars";
+    stars.textContent = "★".repeat(asset.rating);
+    button.append(stars);
+  }
+  if (asset.burstIdentifier && asset.representsBurst) {
+    // A burst is one tile, its representative: the viewer steps through the rest.
+    const stack = document.createElement("span");
+    stack.className = "stack";
+    stack.textContent = "▣ Burst";
+    button.append(stack);
   }
   if (asset.isFavorite) {
     const heart = document.createElement("span");
@@ -461,6 +482,7 @@ async function showAsset() {
   $("[data-viewer=zoom]").setAttribute("aria-pressed", "false");
   $("[data-viewer=favorite]").setAttribute("aria-pressed", String(asset.isFavorite));
   $("[data-viewer=favorite]").textContent = asset.isFavorite ? "♥" : "♡";
+  showRating(asset);
   stage.replaceChildren();
   if (asset.mediaType === "video") {
     const video = document.createElement("video");
@@ -525,8 +547,115 @@ async function showInfo() {
     add(resource.type, `${resource.originalFilename} — ${(resource.fileSize / 1e6).toFixed(1)} MB`);
   }
   if (details.hasAdjustments) add("Edited with", details.adjustmentFormatIdentifier);
-  $("#info").replaceChildren(list);
+  if (details.burstIdentifier) {
+    const burst = await api("/v1/assets?includeAllBurstAssets=true&limit=1000&predicate=" + encodeURIComponent(`burstIdentifier == "${details.burstIdentifier}"`));
+    add("Burst", `${burst.assets.length} photos (Shift+arrows step through them)`);
+  }
+  $("#details").replaceChildren(list);
+  showDescription(details);
 }
+
+// MARK: - Rating, caption, keywords
+
+function showRating(asset) {
+  for (const button of document.querySelectorAll("#rating button")) {
+    const stars = Number(button.dataset.rating);
+    button.classList.toggle("on", stars <= asset.rating);
+    button.setAttribute("aria-pressed", String(stars === asset.rating));
+  }
+}
+
+function showDescription(asset) {
+  const caption = $("#caption");
+  if (document.activeElement !== caption) caption.value = asset.caption ?? "";
+  caption.dataset.saved = asset.caption ?? "";
+  const list = $("#keywords");
+  list.replaceChildren(...(asset.keywords ?? []).map((keyword) => {
+    const item = document.createElement("li");
+    item.append(keyword);
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = "×";
+    remove.dataset.keyword = keyword;
+    remove.setAttribute("aria-label", `Remove keyword ${keyword}`);
+    item.append(remove);
+    return item;
+  }));
+}
+
+/// Changes the asset on screen through PATCH (its answer is the asset as it now is), and shows it at once; the
+/// change feed brings the same to every other page.
+async function describe(fields) {
+  const asset = state.assets[state.viewer];
+  if (!asset) return;
+  const changed = await api(`/v1/assets/${asset.id}`, { method: "PATCH", body: fields });
+  const position = state.index.get(asset.id);
+  if (position !== undefined) state.assets[position] = { ...state.assets[position], ...changed };
+  showRating(changed);
+  showDescription(changed);
+  relayout();
+}
+
+async function rate(stars) {
+  const asset = state.assets[state.viewer];
+  if (!asset) return;
+  // Pressing the stars an asset has clears them, as in Photos and Lightroom.
+  try { await describe({ rating: asset.rating === stars ? 0 : stars }); } catch (error) { showProblem(error.message); }
+}
+
+$("#rating").addEventListener("click", (event) => {
+  const stars = Number(event.target.dataset.rating);
+  if (stars) rate(stars);
+});
+
+async function saveCaption() {
+  const caption = $("#caption");
+  if (caption.value === caption.dataset.saved) return;
+  try { await describe({ caption: caption.value.trim() ? caption.value : null }); } catch (error) { showProblem(error.message); }
+}
+
+$("#caption").addEventListener("change", saveCaption);
+$("#caption").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); saveCaption(); }
+  if (event.key === "Escape") { event.stopPropagation(); event.target.value = event.target.dataset.saved ?? ""; event.target.blur(); }
+});
+$("#keyword").addEventListener("keydown", async (event) => {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const keyword = event.target.value.trim();
+  if (!keyword) return;
+  try {
+    await describe({ addKeywords: [keyword] });
+    event.target.value = "";
+  } catch (error) { showProblem(error.message); }
+});
+$("#keywords").addEventListener("click", async (event) => {
+  const keyword = event.target.dataset.keyword;
+  if (!keyword) return;
+  try {
+    await describe({ removeKeywords: [keyword] });
+    $("#keyword").focus();
+  } catch (error) { showProblem(error.message); }
+});
+$("#describe").addEventListener("submit", (event) => event.preventDefault());
+
+// MARK: - Search
+
+let searchTimer = null;
+$("#search").addEventListener("input", (event) => {
+  clearTimeout(searchTimer);
+  // Once typing pauses: every word must match, the last one as begun.
+  searchTimer = setTimeout(() => {
+    const query = event.target.value.trim();
+    if (query === (state.query ?? "") && state.view === "search") return;
+    state.query = query;
+    window.scrollTo(0, 0);
+    show(query ? "search" : "timeline");
+  }, 250);
+});
+$("#search").addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && event.target.value) { event.target.value = ""; event.target.dispatchEvent(new Event("input")); }
+});
 
 $("#viewer").addEventListener("click", async (event) => {
   const action = event.target.dataset.viewer;
@@ -555,7 +684,26 @@ $("#viewer").addEventListener("click", async (event) => {
   }
 });
 
+/// Steps through the photos of the burst on screen (the timeline shows a burst as its representative): the member
+/// is shown in place of the representative until the viewer moves on.
+async function moveInBurst(step) {
+  const asset = state.assets[state.viewer];
+  if (!asset?.burstIdentifier) return;
+  const { assets } = await api("/v1/assets?includeAllBurstAssets=true&includeHidden=true&sort=creationDate&limit=1000&predicate="
+    + encodeURIComponent(`burstIdentifier == "${asset.burstIdentifier}"`));
+  const at = assets.findIndex((member) => member.id === (state.burstShown ?? asset.id));
+  const next = assets[at + step];
+  if (!next) return;
+  state.burstShown = next.id;
+  const image = $("#stage img");
+  if (image) {
+    image.src = `/v1/assets/${next.id}/image?size=2048x2048&mode=fit${cacheKey(next)}`;
+    image.alt = `Burst photo ${at + step + 1} of ${assets.length}`;
+  }
+}
+
 function move(step) {
+  state.burstShown = null;
   const next = state.viewer + step;
   if (next < 0 || next >= state.assets.length) return;
   state.viewer = next;
@@ -573,10 +721,16 @@ document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && !$("#editor").hidden) $("[data-edit=cancel]").click();
     return;
   }
+  // Typing a caption or a keyword is typing, not commands.
+  if (event.target.closest?.("#describe")) return;
   if (event.key === "Escape") closeViewer();
-  if (event.key === "ArrowLeft") move(-1);
-  if (event.key === "ArrowRight") move(1);
+  if (event.key === "ArrowLeft") (event.shiftKey ? moveInBurst(-1) : move(-1));
+  if (event.key === "ArrowRight") (event.shiftKey ? moveInBurst(1) : move(1));
   if (event.key === "f") $("[data-viewer=favorite]").click();
+  if (/^[0-5]$/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey) {
+    const asset = state.assets[state.viewer];
+    if (asset) describe({ rating: Number(event.key) }).catch((error) => showProblem(error.message));
+  }
 });
 
 // MARK: - Editor (the built-in recipe: previewed on the server, saved as a non-destructive edit)

@@ -110,6 +110,7 @@ enum EmbeddedFiles {
               hidden: "Nothing is hidden. Hidden photos stay out of the library view until you show them again.",
               deleted: "Recently Deleted is empty. Deleted photos stay here for 30 days before they are removed for good.",
               album: "This album is empty. Select photos in the library and choose Add to album.",
+              search: "Nothing matches. Search looks at captions, keywords, file names and dates (2019, 2019-07, july).",
               albums: "No albums yet. Choose New album to make one.",
             };
 
@@ -129,6 +130,7 @@ enum EmbeddedFiles {
                 return { path: "/v1/assets", query: "sort=-creationDate&predicate=" + encodeURIComponent(`creationDate < CAST(${seconds}, "NSDate")`) };
               }
               if (state.view === "deleted") return { path: `/v1/collections/${state.deleted}/assets`, query: "" };
+              if (state.view === "search") return { path: "/v1/assets", query: "sort=-creationDate&q=" + encodeURIComponent(state.query ?? "") };
               if (state.view.startsWith("album:")) return { path: `/v1/collections/${state.view.slice(6)}/assets`, query: "includeHidden=true" };
               return views[state.view];
             }
@@ -143,6 +145,7 @@ enum EmbeddedFiles {
                 state.before = null;
                 if ($("#year").value) $("#year").value = "";
               }
+              if (view !== "search" && $("#search").value) { $("#search").value = ""; state.query = ""; }
               state.view = view;
               for (const button of document.querySelectorAll("nav button")) {
                 const current = view === button.dataset.view || (view.startsWith("album:") && button.dataset.view === "albums");
@@ -156,6 +159,9 @@ enum EmbeddedFiles {
               const heading = $("#view-title");
               if (view.startsWith("album:")) {
                 heading.textContent = state.albumTitles?.get(view.slice(6)) ?? "Album";
+                heading.hidden = false;
+              } else if (view === "search") {
+                heading.textContent = `Photos matching “${state.query}”`;
                 heading.hidden = false;
               } else {
                 heading.hidden = true;
@@ -339,7 +345,7 @@ enum EmbeddedFiles {
             }
 
             /// What a tile shows of its asset: a tile is made again when this changes.
-            function stamp(asset) { return `${asset.isFavorite}|${asset.adjustmentTimestamp ?? ""}|${asset.isHidden}`; }
+            function stamp(asset) { return `${asset.isFavorite}|${asset.adjustmentTimestamp ?? ""}|${asset.isHidden}|${asset.rating}`; }
 
             function place(element, row, item) {
               element.style.cssText = `top:${row.top}px;left:${item.left}px;width:${item.width}px;height:${row.height}px`;
@@ -354,7 +360,9 @@ enum EmbeddedFiles {
               button.setAttribute("aria-pressed", state.selected.has(asset.id) ? "true" : "false");
               place(button, row, item);
               const when = asset.creationDate ? new Date(asset.creationDate).toLocaleString() : "undated";
-              button.setAttribute("aria-label", `${asset.mediaType === "video" ? "Video" : "Photo"}, ${when}${asset.isFavorite ? ", favourite" : ""}`);
+              const burst = asset.burstIdentifier && asset.representsBurst ? ", burst" : "";
+              const rated = asset.rating > 0 ? `, ${asset.rating} star${asset.rating > 1 ? "s" : ""}` : "";
+              button.setAttribute("aria-label", `${asset.mediaType === "video" ? "Video" : "Photo"}, ${when}${asset.isFavorite ? ", favourite" : ""}${rated}${burst}`);
               const image = document.createElement("img");
               image.alt = "";
               image.loading = "lazy";
@@ -366,6 +374,19 @@ enum EmbeddedFiles {
                 badge.className = "badge";
                 badge.textContent = asset.mediaType === "video" ? formatDuration(asset.duration) : "LIVE";
                 button.append(badge);
+              }
+              if (asset.rating > 0) {
+                const stars = document.createElement("span");
+                stars.className = "stars";
+                stars.textContent = "★".repeat(asset.rating);
+                button.append(stars);
+              }
+              if (asset.burstIdentifier && asset.representsBurst) {
+                // A burst is one tile, its representative: the viewer steps through the rest.
+                const stack = document.createElement("span");
+                stack.className = "stack";
+                stack.textContent = "▣ Burst";
+                button.append(stack);
               }
               if (asset.isFavorite) {
                 const heart = document.createElement("span");
@@ -469,6 +490,7 @@ enum EmbeddedFiles {
               $("[data-viewer=zoom]").setAttribute("aria-pressed", "false");
               $("[data-viewer=favorite]").setAttribute("aria-pressed", String(asset.isFavorite));
               $("[data-viewer=favorite]").textContent = asset.isFavorite ? "♥" : "♡";
+              showRating(asset);
               stage.replaceChildren();
               if (asset.mediaType === "video") {
                 const video = document.createElement("video");
@@ -533,8 +555,115 @@ enum EmbeddedFiles {
                 add(resource.type, `${resource.originalFilename} — ${(resource.fileSize / 1e6).toFixed(1)} MB`);
               }
               if (details.hasAdjustments) add("Edited with", details.adjustmentFormatIdentifier);
-              $("#info").replaceChildren(list);
+              if (details.burstIdentifier) {
+                const burst = await api("/v1/assets?includeAllBurstAssets=true&limit=1000&predicate=" + encodeURIComponent(`burstIdentifier == "${details.burstIdentifier}"`));
+                add("Burst", `${burst.assets.length} photos (Shift+arrows step through them)`);
+              }
+              $("#details").replaceChildren(list);
+              showDescription(details);
             }
+
+            // MARK: - Rating, caption, keywords
+
+            function showRating(asset) {
+              for (const button of document.querySelectorAll("#rating button")) {
+                const stars = Number(button.dataset.rating);
+                button.classList.toggle("on", stars <= asset.rating);
+                button.setAttribute("aria-pressed", String(stars === asset.rating));
+              }
+            }
+
+            function showDescription(asset) {
+              const caption = $("#caption");
+              if (document.activeElement !== caption) caption.value = asset.caption ?? "";
+              caption.dataset.saved = asset.caption ?? "";
+              const list = $("#keywords");
+              list.replaceChildren(...(asset.keywords ?? []).map((keyword) => {
+                const item = document.createElement("li");
+                item.append(keyword);
+                const remove = document.createElement("button");
+                remove.type = "button";
+                remove.textContent = "×";
+                remove.dataset.keyword = keyword;
+                remove.setAttribute("aria-label", `Remove keyword ${keyword}`);
+                item.append(remove);
+                return item;
+              }));
+            }
+
+            /// Changes the asset on screen through PATCH (its answer is the asset as it now is), and shows it at once; the
+            /// change feed brings the same to every other page.
+            async function describe(fields) {
+              const asset = state.assets[state.viewer];
+              if (!asset) return;
+              const changed = await api(`/v1/assets/${asset.id}`, { method: "PATCH", body: fields });
+              const position = state.index.get(asset.id);
+              if (position !== undefined) state.assets[position] = { ...state.assets[position], ...changed };
+              showRating(changed);
+              showDescription(changed);
+              relayout();
+            }
+
+            async function rate(stars) {
+              const asset = state.assets[state.viewer];
+              if (!asset) return;
+              // Pressing the stars an asset has clears them, as in Photos and Lightroom.
+              try { await describe({ rating: asset.rating === stars ? 0 : stars }); } catch (error) { showProblem(error.message); }
+            }
+
+            $("#rating").addEventListener("click", (event) => {
+              const stars = Number(event.target.dataset.rating);
+              if (stars) rate(stars);
+            });
+
+            async function saveCaption() {
+              const caption = $("#caption");
+              if (caption.value === caption.dataset.saved) return;
+              try { await describe({ caption: caption.value.trim() ? caption.value : null }); } catch (error) { showProblem(error.message); }
+            }
+
+            $("#caption").addEventListener("change", saveCaption);
+            $("#caption").addEventListener("keydown", (event) => {
+              if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); saveCaption(); }
+              if (event.key === "Escape") { event.stopPropagation(); event.target.value = event.target.dataset.saved ?? ""; event.target.blur(); }
+            });
+            $("#keyword").addEventListener("keydown", async (event) => {
+              if (event.key !== "Enter") return;
+              event.preventDefault();
+              const keyword = event.target.value.trim();
+              if (!keyword) return;
+              try {
+                await describe({ addKeywords: [keyword] });
+                event.target.value = "";
+              } catch (error) { showProblem(error.message); }
+            });
+            $("#keywords").addEventListener("click", async (event) => {
+              const keyword = event.target.dataset.keyword;
+              if (!keyword) return;
+              try {
+                await describe({ removeKeywords: [keyword] });
+                $("#keyword").focus();
+              } catch (error) { showProblem(error.message); }
+            });
+            $("#describe").addEventListener("submit", (event) => event.preventDefault());
+
+            // MARK: - Search
+
+            let searchTimer = null;
+            $("#search").addEventListener("input", (event) => {
+              clearTimeout(searchTimer);
+              // Once typing pauses: every word must match, the last one as begun.
+              searchTimer = setTimeout(() => {
+                const query = event.target.value.trim();
+                if (query === (state.query ?? "") && state.view === "search") return;
+                state.query = query;
+                window.scrollTo(0, 0);
+                show(query ? "search" : "timeline");
+              }, 250);
+            });
+            $("#search").addEventListener("keydown", (event) => {
+              if (event.key === "Escape" && event.target.value) { event.target.value = ""; event.target.dispatchEvent(new Event("input")); }
+            });
 
             $("#viewer").addEventListener("click", async (event) => {
               const action = event.target.dataset.viewer;
@@ -563,7 +692,26 @@ enum EmbeddedFiles {
               }
             });
 
+            /// Steps through the photos of the burst on screen (the timeline shows a burst as its representative): the member
+            /// is shown in place of the representative until the viewer moves on.
+            async function moveInBurst(step) {
+              const asset = state.assets[state.viewer];
+              if (!asset?.burstIdentifier) return;
+              const { assets } = await api("/v1/assets?includeAllBurstAssets=true&includeHidden=true&sort=creationDate&limit=1000&predicate="
+                + encodeURIComponent(`burstIdentifier == "${asset.burstIdentifier}"`));
+              const at = assets.findIndex((member) => member.id === (state.burstShown ?? asset.id));
+              const next = assets[at + step];
+              if (!next) return;
+              state.burstShown = next.id;
+              const image = $("#stage img");
+              if (image) {
+                image.src = `/v1/assets/${next.id}/image?size=2048x2048&mode=fit${cacheKey(next)}`;
+                image.alt = `Burst photo ${at + step + 1} of ${assets.length}`;
+              }
+            }
+
             function move(step) {
+              state.burstShown = null;
               const next = state.viewer + step;
               if (next < 0 || next >= state.assets.length) return;
               state.viewer = next;
@@ -581,10 +729,16 @@ enum EmbeddedFiles {
                 if (event.key === "Escape" && !$("#editor").hidden) $("[data-edit=cancel]").click();
                 return;
               }
+              // Typing a caption or a keyword is typing, not commands.
+              if (event.target.closest?.("#describe")) return;
               if (event.key === "Escape") closeViewer();
-              if (event.key === "ArrowLeft") move(-1);
-              if (event.key === "ArrowRight") move(1);
+              if (event.key === "ArrowLeft") (event.shiftKey ? moveInBurst(-1) : move(-1));
+              if (event.key === "ArrowRight") (event.shiftKey ? moveInBurst(1) : move(1));
               if (event.key === "f") $("[data-viewer=favorite]").click();
+              if (/^[0-5]$/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey) {
+                const asset = state.assets[state.viewer];
+                if (asset) describe({ rating: Number(event.key) }).catch((error) => showProblem(error.message));
+              }
             });
 
             // MARK: - Editor (the built-in recipe: previewed on the server, saved as a non-destructive edit)
@@ -1077,6 +1231,7 @@ enum EmbeddedFiles {
                 <button type="button" data-view="hidden">Hidden</button>
                 <button type="button" data-view="deleted">Recently Deleted</button>
               </nav>
+              <input id="search" class="search" type="search" placeholder="Search" autocomplete="off" aria-label="Search captions, keywords, file names and dates">
               <select id="year" class="year" aria-label="Jump to a year" hidden></select>
               <label class="upload button" title="Upload photos and videos (or drop them anywhere)">Upload<input id="upload-input" type="file" multiple accept="image/*,video/*" hidden></label>
               <button type="button" id="sign-out" hidden>Sign out</button>
@@ -1113,6 +1268,9 @@ enum EmbeddedFiles {
                 <button type="button" data-viewer="previous" aria-label="Previous (left arrow)">‹</button>
                 <button type="button" data-viewer="next" aria-label="Next (right arrow)">›</button>
                 <span class="spacer"></span>
+                <span id="rating" class="rating" role="group" aria-label="Rating (keys 0 to 5)">
+                  <button type="button" data-rating="1" aria-pressed="false" aria-label="1 star">★</button><button type="button" data-rating="2" aria-pressed="false" aria-label="2 stars">★</button><button type="button" data-rating="3" aria-pressed="false" aria-label="3 stars">★</button><button type="button" data-rating="4" aria-pressed="false" aria-label="4 stars">★</button><button type="button" data-rating="5" aria-pressed="false" aria-label="5 stars">★</button>
+                </span>
                 <button type="button" data-viewer="favorite" aria-pressed="false" aria-label="Favourite (F)">♡</button>
                 <button type="button" data-viewer="zoom" aria-pressed="false">Full size</button>
                 <button type="button" data-viewer="edit">Edit</button>
@@ -1120,7 +1278,16 @@ enum EmbeddedFiles {
                 <button type="button" data-viewer="delete">Delete</button>
               </div>
               <div class="stage" id="stage"></div>
-              <aside id="info" class="info" hidden aria-label="Details"></aside>
+              <aside id="info" class="info" hidden aria-label="Details">
+                <form id="describe" class="describe">
+                  <label for="caption">Caption</label>
+                  <textarea id="caption" name="caption" rows="3" maxlength="4000" placeholder="Add a caption (saved when you leave the field, or Ctrl+Enter)"></textarea>
+                  <span class="label" id="keywords-label">Keywords</span>
+                  <ul id="keywords" class="keywords" aria-labelledby="keywords-label"></ul>
+                  <input id="keyword" name="keyword" autocomplete="off" placeholder="Add a keyword (Enter)" aria-label="Add a keyword">
+                </form>
+                <div id="details"></div>
+              </aside>
               <form id="editor" class="editor" hidden aria-label="Edit">
                 <label>Exposure <input type="range" name="exposure" min="-2" max="2" step="0.1" value="0"></label>
                 <label>Contrast <input type="range" name="contrast" min="0.5" max="1.5" step="0.05" value="1"></label>
@@ -4117,6 +4284,19 @@ enum EmbeddedFiles {
             .uploads .refused { color: #ffb4a8; }
             .new-album { display: flex; align-items: center; justify-content: center; min-height: 120px; border: 1px dashed #777; }
             .year { background: #2c2c2c; color: var(--fg); border: 1px solid #555; border-radius: 6px; padding: 6px; font: inherit; }
+            .search { background: #222; color: var(--fg); border: 1px solid #666; border-radius: 6px; padding: 6px 10px; font: inherit; min-width: 10em; flex: 0 1 16em; }
+            .rating { display: inline-flex; gap: 0; }
+            .rating button { color: #8a8a8a; border-radius: 0; padding: 6px 6px; }
+            .rating button.on { color: var(--focus); }
+            .describe { display: grid; gap: 6px; }
+            .describe textarea, .describe input { background: #222; color: var(--fg); border: 1px solid #666; border-radius: 6px; padding: 6px; font: inherit; }
+            .describe .label { color: var(--muted); }
+            .keywords { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px; }
+            .keywords li { display: inline-flex; align-items: center; gap: 2px; background: #2c2c2c; border-radius: 12px; padding: 0 0 0 8px; }
+            .keywords li button { border: 0; background: none; padding: 2px 8px; }
+            .tile .stars { position: absolute; right: 6px; top: 4px; font-size: 12px; color: var(--focus); text-shadow: 0 0 3px #000; }
+            .tile .stack { position: absolute; left: 6px; top: 4px; font-size: 12px; text-shadow: 0 0 3px #000; }
+
             """#
         ),
     ]
