@@ -121,14 +121,17 @@ struct Export: ParsableCommand {
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Local identifiers (or unique prefixes).") var ids: [String]
     @Option(
-        help: "current (an edited asset's rendering — and its Live Photo video — else the originals), or original / unadjusted (the originals)."
+        help:
+            "current (an edited asset's rendering — and its Live Photo video — else the originals), original / unadjusted (the originals), or all (the originals and, for an edited asset, its rendering as IMG_E… and its adjustments as .AAE, as Photos exports them)."
     ) var version = "current"
     @Option(help: "The folder to write into (created if missing).") var out: String
     @Option(help: "Export a video with this AVAssetExportSession preset (for example 1280x720 or Passthrough).") var preset: String?
     @Option(help: "The container for --preset: mov, mp4 or m4v.") var type = "mp4"
 
     func run() throws {
-        guard ["current", "unadjusted", "original"].contains(version) else { throw CLIError("--version is current, unadjusted or original") }
+        guard ["current", "unadjusted", "original", "all"].contains(version) else {
+            throw CLIError("--version is current, unadjusted, original or all")
+        }
         let library = try global.open()
         let assets = try ids.map { try resolveAsset($0, in: library, global: global) }
         let folder = URL(fileURLWithPath: out)
@@ -163,6 +166,23 @@ struct Export: ParsableCommand {
         let originalTypes: [PHAssetResourceType] = [.photo, .video, .audio, .alternatePhoto, .pairedVideo]
         let originals = resources.filter { originalTypes.contains($0.type) }
         let unadjusted = PHAssetResource.resource(among: resources, version: .unadjusted)
+        if version == "all" {
+            // As Photos exports "with edits": IMG_1234.HEIC, IMG_E1234.JPG (and .MOV), IMG_1234.AAE (written apart).
+            let stem = ((unadjusted?.originalFilename ?? "IMG_0000") as NSString).deletingPathExtension
+            let edited = AdjustmentSidecar.editedStem(of: stem) ?? "\(stem)_E"
+            var files = originals.map { ($0, $0.originalFilename) }
+            if asset.hasAdjustments {
+                for resource in [
+                    PHAssetResource.resource(among: resources, version: .current),
+                    PHAssetResource.resource(among: resources, version: .current, pairedVideo: true),
+                ].compactMap({ $0 }) where resource !== unadjusted && !originals.contains(where: { $0 === resource }) {
+                    // Photos' names: IMG_E1234.JPG, .HEIC, .MOV.
+                    let ext = (resource.fileURL?.pathExtension ?? "jpg").uppercased()
+                    files.append((resource, "\(edited).\(ext == "JPEG" ? "JPG" : ext)"))
+                }
+            }
+            return files
+        }
         guard version == "current", let rendering = PHAssetResource.resource(among: resources, version: .current), rendering !== unadjusted
         else {
             return originals.map { ($0, $0.originalFilename) }
@@ -180,6 +200,26 @@ struct Export: ParsableCommand {
 
     private func exportResources(of asset: PHAsset, into folder: URL) throws -> [String] {
         var written: [String] = []
+        if version == "all", asset.hasAdjustments,
+            let recipe = PHAssetResource.assetResources(for: asset).first(where: { $0.type == .adjustmentData })
+        {
+            // The adjustments as an .AAE beside the original (XML, as Photos writes them).
+            let stem = ((PHAssetResource.resource(of: asset, version: .unadjusted)?.originalFilename ?? "IMG_0000") as NSString)
+                .deletingPathExtension
+            let target = folder.appendingPathComponent(Self.safeName("\(stem).AAE", recipe))
+            var bytes = Data()
+            let failure = waitForCallback { done in
+                PHAssetResourceManager.default().requestData(for: recipe, options: nil, dataReceivedHandler: { bytes.append($0) }) { done($0) }
+            }
+            if let error = failure { throw CLIError("\(Output.printable(target.lastPathComponent)): \(describe(error))") }
+            guard let sidecar = try? AdjustmentSidecar(plist: bytes)?.plist() else {
+                throw CLIError("\(Output.printable(target.lastPathComponent)): the asset's adjustments cannot be read")
+            }
+            do { try sidecar.write(to: target, options: .withoutOverwriting) } catch {
+                throw CLIError("\(Output.printable(target.lastPathComponent)): \(error.localizedDescription) (an existing file is never replaced)")
+            }
+            written.append(target.path)
+        }
         for (resource, name) in Self.versionResources(of: asset, version: version) {
             let target = folder.appendingPathComponent(Self.safeName(name, resource))
             let failure = waitForCallback { done in

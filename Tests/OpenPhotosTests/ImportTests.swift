@@ -47,6 +47,57 @@ struct ImportTests {
         #expect(identifiers(PHAsset.fetchAssets(in: selfies, options: nil)) == [imported.localIdentifier])
     }
 
+    /// Photos' export of an edited photo: the original, its edited rendering `IMG_E…` and its `.AAE` become one asset
+    /// whose edit can be reverted; a sidecar whose edit cannot be kept never costs the photo; an `IMG_E` file without
+    /// an `.AAE` is a photo of its own; a damaged `.AAE` is reported.
+    @Test func anAAEAndItsEditedRenderingBecomeTheAssetsEdit() async throws {
+        let library = try TestLibrary(name: "AAEImport")
+        defer { library.remove() }
+        let card = library.scratch.appendingPathComponent("DCIM")
+        try FileManager.default.createDirectory(at: card, withIntermediateDirectories: true)
+        try TestMedia.writeImage(to: card.appendingPathComponent("IMG_0001.JPG"), width: 64, height: 48)
+        try TestMedia.writeImage(to: card.appendingPathComponent("IMG_E0001.JPG"), width: 48, height: 48)
+        let recipe = Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let sidecar = AdjustmentSidecar(
+            formatIdentifier: "com.apple.photo", formatVersion: "1.5", data: recipe, baseVersion: 0,
+            editorBundleID: "com.apple.mobileslideshow", timestamp: Date(timeIntervalSince1970: 1_700_000_000), renderTypes: 0)
+        try sidecar.plist().write(to: card.appendingPathComponent("IMG_0001.AAE"))
+        // A PNG cannot carry an edit's rendering here: imported without it, and said so.
+        try TestMedia.ffmpegRun(["-f", "lavfi", "-i", "color=c=blue:s=32x24", "-frames:v", "1", card.appendingPathComponent("IMG_0002.PNG").path])
+        try sidecar.plist().write(to: card.appendingPathComponent("IMG_O0002.AAE"))
+        try TestMedia.writeImage(to: card.appendingPathComponent("IMG_0003.JPG"), width: 40, height: 30)
+        try TestMedia.writeImage(to: card.appendingPathComponent("IMG_E0003.JPG"), width: 30, height: 30)
+        try Data("not a property list".utf8).write(to: card.appendingPathComponent("IMG_0004.AAE"))
+
+        let report = try library.library.importItems(at: [card])
+        #expect(report.importedLocalIdentifiers.count == 4, "\(report.failures)")
+        #expect(report.editsKept == 1)
+        #expect(report.failures.map(\.file.lastPathComponent).sorted() == ["IMG_0004.AAE", "IMG_O0002.AAE"], "\(report.failures)")
+        let all = PHAsset.fetchAssets(with: library.options())
+        func named(_ name: String) -> PHAsset? {
+            all.first { PHAssetResource.assetResources(for: $0).contains { $0.originalFilename == name } }
+        }
+        let edited = try #require(named("IMG_0001.JPG"))
+        #expect(edited.hasAdjustments && edited.adjustmentFormatIdentifier == "com.apple.photo")
+        let resources = PHAssetResource.assetResources(for: edited)
+        #expect(resources.map(\.type) == [.photo, .fullSizePhoto, .adjustmentData])
+        let rendering = try Data(contentsOf: card.appendingPathComponent("IMG_E0001.JPG"))
+        let stored = try #require(resources.first { $0.type == .fullSizePhoto }?.fileURL)
+        #expect(try Data(contentsOf: stored) == rendering, "the edited rendering, byte for byte")
+        #expect((edited.pixelWidth, edited.pixelHeight) == (48, 48), "the edit is the current version")
+        let options = PHContentEditingInputRequestOptions()
+        options.canHandleAdjustmentData = { $0.formatIdentifier == "com.apple.photo" && $0.formatVersion == "1.5" }
+        let input = try await edited.requestContentEditingInput(with: options)
+        #expect(input.adjustmentData?.data == recipe)
+        #expect(named("IMG_0002.PNG")?.hasAdjustments == false)
+        #expect(named("IMG_0003.JPG")?.hasAdjustments == false && named("IMG_E0003.JPG") != nil)
+
+        // Reverted: the original again.
+        try library.library.performChangesAndWait { PHAssetChangeRequest(for: edited).revertAssetContentToOriginal() }
+        let reverted = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [edited.localIdentifier], options: library.options()).firstObject)
+        #expect(!reverted.hasAdjustments && (reverted.pixelWidth, reverted.pixelHeight) == (64, 48))
+    }
+
     @Test func livePhotosPairByContentIdentifierNeverAcrossDifferentOnes() throws {
         let library = try TestLibrary(name: "ImportLive")
         defer { library.remove() }

@@ -298,4 +298,38 @@ extension PhotosCommandTests {
         #expect(byYear.stdout.split(separator: "\n").count == 1 && byYear.stdout.contains(ids[0]))
         #expect(try photos(["ls", "--search", "nothing-like-it"], library: test.url).stdout.isEmpty)
     }
+
+    /// `export --version all` writes what Photos exports of an edited photo — the original, `IMG_E…` and an `.AAE` —
+    /// and importing those into another library gives the same edit back.
+    @Test func exportAllWritesTheEditAsPhotosDoesAndItImportsBack() throws {
+        let test = try TestLibrary(name: "ExportAAE")
+        defer { test.remove() }
+        let original = try test.makeImage("IMG_0042.JPG", width: 64, height: 48)
+        var id = ""
+        try test.library.performChangesAndWait {
+            id = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: original)!.placeholderForCreatedAsset!.localIdentifier
+        }
+        let edit = try photos(["edit", id, "--exposure", "0.5"], library: test.url)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let folder = test.scratch.appendingPathComponent("exported")
+        let exported = try photos(["export", id, "--version", "all", "--out", folder.path, "--json"], library: test.url)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["IMG_0042.AAE", "IMG_0042.JPG", "IMG_E0042.JPG"])
+        let sidecar = try #require(AdjustmentSidecar(plist: try Data(contentsOf: folder.appendingPathComponent("IMG_0042.AAE"))))
+        let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: test.options()).firstObject)
+        #expect(sidecar.formatIdentifier == asset.adjustmentFormatIdentifier)
+        // Again: nothing replaced.
+        #expect(try photos(["export", id, "--version", "all", "--out", folder.path], library: test.url).status != 0)
+
+        let other = try TestLibrary(name: "ImportAAE")
+        defer { other.remove() }
+        let report = try other.library.importItems(at: [folder])
+        #expect(report.importedLocalIdentifiers.count == 1 && report.editsKept == 1, "\(report.failures)")
+        let copy = try #require(PHAsset.fetchAssets(with: other.options()).firstObject)
+        #expect(copy.hasAdjustments && copy.adjustmentFormatIdentifier == asset.adjustmentFormatIdentifier)
+        let resources = PHAssetResource.assetResources(for: copy)
+        let rendering = try #require(resources.first { $0.type == .fullSizePhoto }?.fileURL)
+        #expect(try Data(contentsOf: rendering) == (try Data(contentsOf: folder.appendingPathComponent("IMG_E0042.JPG"))))
+    }
 }

@@ -10,6 +10,9 @@ extension PHPhotoLibrary {
         public var importedLocalIdentifiers: [String] = []
         /// Stills and videos joined into Live Photos.
         public var livePhotosPaired = 0
+        /// Photos imported with the edit Photos exported beside them (an `.AAE` file, and the edited rendering
+        /// `IMG_E…` when there is one): the asset's adjustment data and current version.
+        public var editsKept = 0
         /// Files whose bytes the library already holds (or that appeared earlier in this import).
         public var duplicates: [ImportDuplicate] = []
         /// Files that could not be imported, with the reason.
@@ -75,7 +78,11 @@ extension PHPhotoLibrary {
     /// metadata). Bytes the library already holds are reported as duplicates, not imported again. A still and a
     /// video with the same Apple content identifier become one Live Photo (`photo` + `pairedVideo` resources,
     /// `photoLive`); only files without identifiers are paired by the same base name within a few seconds, and two
-    /// files whose identifiers differ never are. Files that cannot be read — damaged, not regular files, names
+    /// files whose identifiers differ never are. An `.AAE` file beside a photo (`IMG_1234.AAE` or `IMG_O1234.AAE`, as
+    /// Photos exports an edited photo with its original) becomes the asset's ``PHAdjustmentData``, and the edited
+    /// rendering beside it (`IMG_E1234.JPG`/`.HEIC`, and a Live Photo's `IMG_E1234.MOV`) its current version: one asset
+    /// whose original stays and whose edit can be reverted (without a rendering, the original stands in for it; the
+    /// recipe is kept for an editor that reads it). Files that cannot be read — damaged, not regular files, names
     /// that are not UTF-8 — are reported with the reason and the import goes on. Folders are walked once each
     /// (a link back to a visited folder is skipped and reported), at most ``maximumFolderDepth`` deep.
     /// Assets are created with ``PHAssetCreationRequest`` in transactions of `batchSize`.
@@ -103,10 +110,24 @@ extension PHPhotoLibrary {
         var report = ImportReport()
         var walk = FolderWalk(recursive: recursive)
         for url in urls { walk.collect(url, depth: 0) }
-        let files = walk.files
         report.failures = walk.failures
         report.skippedLinks = walk.skippedLinks
-        report.filesExamined = files.count
+        report.filesExamined = walk.files.count
+        // `.AAE` sidecars are read here, not imported as media: by folder and stem.
+        var sidecars: [String: (file: URL, sidecar: AdjustmentSidecar)] = [:]
+        var files: [URL] = []
+        for file in walk.files {
+            guard file.pathExtension.lowercased() == "aae" else {
+                files.append(file)
+                continue
+            }
+            let bytes = try? FileHandle(forReadingFrom: file).read(upToCount: AdjustmentSidecar.maximumFileSize + 1)
+            if let bytes, let sidecar = AdjustmentSidecar(plist: bytes) {
+                sidecars[Self.sidecarKey(file)] = (file, sidecar)
+            } else {
+                report.failures.append(ImportFailure(file: file, reason: "not an adjustments file of Photos (an .AAE property list)"))
+            }
+        }
 
         // 1. Copy + hash (one read), probe the copy's header: on every core, results kept in file order.
         let trace = ProcessInfo.processInfo.environment["OPENPHOTOKIT_TRACE_IMPORT"] != nil
@@ -154,6 +175,19 @@ extension PHPhotoLibrary {
         }
 
         phase("fsync")
+        // Edited renderings (`IMG_E1234.JPG`, a Live Photo's `IMG_E1234.MOV`) of originals with an `.AAE` in this
+        // import belong to those originals' edits, not to assets of their own.
+        var renderings: [String: [ImportItem]] = [:]
+        let originalKeys = Set(items.map { Self.sidecarKey($0.file) })
+        items = items.filter { item in
+            let stem = item.file.deletingPathExtension().lastPathComponent
+            guard let original = AdjustmentSidecar.originalStem(ofEdited: stem) else { return true }
+            let key = Self.sidecarKey(item.file.deletingLastPathComponent().appendingPathComponent(original))
+            guard originalKeys.contains(key), Self.sidecar(for: key, in: sidecars) != nil else { return true }
+            renderings[key, default: []].append(item)
+            return false
+        }
+
         // 2. Duplicates: bytes already in the library, or earlier in this import.
         // Only a client that can read the whole library is told what it holds: an add-only or limited client's file
         // that the library already has becomes a new asset, as PhotoKit does for any client (duplicates within the
@@ -174,16 +208,34 @@ extension PHPhotoLibrary {
             }
             report.duplicates.append(ImportDuplicate(file: item.file, existingLocalIdentifier: existing[digest], sameAs: earlier))
             engine.discardStaged([item.staged])
+            // A duplicate's edit goes with it.
+            if let edited = renderings.removeValue(forKey: Self.sidecarKey(item.file)) { engine.discardStaged(edited.map(\.staged)) }
             return false
         }
 
         // 3. Live Photos, then one creation request per asset, in transactions of batchSize.
         let units = Self.pairLivePhotos(items)
         report.livePhotosPaired = units.filter { $0.count == 2 }.count
+        // An edit is kept where its rendering can be one here (JPEG or HEIC: Photos' own, or the original standing in);
+        // otherwise the photo is imported without it, and that is said.
+        for unit in units where unit[0].info.isImage {
+            let key = Self.sidecarKey(unit[0].file)
+            guard let sidecar = sidecars[Self.sidecarEntryKey(for: key, in: sidecars) ?? ""] else { continue }
+            let still = renderings[key]?.first { $0.info.isImage } ?? unit[0]
+            if ![MediaFormat.jpeg, .heic].contains(still.info.format) {
+                sidecars[Self.sidecarEntryKey(for: key, in: sidecars)!] = nil
+                report.failures.append(
+                    ImportFailure(
+                        file: sidecar.file,
+                        reason:
+                            "not applied: \(still.file.lastPathComponent) is \(still.info.format.rawValue), and an edit's rendering is JPEG or HEIC (the photo is imported without it)"
+                    ))
+            }
+        }
         var start = 0
         if isCancelled?() == true { report.wasCancelled = true }
         /// Commits `batch` in one transaction; the identifiers created, or the error.
-        func commit(_ batch: [[ImportItem]]) -> Result<[String], any Error> {
+        func commit(_ batch: [[ImportItem]], withEdits: Bool = true) -> Result<[String], any Error> {
             var identifiers: [String] = []
             do {
                 try performChangesAndWait {
@@ -193,6 +245,11 @@ extension PHPhotoLibrary {
                             let type: PHAssetResourceType = item.info.isImage ? .photo : (unit.count == 2 ? .pairedVideo : .video)
                             request.addStagedResource(with: type, staged: item.staged, info: item.info, originalFilename: item.file.lastPathComponent)
                         }
+                        let key = Self.sidecarKey(unit[0].file)
+                        if withEdits, unit[0].info.isImage, let sidecar = Self.sidecar(for: key, in: sidecars) {
+                            request.contentEditingOutput = Self.editOutput(
+                                sidecar, original: unit[0], renderings: renderings[key] ?? [], placeholder: request.placeholderForCreatedAsset!)
+                        }
                         identifiers.append(request.placeholderForCreatedAsset!.localIdentifier)
                     }
                 }
@@ -201,29 +258,66 @@ extension PHPhotoLibrary {
                 return .failure(error)
             }
         }
-        while start < units.count, !report.wasCancelled {
-            let batch = Array(units[start..<min(start + max(1, batchSize), units.count)])
-            start += batch.count
-            switch commit(batch) {
-            case .success(let identifiers): report.importedLocalIdentifiers += identifiers
-            case .failure(let error) where batch.count == 1:
-                for item in batch[0] {
+        func hasEdit(_ unit: [ImportItem]) -> Bool {
+            unit[0].info.isImage && Self.sidecar(for: Self.sidecarKey(unit[0].file), in: sidecars) != nil
+        }
+        /// A unit's files staged again where a failed commit took them (a commit that fails after placing its files
+        /// removes them): copied from their sources once more. Nil when a source cannot be read now (reported).
+        func restaged(_ unit: [ImportItem]) -> [ImportItem]? {
+            var fresh: [ImportItem] = []
+            for item in unit {
+                if FileManager.default.fileExists(atPath: item.staged.url.path) {
+                    fresh.append(item)
+                    continue
+                }
+                let known = movingFiles ? knownSHA256[item.file.standardizedFileURL.path] : nil
+                switch Self.stageAndProbe(item.file, engine: engine, move: movingFiles, knownSHA256: known) {
+                case .item(let again): fresh.append(again)
+                case .failure(let failure):
+                    engine.discardStaged(fresh.map(\.staged))
+                    report.failures.append(failure)
+                    return nil
+                }
+            }
+            return fresh
+        }
+        /// Commits one asset alone; an edit that cannot be kept never costs the photo: it is imported without, and
+        /// that is reported.
+        func commitAlone(_ original: [ImportItem]) {
+            guard let unit = restaged(original) else { return }
+            var result = commit([unit])
+            var editKept = hasEdit(unit)
+            if editKept, case .failure(let error) = result, let again = restaged(unit) {
+                editKept = false
+                result = commit([again], withEdits: false)
+                if case .success = result {
+                    report.failures.append(
+                        ImportFailure(file: unit[0].file, reason: "imported without its edit (.AAE), which could not be kept: \(error)"))
+                }
+            }
+            switch result {
+            case .success(let identifiers):
+                report.importedLocalIdentifiers += identifiers
+                if editKept { report.editsKept += 1 }
+            case .failure(let error):
+                for item in unit {
                     engine.discardStaged([item.staged])
                     report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
                 }
-            case .failure:
+            }
+        }
+        while start < units.count, !report.wasCancelled {
+            let batch = Array(units[start..<min(start + max(1, batchSize), units.count)])
+            start += batch.count
+            if batch.count == 1 {
+                commitAlone(batch[0])
+            } else if case .success(let identifiers) = commit(batch) {
+                report.importedLocalIdentifiers += identifiers
+                report.editsKept += batch.filter(hasEdit).count
+            } else {
                 // One asset can fail a whole transaction: each is tried alone, so only what fails is reported, with
                 // its own reason, and the rest is imported.
-                for unit in batch {
-                    switch commit([unit]) {
-                    case .success(let identifiers): report.importedLocalIdentifiers += identifiers
-                    case .failure(let error):
-                        for item in unit {
-                            engine.discardStaged([item.staged])
-                            report.failures.append(ImportFailure(file: item.file, reason: "\(error)"))
-                        }
-                    }
-                }
+                for unit in batch { commitAlone(unit) }
             }
             if isCancelled?() == true { report.wasCancelled = true }
         }
@@ -231,8 +325,49 @@ extension PHPhotoLibrary {
         for unit in units[start...] {
             engine.discardStaged(unit.map(\.staged))
         }
+        // The renderings were copied into their edits' outputs (or their asset was not imported).
+        engine.discardStaged(renderings.values.flatMap { $0.map(\.staged) })
         phase("commit")
         return report
+    }
+
+    /// Where a file's sidecar is looked up: its folder and stem, in lower case.
+    static func sidecarKey(_ file: URL) -> String {
+        file.deletingLastPathComponent().standardizedFileURL.path + "/" + file.deletingPathExtension().lastPathComponent.lowercased()
+    }
+
+    /// The `.AAE` of the original with this key: `IMG_1234.AAE`, else `IMG_O1234.AAE`.
+    static func sidecar(for key: String, in sidecars: [String: (file: URL, sidecar: AdjustmentSidecar)]) -> AdjustmentSidecar? {
+        sidecarEntryKey(for: key, in: sidecars).flatMap { sidecars[$0]?.sidecar }
+    }
+
+    /// The key under which the `.AAE` of the original with this key is kept.
+    static func sidecarEntryKey(for key: String, in sidecars: [String: (file: URL, sidecar: AdjustmentSidecar)]) -> String? {
+        let folder = (key as NSString).deletingLastPathComponent
+        let stem = (key as NSString).lastPathComponent
+        return AdjustmentSidecar.sidecarStems(of: stem).map { folder + "/" + $0.lowercased() }.first { sidecars[$0] != nil }
+    }
+
+    /// The edit an `.AAE` describes, for the asset being created: its adjustment data, and as its rendering the edited
+    /// file Photos exported (JPEG or HEIC; a Live Photo's edited video beside it) — or, without one, the original.
+    /// A rendering in another format, or a copy that fails, leaves the output without one: the commit then fails
+    /// with the output's error, and the asset is tried alone (reported, the rest imported).
+    static func editOutput(
+        _ sidecar: AdjustmentSidecar, original: ImportItem, renderings: [ImportItem], placeholder: PHObjectPlaceholder
+    ) -> PHContentEditingOutput {
+        let output = PHContentEditingOutput(placeholderForCreatedAsset: placeholder)
+        output.adjustmentData = PHAdjustmentData(
+            formatIdentifier: sidecar.formatIdentifier, formatVersion: sidecar.formatVersion, data: sidecar.data)
+        let still = renderings.first { $0.info.isImage } ?? original
+        if still.info.format == .jpeg || still.info.format == .heic,
+            let target = try? output.renderedContentURL(for: still.info.format == .heic ? .heic : .jpeg)
+        {
+            try? FileManager.default.copyItem(at: still.staged.url, to: target)
+        }
+        if let video = renderings.first(where: { !$0.info.isImage }) {
+            try? FileManager.default.copyItem(at: video.staged.url, to: output.renderedPairedVideoURL)
+        }
+        return output
     }
 
     /// OpenPhotoKit: how deep ``importItems(at:recursive:batchSize:progress:isCancelled:)`` descends into folders.
