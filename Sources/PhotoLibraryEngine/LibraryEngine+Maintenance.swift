@@ -4,6 +4,8 @@ import Foundation
 package struct VerificationProblem: Sendable, Equatable, CustomStringConvertible {
     package enum Kind: String, Sendable {
         case missingFile, sizeMismatch, hashMismatch, orphanFile, unreadable, abandonedUpload
+        /// An asset's search document is not what its caption, keywords and file names make (or is missing).
+        case searchIndex
     }
 
     package var kind: Kind
@@ -91,6 +93,7 @@ extension LibraryEngine {
         for blob in try blobs.storedBlobs() where !known.contains(blob.name) {
             problems.append(.init(kind: .orphanFile, path: blob.name, detail: "no asset refers to it"))
         }
+        problems += try searchIndexProblems(isCancelled: isCancelled)
         for area in blobs.abandonedUploadAreas() {
             problems.append(
                 .init(
@@ -100,6 +103,37 @@ extension LibraryEngine {
                 ))
         }
         return (rows.count, problems, true)
+    }
+}
+
+extension LibraryEngine {
+    /// Assets whose search document differs from what their rows make now (one read of every asset's rows, and one
+    /// comparison each, in the store's own terms), and documents of assets that are gone.
+    func searchIndexProblems(isCancelled: (() -> Bool)? = nil) throws(LibraryError) -> [VerificationProblem] {
+        try read { db -> [VerificationProblem] in
+            var problems: [VerificationProblem] = []
+            var after: Int64 = 0
+            while isCancelled?() != true {
+                let rows = try SQLRecord.fetchAll(
+                    db, sql: "SELECT id, local_id FROM asset WHERE id > ? ORDER BY id LIMIT 500", arguments: [after])
+                guard let last = rows.last else { break }
+                let documents = try SearchIndex.documents(rows.map { $0[0] as Int64 }, db: db)
+                for row in rows {
+                    let (id, identifier): (Int64, String) = (row[0], row[1])
+                    let check = db.dialect.searchDocumentIs(assetID: id, tokens: documents[id] ?? "")
+                    if try Bool.fetchOne(db, sql: check.sql, arguments: check.statementArguments) != true {
+                        problems.append(.init(kind: .searchIndex, path: identifier, detail: "its search document is not what its rows make"))
+                    }
+                }
+                after = last[0]
+            }
+            let indexed = try Int.fetchOne(db, sql: db.dialect.searchDocumentCount) ?? 0
+            let assets = try Int.fetchOne(db, sql: "SELECT count(*) FROM asset") ?? 0
+            if indexed > assets {
+                problems.append(.init(kind: .searchIndex, path: "asset_search", detail: "\(indexed - assets) documents of assets that are gone"))
+            }
+            return problems
+        }
     }
 }
 

@@ -90,6 +90,8 @@ public struct ConcurrencyCampaign {
             var commits = 0
             var lastFavorite = false
             var added: [String] = []
+            /// Keywords this worker added to the one shared asset.
+            var keywords: [String] = []
         }
         let workers = Mutex([Worker](repeating: Worker(), count: processes))
         let executable = self.executable
@@ -103,6 +105,9 @@ public struct ConcurrencyCampaign {
                     let photo = workspace.appendingPathComponent("added-\(index)-\(step).jpg")
                     try? TestMedia.writeImage(to: photo, width: 40 + index, height: 20 + step)
                     arguments = ["add", photo.path, "--json"]
+                } else if step % 5 == 1 {
+                    // Every worker keywords the same asset (the first): edits against what it has at commit, none lost.
+                    arguments = ["describe", ids[0], "--add-keyword", "w\(index)s\(step)"]
                 } else {
                     worker.lastFavorite = step % 2 == 0
                     arguments = ["favorite", ids[index]] + (worker.lastFavorite ? [] : ["--off"])
@@ -112,6 +117,7 @@ public struct ConcurrencyCampaign {
                     continue
                 }
                 worker.commits += 1
+                if arguments.first == "describe" { worker.keywords.append(arguments[3]) }
                 if arguments.first == "add",
                     let objects = try? JSONSerialization.jsonObject(with: end.standardOutput) as? [[String: Any]]
                 {
@@ -145,9 +151,16 @@ public struct ConcurrencyCampaign {
         let listed = try photos(["ls", "--json", "--include-hidden"])
         let objects = (try? JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]]) ?? []
         var favorite: [String: Bool] = [:]
+        var keywords: [String: [String]] = [:]
         for object in objects {
-            if let id = object["localIdentifier"] as? String { favorite[id] = object["isFavorite"] as? Bool }
+            if let id = object["localIdentifier"] as? String {
+                favorite[id] = object["isFavorite"] as? Bool
+                keywords[id] = object["keywords"] as? [String]
+            }
         }
+        // Every keyword any worker added to the shared asset is there (a lost update would drop another's).
+        let shared = Set(keywords[ids[0]] ?? [])
+        result.lostUpdates += finished.flatMap(\.keywords).filter { !shared.contains($0) }.count
         for (index, worker) in finished.enumerated() {
             if favorite[ids[index]] != worker.lastFavorite { result.lostUpdates += 1 }
             result.lostUpdates += worker.added.filter { favorite[$0] == nil }.count

@@ -206,6 +206,41 @@ struct Favorite: ParsableCommand {
     func run() throws { try setFlag(ids, global) { [off] in $0.isFavorite = !off } }
 }
 
+struct Describe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rate, caption and keyword assets (PHAssetChangeRequest's rating, caption, addKeyword, removeKeyword).",
+        discussion: """
+            All of it in one change to every asset named. Keywords are added after those an asset has (one it has stays \
+            where it is) and removed where it has them, so two people keywording the same photos keep each other's.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Stars, 0 (unset) to 5.") var rating: Int?
+    @Option(help: "The caption (an empty one removes it).") var caption: String?
+    @Option(name: .customLong("add-keyword"), help: "A keyword to add (repeatable).") var add: [String] = []
+    @Option(name: .customLong("remove-keyword"), help: "A keyword to remove (repeatable).") var remove: [String] = []
+    @Option(help: "A Live Photo's video: on or off (off shows it as a still; its video is kept).") var liveVideo: String?
+    @Argument(help: "Local identifiers (or unique prefixes).") var ids: [String]
+
+    func validate() throws {
+        if let rating, !(0...5).contains(rating) { throw ValidationError("--rating is 0 (unset) to 5") }
+        if let liveVideo, !["on", "off"].contains(liveVideo) { throw ValidationError("--live-video is on or off") }
+        if rating == nil, caption == nil, add.isEmpty, remove.isEmpty, liveVideo == nil {
+            throw ValidationError("give --rating, --caption, --add-keyword, --remove-keyword or --live-video")
+        }
+    }
+
+    func run() throws {
+        let (rating, caption, add, remove, liveVideo) = (rating, caption, add, remove, liveVideo)
+        try setFlag(ids, global) { request in
+            if let rating { request.rating = PHAsset.Rating(rawValue: rating) ?? .unset }
+            if let caption { request.caption = caption.isEmpty ? nil : caption }
+            for keyword in add { request.addKeyword(keyword) }
+            for keyword in remove { request.removeKeyword(keyword) }
+            if let liveVideo { request.setLivePhotoVideoPlaybackEnabled(liveVideo == "on") }
+        }
+    }
+}
+
 struct Hide: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Hide assets (or show them again, with --off).")
     @OptionGroup var global: GlobalOptions

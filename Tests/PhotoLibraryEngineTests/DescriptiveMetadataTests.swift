@@ -134,5 +134,19 @@ struct SearchIndexMigrationTests {
         #expect(PHAsset.fetchAssets(with: options).map(\.localIdentifier) == [ids[2]])
         options.searchText = "jpg"
         #expect(PHAsset.fetchAssets(with: options).count == 3)
+
+        // verify finds every document as the rows make it, and says where one is not.
+        let again = try LibraryEngine.open(at: library.url)
+        #expect(try again.verify().problems.filter { $0.kind == .searchIndex }.isEmpty)
+        try again.metadata.write { db in
+            if db.dialect.kind == .sqlite {
+                try db.execute(sql: "UPDATE asset_search SET document = 'tampered' WHERE rowid = (SELECT min(rowid) FROM asset_search)")
+            } else {
+                try db.execute(
+                    sql: "UPDATE asset_search SET document = 'tampered'::tsvector WHERE asset_id = (SELECT min(asset_id) FROM asset_search)")
+            }
+        }
+        let problems = try again.verify().problems.filter { $0.kind == .searchIndex }
+        #expect(problems.count == 1 && ids.contains(problems.first?.path ?? ""), "\(problems)")
     }
 }

@@ -297,6 +297,18 @@ extension PhotosCommandTests {
         let byYear = try photos(["ls", "--search", "2019"], library: test.url)
         #expect(byYear.stdout.split(separator: "\n").count == 1 && byYear.stdout.contains(ids[0]))
         #expect(try photos(["ls", "--search", "nothing-like-it"], library: test.url).stdout.isEmpty)
+        // photos describe: rating, caption, keywords added and removed, in one change.
+        let described = try photos(
+            ["describe", ids[0], "--rating", "2", "--caption", "Harbour", "--add-keyword", "boats", "--add-keyword", "kiel", "--json"],
+            library: test.url)
+        #expect(described.status == 0, "\(described.stderr)")
+        let row = try #require((try JSONSerialization.jsonObject(with: Data(described.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(row["rating"] as? Int == 2 && row["caption"] as? String == "Harbour" && row["keywords"] as? [String] == ["boats", "kiel"])
+        let removed = try photos(["describe", ids[0], "--remove-keyword", "boats", "--caption", "", "--json"], library: test.url)
+        let after = try #require((try JSONSerialization.jsonObject(with: Data(removed.stdout.utf8)) as? [[String: Any]])?.first)
+        #expect(after["keywords"] as? [String] == ["kiel"] && after["caption"] is NSNull)
+        #expect(try photos(["describe", ids[0], "--rating", "7"], library: test.url).status != 0)
+        #expect(try photos(["describe", ids[0]], library: test.url).status != 0)
     }
 
     /// `export --version all` writes what Photos exports of an edited photo — the original, `IMG_E…` and an `.AAE` —

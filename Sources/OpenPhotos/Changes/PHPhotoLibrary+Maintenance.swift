@@ -5,8 +5,9 @@ import PhotoLibraryEngine
 public struct LibraryVerificationReport: Sendable, Equatable {
     /// One problem with the stored files.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
-        /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile`, `unreadable` or `abandonedUpload` (partial uploads
-        /// of a `photos serve` that died, removed by the next process that opens the library for writing).
+        /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile`, `unreadable`, `abandonedUpload` (partial uploads
+        /// of a `photos serve` that died, removed by the next process that opens the library for writing) or
+        /// `searchIndex` (an asset's search document is not what its caption, keywords and file names make).
         public let kind: String
         /// The file, relative to the library folder.
         public let path: String

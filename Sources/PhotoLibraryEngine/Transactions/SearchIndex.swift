@@ -10,6 +10,21 @@ package enum SearchIndex {
 
     /// Writes the documents of assets from what their rows say now.
     package static func refresh(_ ids: some Collection<Int64>, db: any SQLConnection) throws {
+        let documents = try self.documents(ids, db: db)
+        let ordered = ids.compactMap { id in documents[id].map { (assetID: id, tokens: $0) } }
+        var remaining = ordered[...]
+        while !remaining.isEmpty {
+            let chunk = remaining.prefix(500)
+            remaining = remaining.dropFirst(chunk.count)
+            for statement in db.dialect.setSearchDocuments(Array(chunk)) {
+                try db.execute(sql: statement.sql, arguments: statement.statementArguments)
+            }
+        }
+    }
+
+    /// What the documents of assets are made of now, by row id (ids with no row are absent).
+    static func documents(_ ids: some Collection<Int64>, db: any SQLConnection) throws -> [Int64: String] {
+        var documents: [Int64: String] = [:]
         var remaining = ids[...]
         while !remaining.isEmpty {
             let chunk = remaining.prefix(500)
@@ -36,14 +51,12 @@ package enum SearchIndex {
             {
                 names[row[0], default: []].append(row[1])
             }
-            let documents = chunk.compactMap { id -> (assetID: Int64, tokens: String)? in
-                guard let caption = captions[id] else { return nil }
-                return (id, SearchQuery.document(caption: caption, keywords: keywords[id] ?? [], filenames: names[id] ?? []))
-            }
-            for statement in db.dialect.setSearchDocuments(documents) {
-                try db.execute(sql: statement.sql, arguments: statement.statementArguments)
+            for id in chunk {
+                guard let caption = captions[id] else { continue }
+                documents[id] = SearchQuery.document(caption: caption, keywords: keywords[id] ?? [], filenames: names[id] ?? [])
             }
         }
+        return documents
     }
 
     /// Indexes every asset (a migration, or a copy of a library): in batches, in the caller's transaction.

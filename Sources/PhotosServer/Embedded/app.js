@@ -570,6 +570,11 @@ function showDescription(asset) {
   if (document.activeElement !== caption) caption.value = asset.caption ?? "";
   caption.dataset.saved = asset.caption ?? "";
   const list = $("#keywords");
+  // Rebuilt only when the keywords differ: the feed shows every change again, and a list rebuilt under the pointer
+  // would lose the click on its × (the button pressed would no longer be in the page).
+  const shown = JSON.stringify(asset.keywords ?? []);
+  if (list.dataset.shown === shown) return;
+  list.dataset.shown = shown;
   list.replaceChildren(...(asset.keywords ?? []).map((keyword) => {
     const item = document.createElement("li");
     item.append(keyword);

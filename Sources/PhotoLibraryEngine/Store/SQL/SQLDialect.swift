@@ -99,6 +99,22 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// One row and column: whether the asset's search document is exactly `tokens` (``setSearchDocuments(_:)``'s
+    /// form; PostgreSQL compares the `tsvector`s).
+    package func searchDocumentIs(assetID: Int64, tokens: String) -> SQLFragment {
+        switch kind {
+        case .sqlite:
+            SQLFragment("SELECT EXISTS (SELECT 1 FROM asset_search WHERE rowid = ? AND document = ?)", [.integer(assetID), .text(tokens)])
+        case .postgreSQL:
+            SQLFragment(
+                "SELECT EXISTS (SELECT 1 FROM asset_search WHERE asset_id = ? AND document = ?::tsvector)",
+                [.integer(assetID), .text(Self.tsvectorLiteral(tokens))])
+        }
+    }
+
+    /// One row and column: how many search documents there are.
+    package var searchDocumentCount: String { "SELECT count(*) FROM asset_search" }
+
     /// `a.id` is an asset whose search document matches every word (each a list of folded tokens: in order, the
     /// last one a prefix), found as `plan` says. SQLite drives an `IN` list from the matches unless `+a.id` keeps it
     /// from using the key (it then walks the fetch's order); PostgreSQL runs `IN` as a semi-join either way as its
