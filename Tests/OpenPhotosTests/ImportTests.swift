@@ -98,6 +98,40 @@ struct ImportTests {
         #expect(!reverted.hasAdjustments && (reverted.pixelWidth, reverted.pixelHeight) == (64, 48))
     }
 
+    /// XMP sidecars as darktable (`NAME.EXT.xmp`) and Lightroom (`NAME.xmp`) write them: rating, caption, keywords.
+    @Test func xmpSidecarsGiveRatingCaptionAndKeywords() throws {
+        let library = try TestLibrary(name: "XMPSidecars")
+        defer { library.remove() }
+        let folder = library.scratch.appendingPathComponent("roll")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        func packet(_ rating: Int, _ caption: String, _ keywords: [String]) -> Data {
+            Data(
+                """
+                <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+                <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/" xmp:Rating="\(rating)">
+                <dc:description><rdf:Alt><rdf:li xml:lang="x-default">\(caption)</rdf:li></rdf:Alt></dc:description>
+                <dc:subject><rdf:Bag>\(keywords.map { "<rdf:li>\($0)</rdf:li>" }.joined())</rdf:Bag></dc:subject>
+                </rdf:Description></rdf:RDF></x:xmpmeta>
+                """.utf8)
+        }
+        try TestMedia.writeImage(to: folder.appendingPathComponent("DSC_0001.JPG"), width: 40, height: 30)
+        try packet(3, "Dunes &amp; grass", ["dunes", "grass"]).write(to: folder.appendingPathComponent("DSC_0001.JPG.xmp"))
+        try TestMedia.writeImage(to: folder.appendingPathComponent("DSC_0002.jpg"), width: 42, height: 30)
+        try packet(5, "Lighthouse", ["coast"]).write(to: folder.appendingPathComponent("DSC_0002.xmp"))
+        try TestMedia.writeImage(to: folder.appendingPathComponent("DSC_0003.jpg"), width: 44, height: 30)
+        let report = try library.library.importItems(at: [folder])
+        #expect(report.importedLocalIdentifiers.count == 3 && report.failures.isEmpty, "\(report.failures)")
+        let all = PHAsset.fetchAssets(with: library.options { $0.prefetchAssetExtendedMetadata = true })
+        let described = Dictionary(
+            uniqueKeysWithValues: all.map {
+                ($0.extendedMetadata.originalFilename ?? "", ($0.rating, $0.extendedMetadata.caption, $0.extendedMetadata.keywords))
+            })
+        #expect(described["DSC_0001.JPG"]?.0 == .three && described["DSC_0001.JPG"]?.1 == "Dunes & grass")
+        #expect(described["DSC_0001.JPG"]?.2 == ["dunes", "grass"])
+        #expect(described["DSC_0002.jpg"]?.0 == .five && described["DSC_0002.jpg"]?.2 == ["coast"])
+        #expect(described["DSC_0003.jpg"]?.0 == .unset && described["DSC_0003.jpg"]?.2 == [])
+    }
+
     @Test func livePhotosPairByContentIdentifierNeverAcrossDifferentOnes() throws {
         let library = try TestLibrary(name: "ImportLive")
         defer { library.remove() }

@@ -82,7 +82,9 @@ extension PHPhotoLibrary {
     /// Photos exports an edited photo with its original) becomes the asset's ``PHAdjustmentData``, and the edited
     /// rendering beside it (`IMG_E1234.JPG`/`.HEIC`, and a Live Photo's `IMG_E1234.MOV`) its current version: one asset
     /// whose original stays and whose edit can be reverted (without a rendering, the original stands in for it; the
-    /// recipe is kept for an editor that reads it). Files that cannot be read — damaged, not regular files, names
+    /// recipe is kept for an editor that reads it). An XMP sidecar (`IMG_1234.JPG.xmp` as darktable writes it,
+    /// `IMG_1234.xmp` as Lightroom does) gives the rating, caption and keywords, over what the file itself says.
+    /// Files that cannot be read — damaged, not regular files, names
     /// that are not UTF-8 — are reported with the reason and the import goes on. Folders are walked once each
     /// (a link back to a visited folder is skipped and reported), at most ``maximumFolderDepth`` deep.
     /// Assets are created with ``PHAssetCreationRequest`` in transactions of `batchSize`.
@@ -115,8 +117,18 @@ extension PHPhotoLibrary {
         report.filesExamined = walk.files.count
         // `.AAE` sidecars are read here, not imported as media: by folder and stem.
         var sidecars: [String: (file: URL, sidecar: AdjustmentSidecar)] = [:]
+        // XMP sidecars (darktable's `IMG_1234.JPG.xmp`, Lightroom's `IMG_1234.xmp`): rating, caption, keywords.
+        var xmpSidecars: [String: MediaMetadata] = [:]
         var files: [URL] = []
         for file in walk.files {
+            if file.pathExtension.lowercased() == "xmp" {
+                let bytes = try? FileHandle(forReadingFrom: file).read(upToCount: 1 << 20)
+                var described = MediaMetadata()
+                DescriptiveMetadata.read(xmp: bytes.map { String(decoding: $0, as: UTF8.self) }, iptc: nil, into: &described)
+                // Keyed by what it names: `IMG_1234.JPG.xmp` a file, `IMG_1234.xmp` a stem.
+                xmpSidecars[file.deletingPathExtension().standardizedFileURL.path.lowercased()] = described
+                continue
+            }
             guard file.pathExtension.lowercased() == "aae" else {
                 files.append(file)
                 continue
@@ -245,6 +257,12 @@ extension PHPhotoLibrary {
                             let type: PHAssetResourceType = item.info.isImage ? .photo : (unit.count == 2 ? .pairedVideo : .video)
                             request.addStagedResource(with: type, staged: item.staged, info: item.info, originalFilename: item.file.lastPathComponent)
                         }
+                        if let described = Self.xmpSidecar(of: unit[0].file, in: xmpSidecars) {
+                            // The sidecar is the editor's word, newer than what the file holds.
+                            if let rating = described.rating { request.rating = PHAsset.Rating(rawValue: rating) ?? .unset }
+                            if let caption = described.caption { request.caption = caption }
+                            for keyword in described.keywords { request.addKeyword(keyword) }
+                        }
                         let key = Self.sidecarKey(unit[0].file)
                         if withEdits, unit[0].info.isImage, let sidecar = Self.sidecar(for: key, in: sidecars) {
                             request.contentEditingOutput = Self.editOutput(
@@ -329,6 +347,12 @@ extension PHPhotoLibrary {
         engine.discardStaged(renderings.values.flatMap { $0.map(\.staged) })
         phase("commit")
         return report
+    }
+
+    /// The XMP sidecar of a file: `NAME.EXT.xmp` (darktable), else `NAME.xmp` (Lightroom, Capture One).
+    static func xmpSidecar(of file: URL, in sidecars: [String: MediaMetadata]) -> MediaMetadata? {
+        let path = file.standardizedFileURL.path.lowercased()
+        return sidecars[path] ?? sidecars[(path as NSString).deletingPathExtension]
     }
 
     /// Where a file's sidecar is looked up: its folder and stem, in lower case.
