@@ -309,7 +309,7 @@ extension LibraryEngine {
                     content_identifier = ?, is_selfie = ? WHERE id = ?
                 """,
             arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
-        try writeExtendedMetadata(asset.extended, assetID: assetID, db: db)
+        try writeExtendedMetadata(asset.extended, assetID: assetID, db: db, creating: true)
         if asset.extended.livePhotoVideoPlaybackEnabled == false {
             try db.execute(sql: "UPDATE asset SET live_playback_off = 1 WHERE id = ?", arguments: [assetID])
         }

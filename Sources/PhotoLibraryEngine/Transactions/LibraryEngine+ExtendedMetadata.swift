@@ -91,7 +91,9 @@ extension LibraryEngine {
 
     /// Writes the rating, caption and keywords a creation or change request set (keywords edited against what the
     /// asset has now).
-    func writeExtendedMetadata(_ changes: AssetPropertyChanges, assetID: Int64, db: any SQLConnection) throws {
+    /// `creating`: keywords past the limit are dropped rather than refused (a file and its sidecar may hold more
+    /// than an asset keeps; the photo is imported).
+    func writeExtendedMetadata(_ changes: AssetPropertyChanges, assetID: Int64, db: any SQLConnection, creating: Bool = false) throws {
         if let rating = changes.rating {
             guard (0...5).contains(rating) else { throw LibraryError.invalidResource("a rating is 0 (unset) to 5, not \(rating)") }
             try db.execute(sql: "UPDATE asset SET rating = ? WHERE id = ?", arguments: [rating, assetID])
@@ -105,13 +107,13 @@ extension LibraryEngine {
             try db.execute(sql: "UPDATE asset SET caption = ? WHERE id = ?", arguments: [stored, assetID])
         }
         if !changes.keywordEdits.isEmpty {
-            try applyKeywordEdits(changes.keywordEdits, assetID: assetID, db: db)
+            try applyKeywordEdits(changes.keywordEdits, assetID: assetID, db: db, truncating: creating)
         }
     }
 
     /// Adds and removes keywords: an added keyword the asset has is left where it is; a removed one it lacks is no
     /// error (as a set's insert and remove).
-    func applyKeywordEdits(_ edits: [KeywordEdit], assetID: Int64, db: any SQLConnection) throws {
+    func applyKeywordEdits(_ edits: [KeywordEdit], assetID: Int64, db: any SQLConnection, truncating: Bool = false) throws {
         var keywords = try String.fetchAll(
             db, sql: "SELECT keyword FROM asset_keyword WHERE asset_id = ? ORDER BY position", arguments: [assetID])
         let before = keywords
@@ -131,6 +133,7 @@ extension LibraryEngine {
                 keywords.removeAll { $0 == keyword }
             }
         }
+        if truncating { keywords = Array(keywords.prefix(ExtendedMetadataLimits.keywordsPerAsset)) }
         guard keywords.count <= ExtendedMetadataLimits.keywordsPerAsset else {
             throw LibraryError.invalidResource("an asset holds at most \(ExtendedMetadataLimits.keywordsPerAsset) keywords")
         }
