@@ -63,6 +63,8 @@ extension XMPReader {
     package static func rating(_ packet: String) -> Int? {
         for name in ["xmp:Rating", "xap:Rating"] {
             guard let text = value(of: name, in: packet), let number = Double(text.trimmingCharacters(in: .whitespaces)) else { continue }
+            // "1e300", "inf" and "nan" are numbers too (found by libFuzzer: Tests/FuzzCorpus/xmp/crash-huge-rating.xml).
+            guard number.isFinite, abs(number) < 100 else { return nil }
             let stars = Int(number.rounded())
             return (1...5).contains(stars) ? stars : nil
         }

@@ -54,6 +54,9 @@ struct DescriptiveMetadataTests {
         #expect(Self.read(xmp: "<x xmp:Rating=\"-1\"/>").rating == nil)  // Lightroom's "rejected"
         #expect(Self.read(xmp: "<x xmp:Rating=\"9\"/>").rating == nil)
         #expect(Self.read(xmp: "<x myxmp:Rating=\"4\"/>").rating == nil)
+        for huge in ["1e300", "-1e300", "inf", "nan", "9223372036854775808"] {
+            #expect(Self.read(xmp: "<x xmp:Rating=\"\(huge)\"/>").rating == nil, "\(huge)")
+        }
     }
 
     @Test func iptcCaptionAndKeywordsInUTF8AndLatin1() {
