@@ -101,7 +101,7 @@ struct GalleryTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(asset(newest, fixture.library)?.rating == .four)
             #expect(try await unnamed(browser) == [], "controls without a name")
-            try await browser.screenshot(Self.screenshots.appendingPathComponent("9-describe.png"))
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("13-describe.png"))
             try await browser.click("[data-viewer=close]")
 
             // The search box: by caption word and keyword (the last word as begun), nothing else; Escape clears it.
@@ -113,7 +113,7 @@ struct GalleryTests {
             )
             #expect(try await browser.run("return document.querySelector('.tile').dataset.key") as? String == urlID(newest))
             #expect(try await browser.run("return document.querySelector('.tile').getAttribute('aria-label').includes('4 stars')") as? Bool == true)
-            try await browser.screenshot(Self.screenshots.appendingPathComponent("10-search.png"))
+            try await browser.screenshot(Self.screenshots.appendingPathComponent("14-search.png"))
             try await browser.type("x", into: "#search")
             try await browser.wait(
                 10, "nothing found", until: "return !document.querySelector('#empty').hidden && document.querySelectorAll('.tile').length === 0")
@@ -224,6 +224,7 @@ struct GalleryTests {
                     #expect(try await browser.run("return document.body.dataset.access") as? String == "addOnly")
                     #expect(text.contains("can add photos and videos"), "\(text)")
                     #expect(try await browser.run("return document.querySelector('nav').hidden") as? Bool == true)
+                    #expect(try await browser.run("return document.querySelector('#search').hidden") as? Bool == true)
                     #expect(try await browser.run("return document.querySelector('.upload').hidden") as? Bool == false)
                     try await browser.screenshot(Self.screenshots.appendingPathComponent("9-add-only.png"))
                 } else {

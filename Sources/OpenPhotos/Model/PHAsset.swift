@@ -60,11 +60,16 @@ open class PHAsset: PHObject, @unchecked Sendable {
     /// ``PHFetchOptions/prefetchAssetExtendedMetadata``. Empty when the library cannot be read.
     open var extendedMetadata: PHAssetExtendedMetadata {
         if let loaded = extended.withLock({ $0 }) { return PHAssetExtendedMetadata(record: loaded) }
-        let loaded =
-            (try? library?.engineIfAvailable?.extendedMetadata([record.id]))?[record.id]
-            ?? ExtendedMetadataRecord(caption: nil, keywords: [], originalFilename: nil)
-        extended.withLock { $0 = $0 ?? loaded }
-        return PHAssetExtendedMetadata(record: extended.withLock { $0 } ?? loaded)
+        // Kept only when read: a library that cannot answer now (a database restarting) is asked again next time.
+        guard let read = try? library?.engineIfAvailable?.extendedMetadata([record.id]) else {
+            return PHAssetExtendedMetadata()
+        }
+        let loaded = read[record.id] ?? ExtendedMetadataRecord(caption: nil, keywords: [], originalFilename: nil)
+        return PHAssetExtendedMetadata(
+            record: extended.withLock { kept in
+                if kept == nil { kept = loaded }
+                return kept ?? loaded
+            })
     }
     /// The identifier shared by the photos of a burst.
     open var burstIdentifier: String? { record.burstIdentifier }

@@ -1187,6 +1187,7 @@ async function start() {
     // offer what it can do, instead of an empty page.
     document.body.dataset.access = session.canAdd ? "addOnly" : "none";
     document.querySelector("nav").hidden = true;
+    $("#search").hidden = true;
     $("#grid").hidden = true;
     const empty = $("#empty");
     empty.textContent = session.canAdd

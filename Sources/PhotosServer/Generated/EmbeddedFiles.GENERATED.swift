@@ -1195,6 +1195,7 @@ enum EmbeddedFiles {
                 // offer what it can do, instead of an empty page.
                 document.body.dataset.access = session.canAdd ? "addOnly" : "none";
                 document.querySelector("nav").hidden = true;
+                $("#search").hidden = true;
                 $("#grid").hidden = true;
                 const empty = $("#empty");
                 empty.textContent = session.canAdd
