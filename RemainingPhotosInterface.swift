@@ -91,5 +91,7 @@ protocol PHBackgroundResourceUploadJobExtension {
     func processJobs() async -> PHBackgroundResourceUploadProcessingResult
     func willTerminate()
 }
-// Behaviour, not API: PHAssetResourceType keeps raw values it does not know (a resource of an unknown type is
-// reported as .photo today); cloudIdentifierMappings / localIdentifierMappings answer identifierNotFound for all.
+// Behaviour, not API: cloudIdentifierMappings / localIdentifierMappings answer identifierNotFound for all (they will
+// answer from identifiers devices send with their uploads). Done: a resource of a PHAssetResourceType raw value this
+// version does not know is kept (copied, verified) and not listed — Swift's enum cannot hold the value, as Apple's
+// imported C enum can; an unknown media type reads as .unknown.

@@ -228,9 +228,11 @@ extension LibraryEngine {
 
 extension ResourceRecord {
     init(row: some SQLRow) {
+        let raw: Int = row[3]
         self.init(
-            id: row[0], assetID: row[1], assetLocalIdentifier: row[2], type: row[3], path: row[4], originalFilename: row[5],
-            uniformTypeIdentifier: row[6], fileSize: row[7], sha256: row[8], pixelWidth: row[9], pixelHeight: row[10])
+            id: row[0], assetID: row[1], assetLocalIdentifier: row[2], type: ResourceType(rawValue: raw) ?? .unknown, typeRawValue: raw,
+            path: row[4], originalFilename: row[5], uniformTypeIdentifier: row[6], fileSize: row[7], sha256: row[8], pixelWidth: row[9],
+            pixelHeight: row[10])
     }
 }
 

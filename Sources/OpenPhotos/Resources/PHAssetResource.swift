@@ -15,7 +15,9 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     open class func assetResources(for asset: PHAsset) -> [PHAssetResource] {
         guard let library = asset.library, let engine = library.engineIfAvailable, library.access.canRead else { return [] }
         let records = (try? engine.resources(assetID: asset.record.id)) ?? []
-        return records.map { PHAssetResource(record: $0, library: library) }
+        // A resource of a type this version does not know is kept in the library but not listed: PhotoKit's enum
+        // cannot name it (ported code would skip it in `@unknown default` anyway).
+        return records.filter { $0.type != .unknown }.map { PHAssetResource(record: $0, library: library) }
     }
 
     /// The resources of a Live Photo made from a library asset (none for one made from loose files).

@@ -73,7 +73,8 @@ extension AssetRecord {
     init(row: some SQLRow) {
         id = row[0]
         localIdentifier = row[1]
-        mediaType = row[2]
+        // A media type of a newer version reads as unknown, never as a crash.
+        mediaType = MediaType(rawValue: row[2] as Int) ?? .unknown
         mediaSubtypes = UInt(row[3] as Int64)
         livePlaybackOff = row[28]
         // A Live Photo turned off presents as a still (PHAsset.PlaybackStyle.image) and keeps its video.
@@ -112,6 +113,8 @@ package struct ResourceRecord: Sendable, Hashable {
     package var assetID: Int64
     package var assetLocalIdentifier: String
     package var type: ResourceType
+    /// The stored type's number, also when this version does not know it (``ResourceType/unknown``).
+    package var typeRawValue: Int
     /// Path relative to the library bundle.
     package var path: String
     package var originalFilename: String

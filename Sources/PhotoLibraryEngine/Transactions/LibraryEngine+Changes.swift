@@ -152,7 +152,7 @@ extension LibraryEngine {
         }
         var types: [ResourceType] = []
         for input in inputs {
-            guard let type = ResourceType(rawValue: input.type) else {
+            guard let type = ResourceType(rawValue: input.type), type != .unknown else {
                 throw .invalidResource("a resource of type \(input.type) cannot be stored (PHAssetResourceType \(input.type))")
             }
             types.append(type)

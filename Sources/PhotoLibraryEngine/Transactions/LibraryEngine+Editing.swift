@@ -4,6 +4,10 @@ import PhotoMedia
 /// PhotoKit's resource types as the engine stores them: one case per `PHAssetResourceType`, with its raw value
 /// (the public API maps them by raw value).
 package enum ResourceType: Int, Sendable, Hashable, CaseIterable {
+    /// A type this version does not know: a resource written by a newer OpenPhotoKit (or sent by a device with a newer
+    /// PhotoKit). Its row and file are kept — copied, verified, removed with the asset — but never shown: PhotoKit's
+    /// enum cannot name it (``ResourceRecord/typeRawValue`` keeps the number). Never written.
+    case unknown = 0
     case photo = 1
     case video = 2
     case audio = 3
@@ -385,7 +389,7 @@ extension LibraryEngine {
         guard let row = try SQLRecord.fetchOne(db, sql: "SELECT media_type, content_version FROM asset WHERE id = ?", arguments: [assetID]) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
-        let mediaType: MediaType = row[0]
+        let mediaType = MediaType(rawValue: row[0] as Int) ?? .unknown
         let version: Int = row[1]
         let isPhoto = mediaType == .image
         if prepared.renderingInfo.isImage != isPhoto {
