@@ -39,20 +39,6 @@ package enum ExtendedMetadataLimits {
             caption.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) || $0 == "\n" || $0 == "\t" })
         return kept.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : kept
     }
-
-    /// A string cut to at most `bytes` bytes of UTF-8 at a character boundary.
-    package static func truncated(_ text: String, bytes: Int) -> String {
-        if text.utf8.count <= bytes { return text }
-        var result = ""
-        var used = 0
-        for character in text {
-            let size = character.utf8.count
-            if used + size > bytes { break }
-            result.append(character)
-            used += size
-        }
-        return result
-    }
 }
 
 extension LibraryEngine {
