@@ -90,6 +90,10 @@ extension LibraryEngine {
                 known.insert(blobs.storedName(of: BlobKey(path: "", sha256: sha256)))
             }
         }
+        // Nor are those of resources received for assets not complete yet.
+        for row in try read({ db in try SQLRecord.fetchAll(db, sql: "SELECT DISTINCT path, sha256 FROM incoming_resource") }) {
+            known.insert(blobs.storedName(of: BlobKey(path: row[0], sha256: row[1])))
+        }
         for blob in try blobs.storedBlobs() where !known.contains(blob.name) {
             problems.append(.init(kind: .orphanFile, path: blob.name, detail: "no asset refers to it"))
         }

@@ -4,7 +4,7 @@ import PhotosTesting
 import Testing
 
 /// Identifiers that ported code keeps or converts: tokens archived with NSKeyedArchiver, AssetsLibrary URLs, cloud
-/// identifiers on a library with no cloud.
+/// identifiers.
 @Suite("Identifier bridges")
 struct IdentifierBridgesTests {
     @Test(arguments: LibraryProviders.all) func changeTokensSurviveKeyedArchiving(_ provider: any LibraryProvider) throws {
@@ -38,15 +38,27 @@ struct IdentifierBridgesTests {
         #expect(assets.firstObject?.localIdentifier == ids[1])
     }
 
-    @Test(arguments: LibraryProviders.all) func aLibraryWithoutCloudMapsNoIdentifier(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.all) func cloudIdentifiersMapBothWaysAndOnlyAssets(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
-        let ids = try library.addImages(1)
-        let cloud = library.library.cloudIdentifierMappings(forLocalIdentifiers: ids + ["nope"])
-        #expect(cloud.count == 2)
-        for (_, result) in cloud {
-            guard case .failure(let error) = result else {
-                Issue.record("a cloud identifier on a library without a cloud")
+        let ids = try library.addImages(2)
+        var album = ""
+        try library.library.performChangesAndWait {
+            album =
+                PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Trip").placeholderForCreatedAssetCollection
+                .localIdentifier
+        }
+        let cloud = library.library.cloudIdentifierMappings(forLocalIdentifiers: ids + ["nope", album])
+        #expect(cloud.count == 4)
+        // An asset made in this library has a cloud identifier of its own, which maps back to it.
+        let first = try #require(try cloud[ids[0]]?.get())
+        let second = try #require(try cloud[ids[1]]?.get())
+        #expect(first != second)
+        let back = library.library.localIdentifierMappings(for: [first, second])
+        #expect(try back[first]?.get() == ids[0] && back[second]?.get() == ids[1])
+        for missing in ["nope", album] {
+            guard case .failure(let error)? = cloud[missing] else {
+                Issue.record("a cloud identifier for \(missing)")
                 continue
             }
             #expect((error as? PHPhotosError)?.code == .identifierNotFound)

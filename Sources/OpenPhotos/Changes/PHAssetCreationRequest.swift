@@ -47,6 +47,12 @@ open class PHAssetCreationRequest: PHAssetChangeRequest, @unchecked Sendable {
                 type: type.rawValue, source: .staged(staged, info), originalFilename: originalFilename, uniformTypeIdentifier: nil))
     }
 
+    /// The device the asset is backed up from (`photos serve`'s backups): committed with the asset.
+    package var backupOrigin: AssetOrigin? {
+        get { changes.origin }
+        set { changes.origin = newValue }
+    }
+
     /// Adds a resource from data in memory.
     open func addResource(with type: PHAssetResourceType, data: Data, options: PHAssetResourceCreationOptions?) {
         checkInsideBlock()

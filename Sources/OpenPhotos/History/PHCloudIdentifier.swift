@@ -2,10 +2,11 @@ import Foundation
 
 /// An identifier of an asset or collection that stays the same on every device of an iCloud Photos library.
 ///
-/// OpenPhotoKit libraries have no cloud: no local object has a cloud identifier, and no cloud identifier names a
-/// local object. The type exists, archives and compares as on Apple platforms so that code that keeps cloud
-/// identifiers compiles and runs; ``PHPhotoLibrary/cloudIdentifierMappings(forLocalIdentifiers:)`` and
-/// ``PHPhotoLibrary/localIdentifierMappings(for:)`` answer `identifierNotFound` for each identifier.
+/// In OpenPhotoKit an asset's cloud identifier is the one the device it came from sent when it backed it up to this
+/// library (through `photos serve`'s upload-job destination), else the asset's own — so the same photo has the same
+/// cloud identifier in the device's library and in the served one, as on the devices of one iCloud Photos library.
+/// ``PHPhotoLibrary/cloudIdentifierMappings(forLocalIdentifiers:)`` and ``PHPhotoLibrary/localIdentifierMappings(for:)``
+/// answer from what the library stores.
 public final class PHCloudIdentifier: NSObject, NSSecureCoding, @unchecked Sendable {
     /// The identifier as a string to store (iOS 18's name).
     public let archivalStringValue: String
@@ -48,27 +49,53 @@ public final class PHCloudIdentifier: NSObject, NSSecureCoding, @unchecked Senda
 }
 
 extension PHPhotoLibrary {
-    /// The cloud identifier of each local identifier: on a library without iCloud Photos, `identifierNotFound` for
-    /// every one (as Apple answers for objects that were never synced).
+    /// The cloud identifier of each local identifier — the same for one photo in every library that holds it: the
+    /// one a device sent when it backed the asset up to this library (`photos serve`), else the asset's own (it
+    /// was made here). `identifierNotFound` for an identifier of no asset (collections have none).
     public func cloudIdentifierMappings(forLocalIdentifiers localIdentifiers: [String]) -> [String: Result<PHCloudIdentifier, any Error>] {
-        Dictionary(
-            localIdentifiers.map { ($0, Result<PHCloudIdentifier, any Error>.failure(Self.notFound($0, "has no cloud identifier"))) },
-            uniquingKeysWith: { first, _ in first })
+        let found: [String: String]
+        do { found = try storedCloudIdentifiers(forLocalIdentifiers: localIdentifiers) } catch {
+            return Dictionary(localIdentifiers.map { ($0, .failure(error)) }, uniquingKeysWith: { first, _ in first })
+        }
+        return Dictionary(
+            localIdentifiers.map { identifier in
+                (
+                    identifier,
+                    found[identifier].map { .success(PHCloudIdentifier(stringValue: $0)) }
+                        ?? .failure(Self.notFound(identifier, "names no asset of this library"))
+                )
+            }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The local identifier of each cloud identifier: on a library without iCloud Photos, `identifierNotFound` for
-    /// every one.
+    /// The local identifier of each cloud identifier: `identifierNotFound` when no asset has it,
+    /// `multipleIdentifiersFound` (the candidates in `userInfo[PHLocalIdentifiersErrorKey]`) when several do.
     public func localIdentifierMappings(for cloudIdentifiers: [PHCloudIdentifier]) -> [PHCloudIdentifier: Result<String, any Error>] {
-        Dictionary(
-            cloudIdentifiers.map {
-                ($0, Result<String, any Error>.failure(Self.notFound($0.archivalStringValue, "names no object of this library")))
-            },
-            uniquingKeysWith: { first, _ in first })
+        let found: [String: [String]]
+        do { found = try storedLocalIdentifiers(forCloudIdentifiers: cloudIdentifiers.map(\.archivalStringValue)) } catch {
+            return Dictionary(cloudIdentifiers.map { ($0, .failure(error)) }, uniquingKeysWith: { first, _ in first })
+        }
+        return Dictionary(
+            cloudIdentifiers.map { cloud -> (PHCloudIdentifier, Result<String, any Error>) in
+                let candidates = found[cloud.archivalStringValue] ?? []
+                switch candidates.count {
+                case 0: return (cloud, .failure(Self.notFound(cloud.archivalStringValue, "names no asset of this library")))
+                case 1: return (cloud, .success(candidates[0]))
+                default:
+                    return (
+                        cloud,
+                        .failure(
+                            PHPhotosError(
+                                .multipleIdentifiersFound,
+                                userInfo: [
+                                    NSLocalizedDescriptionKey: "\(cloud.archivalStringValue) names \(candidates.count) assets",
+                                    PHLocalIdentifiersErrorKey: candidates,
+                                ]))
+                    )
+                }
+            }, uniquingKeysWith: { first, _ in first })
     }
 
     private static func notFound(_ identifier: String, _ what: String) -> PHPhotosError {
-        PHPhotosError(
-            .identifierNotFound,
-            userInfo: [NSLocalizedDescriptionKey: "\(identifier) \(what): this library has no iCloud Photos"])
+        PHPhotosError(.identifierNotFound, userInfo: [NSLocalizedDescriptionKey: "\(identifier) \(what)"])
     }
 }

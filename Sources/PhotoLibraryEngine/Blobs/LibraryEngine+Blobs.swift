@@ -65,12 +65,14 @@ extension LibraryEngine {
             try write("remove files no asset refers to") { db in
                 let column = byDigest ? "sha256" : "path"
                 let names = db.dialect.isIn(column, batch.map { .text($0.key) })
-                // By digest, an upload waiting to be imported names its bytes too (``shareUpload(_:file:now:)``).
+                // By digest, an upload waiting to be imported names its bytes too (``shareUpload(_:file:now:)``); a
+                // resource received for an asset not complete yet names its bytes either way (``receive(_:file:now:)``).
                 let uploads = byDigest ? " UNION SELECT sha256 FROM upload WHERE \(names.sql)" : ""
+                let incoming = " UNION SELECT \(column) FROM incoming_resource WHERE \(names.sql)"
                 let named = Set(
                     try String.fetchAll(
-                        db, sql: "SELECT DISTINCT \(column) FROM resource WHERE \(names.sql)\(uploads)",
-                        arguments: names.statementArguments + (byDigest ? names.statementArguments : [])))
+                        db, sql: "SELECT DISTINCT \(column) FROM resource WHERE \(names.sql)\(uploads)\(incoming)",
+                        arguments: names.statementArguments + (byDigest ? names.statementArguments : []) + names.statementArguments))
                 for (name, key) in batch where !named.contains(name) {
                     blobs.remove(key)
                     removed.append(key)

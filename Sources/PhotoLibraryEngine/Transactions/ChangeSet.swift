@@ -39,12 +39,26 @@ package struct AssetPropertyChanges: Sendable {
     package var keywordEdits: [KeywordEdit] = []
     /// A Live Photo's video turned on or off.
     package var livePhotoVideoPlaybackEnabled: Bool?
+    /// Where a created asset came from: a device's backup (creation only).
+    package var origin: AssetOrigin?
 
     package init() {}
 
     package var isEmpty: Bool {
         creationDate == nil && location == nil && isFavorite == nil && isHidden == nil && rating == nil && caption == nil
             && keywordEdits.isEmpty && livePhotoVideoPlaybackEnabled == nil
+    }
+}
+
+/// The device an asset was backed up from: the client that sent it, the identifier the device gave it (one asset per
+/// origin: a second creation with the same one fails with `.duplicateOrigin`) and its cloud identifier.
+package struct AssetOrigin: Sendable, Equatable {
+    package var client: String
+    package var source: String
+    package var cloudIdentifier: String?
+
+    package init(client: String, source: String, cloudIdentifier: String?) {
+        (self.client, self.source, self.cloudIdentifier) = (client, source, cloudIdentifier)
     }
 }
 

@@ -260,6 +260,7 @@ extension LibraryEngine {
             throw .changeNotSupported("only a Live Photo's video can be turned off")
         }
         extended.livePhotoVideoPlaybackEnabled = properties.livePhotoVideoPlaybackEnabled
+        extended.origin = properties.origin
         return PreparedAsset(
             localIdentifier: localIdentifier, uuid: uuid, mediaType: mediaType, mediaSubtypes: subtypes,
             playbackStyle: playbackStyle, pixelWidth: primary.info.pixelWidth, pixelHeight: primary.info.pixelHeight,
@@ -310,6 +311,11 @@ extension LibraryEngine {
                 """,
             arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
         try writeExtendedMetadata(asset.extended, assetID: assetID, db: db, creating: true)
+        if let origin = asset.extended.origin {
+            try db.execute(
+                sql: "UPDATE asset SET cloud_id = ?, origin_client = ?, origin_id = ? WHERE id = ?",
+                arguments: [origin.cloudIdentifier, origin.client, origin.source, assetID])
+        }
         if asset.extended.livePhotoVideoPlaybackEnabled == false {
             try db.execute(sql: "UPDATE asset SET live_playback_off = 1 WHERE id = ?", arguments: [assetID])
         }

@@ -3517,6 +3517,277 @@ enum EmbeddedFiles {
                  }
                 }
                }
+              },
+              "/v1/backup": {
+               "post": {
+                "summary": "Back up one resource of a device's asset (the destination of upload jobs); the asset is committed with all its resources when the last arrives",
+                "description": "One resource per request, its bytes as the body, in any order and on any node; sent again, it stores nothing twice. The asset is named by the device's identifier (one asset per client and identifier).",
+                "parameters": [
+                 {
+                  "name": "Photos-Asset-Identifier",
+                  "in": "header",
+                  "required": true,
+                  "description": "The device's identifier of the asset (its local identifier there)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Photos-Resource-Type",
+                  "in": "header",
+                  "required": true,
+                  "description": "This resource's PHAssetResourceType raw value",
+                  "schema": {
+                   "type": "integer"
+                  }
+                 },
+                 {
+                  "name": "Photos-Asset-Resources",
+                  "in": "header",
+                  "required": true,
+                  "description": "Every resource type of the asset, comma-separated raw values (1 or 2; 3, 4, 9; an edit: 5, 6 or 10 with 7)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Photos-Resource-Filename",
+                  "in": "header",
+                  "required": false,
+                  "description": "The resource's file name, percent-encoded UTF-8",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Photos-Cloud-Identifier",
+                  "in": "header",
+                  "required": false,
+                  "description": "The asset's cloud identifier on the device (what cloudIdentifierMappings answers)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Photos-Creation-Date",
+                  "in": "header",
+                  "required": false,
+                  "description": "ISO 8601 date and time",
+                  "schema": {
+                   "type": "string",
+                   "format": "date-time"
+                  }
+                 },
+                 {
+                  "name": "Photos-Location",
+                  "in": "header",
+                  "required": false,
+                  "description": "latitude,longitude[,altitude] in degrees and meters",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Photos-Favorite",
+                  "in": "header",
+                  "required": false,
+                  "description": "1 for a favorite",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "Photos-Content-SHA256",
+                  "in": "header",
+                  "required": false,
+                  "description": "The body's SHA-256 in hex: a body that differs is refused and nothing is kept",
+                  "schema": {
+                   "type": "string"
+                  }
+                 }
+                ],
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/octet-stream": {
+                   "schema": {
+                    "type": "string",
+                    "contentMediaType": "application/octet-stream"
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The asset was committed before and has these bytes: nothing stored",
+                  "headers": {
+                   "Photos-Library-Asset": {
+                    "description": "The library's asset, as /v1/assets/{id} takes it",
+                    "schema": {
+                     "type": "string"
+                    }
+                   }
+                  },
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "sha256": {
+                       "type": "string"
+                      },
+                      "size": {
+                       "type": "integer"
+                      },
+                      "asset": {
+                       "type": "string",
+                       "description": "The library's asset (as /v1/assets/{id} takes it)"
+                      },
+                      "missing": {
+                       "type": "array",
+                       "items": {
+                        "type": "integer"
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "201": {
+                  "description": "This resource completed the asset, now committed",
+                  "headers": {
+                   "Photos-Library-Asset": {
+                    "description": "The library's asset, as /v1/assets/{id} takes it",
+                    "schema": {
+                     "type": "string"
+                    }
+                   }
+                  },
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "sha256": {
+                       "type": "string"
+                      },
+                      "size": {
+                       "type": "integer"
+                      },
+                      "asset": {
+                       "type": "string",
+                       "description": "The library's asset (as /v1/assets/{id} takes it)"
+                      },
+                      "missing": {
+                       "type": "array",
+                       "items": {
+                        "type": "integer"
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "202": {
+                  "description": "Stored; the asset waits for the resources listed",
+                  "headers": {
+                   "Photos-Missing-Resources": {
+                    "description": "The resource types still missing, comma-separated",
+                    "schema": {
+                     "type": "string"
+                    }
+                   }
+                  },
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "sha256": {
+                       "type": "string"
+                      },
+                      "size": {
+                       "type": "integer"
+                      },
+                      "asset": {
+                       "type": "string",
+                       "description": "The library's asset (as /v1/assets/{id} takes it)"
+                      },
+                      "missing": {
+                       "type": "array",
+                       "items": {
+                        "type": "integer"
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "409": {
+                  "description": "The asset was backed up already with other bytes for this resource",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "413": {
+                  "description": "Larger than the server takes, or the client's uploads waiting would exceed its quota",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "422": {
+                  "description": "The body differs from its Photos-Content-SHA256, or the description or the media make no asset",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
               }
              },
              "components": {

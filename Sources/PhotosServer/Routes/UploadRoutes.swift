@@ -23,12 +23,27 @@ struct UploadRoutes {
         try session.requireAdd()
         let query = try Query(request, allowed: ["filename"])
         let name = try Uploads.safeName(query["filename"] ?? "upload")
+        let (id, file, written, sha256) = try await receiveBody(request, name: name, client: session.identifier)
+        if services.uploads.isShared {
+            // Stored and recorded in the library before it is answered: any node can import it now.
+            let upload = LibrarySharedUpload(id: id, client: session.identifier, name: name, size: Int64(written), sha256: sha256)
+            do { try await offload { try services.owner.shareUpload(upload, file: file) } } catch {
+                services.uploads.discard(id)
+                throw error
+            }
+        }
+        return try ChangeRoutes.json(["upload": id, "size": written, "filename": name], status: .created)
+    }
+
+    /// Streams a request's body into a new upload file of `client` (never the whole body in memory), within the
+    /// server's limits on one upload and on what a client has waiting; answers the upload's id, file, size and SHA-256.
+    func receiveBody(_ request: Request, name: String, client: String) async throws -> (id: String, file: URL, size: Int, sha256: String) {
         let limit = services.configuration.maximumUploadSize
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.tooLarge("the upload is larger than \(limit) bytes")
         }
         let quota = services.configuration.maximumPendingUploadBytes
-        let (uploads, client, maximumCount) = (services.uploads, session.identifier, services.configuration.maximumPendingUploads)
+        let (uploads, maximumCount) = (services.uploads, services.configuration.maximumPendingUploads)
         @Sendable func reserve() throws -> (Int, (id: String, file: URL, handle: FileHandle)) {
             (uploads.pendingBytes(of: client), try uploads.reserve(name: name, client: client, maximumCount: maximumCount))
         }
@@ -90,15 +105,7 @@ struct UploadRoutes {
         }
         let sha256 = hasher.withLock { $0.finalize() }.map { String(format: "%02x", $0) }.joined()
         services.uploads.finished(id, size: written, sha256: sha256)
-        if services.uploads.isShared {
-            // Stored and recorded in the library before it is answered: any node can import it now.
-            let upload = LibrarySharedUpload(id: id, client: session.identifier, name: name, size: Int64(written), sha256: sha256)
-            do { try await offload { try services.owner.shareUpload(upload, file: file) } } catch {
-                services.uploads.discard(id)
-                throw error
-            }
-        }
-        return try ChangeRoutes.json(["upload": id, "size": written, "filename": name], status: .created)
+        return (id, file, written, sha256)
     }
 
     func create(_ request: Request, context: PhotosRequestContext) async throws -> Response {

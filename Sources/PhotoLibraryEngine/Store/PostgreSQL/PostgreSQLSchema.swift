@@ -234,6 +234,32 @@ enum PostgreSQLSchema {
                 "CREATE INDEX asset_search_document ON asset_search USING GIN (document)",
             ]
         ),
+        (
+            "v9-incoming-resources",
+            [
+                "ALTER TABLE asset ADD COLUMN cloud_id TEXT COLLATE \"C\"",
+                "ALTER TABLE asset ADD COLUMN origin_client TEXT COLLATE \"C\"",
+                "ALTER TABLE asset ADD COLUMN origin_id TEXT COLLATE \"C\"",
+                "CREATE INDEX asset_cloud_id ON asset(cloud_id)",
+                "CREATE UNIQUE INDEX asset_origin ON asset(origin_client, origin_id)",
+                """
+                CREATE TABLE incoming_resource (
+                    client_id TEXT COLLATE "C" NOT NULL,
+                    source_id TEXT COLLATE "C" NOT NULL,
+                    resource_type BIGINT NOT NULL,
+                    path TEXT COLLATE "C" NOT NULL,
+                    sha256 TEXT COLLATE "C" NOT NULL,
+                    size BIGINT NOT NULL,
+                    filename TEXT COLLATE "C" NOT NULL,
+                    asset_info TEXT COLLATE "C" NOT NULL,
+                    received_date DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (client_id, source_id, resource_type)
+                )
+                """,
+                "CREATE INDEX incoming_resource_sha256 ON incoming_resource(sha256)",
+                "CREATE INDEX incoming_resource_path ON incoming_resource(path)",
+            ]
+        ),
     ]
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.

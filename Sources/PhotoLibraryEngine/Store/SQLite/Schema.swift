@@ -228,6 +228,33 @@ package enum Schema {
                     """)
             try SearchIndex.rebuild(SQLiteConnection(db))
         }
+        migrator.registerMigration("v9-incoming-resources") { db in
+            // Backups into the library (see LibraryEngine+IncomingResources): where an asset came from (the client
+            // and the identifier the device gave it: one asset per origin) and its cloud identifier; and the
+            // resources received for assets not complete yet, each row naming its stored bytes.
+            try db.execute(
+                sql: """
+                    ALTER TABLE asset ADD COLUMN cloud_id TEXT;
+                    ALTER TABLE asset ADD COLUMN origin_client TEXT;
+                    ALTER TABLE asset ADD COLUMN origin_id TEXT;
+                    CREATE INDEX asset_cloud_id ON asset(cloud_id);
+                    CREATE UNIQUE INDEX asset_origin ON asset(origin_client, origin_id);
+                    CREATE TABLE incoming_resource (
+                        client_id TEXT NOT NULL,
+                        source_id TEXT NOT NULL,
+                        resource_type INTEGER NOT NULL,
+                        path TEXT NOT NULL,
+                        sha256 TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        filename TEXT NOT NULL,
+                        asset_info TEXT NOT NULL,
+                        received_date REAL NOT NULL,
+                        PRIMARY KEY (client_id, source_id, resource_type)
+                    );
+                    CREATE INDEX incoming_resource_sha256 ON incoming_resource(sha256);
+                    CREATE INDEX incoming_resource_path ON incoming_resource(path);
+                    """)
+        }
         return migrator
     }
 }
