@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "EditingExtensionHost", targets: ["EditingExtensionHost"]),
         // The built-in editor (PhotoEditRecipe), usable by any program on a library.
         .library(name: "BuiltInEditor", targets: ["BuiltInEditor"]),
+        // Background upload jobs performed, an upload extension hosted, and the example backup extension.
+        .library(name: "BackgroundUploads", targets: ["BackgroundUploads"]),
         // The example extensions (templates: see the WritingAPhotoEditingExtension article).
         .executable(name: "look-extension", targets: ["look-extension"]),
         .executable(name: "redact-extension", targets: ["redact-extension"]),
@@ -192,11 +194,20 @@ let package = Package(
         ),
         // Generated sample media (libvips and ffmpeg) for `photos demo`, the tests and the benchmarks.
         .target(name: "SampleMedia", dependencies: ["CVipsShims", "CSampleImages", "PhotoMedia"], swiftSettings: strict),
+        // Background upload jobs performed (AsyncHTTPClient), an app's upload extension hosted, and the example
+        // extension that backs a library up to `photos serve`.
+        .target(
+            name: "BackgroundUploads",
+            dependencies: [
+                "OpenPhotos", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], swiftSettings: strict),
         // What the command-line programs share: one-line errors, progress on standard error, Ctrl-C.
         .target(name: "CommandLineSupport", dependencies: ["OpenPhotos"], swiftSettings: strict),
         .executableTarget(
             name: "photos",
             dependencies: [
+                "BackgroundUploads",
                 "BuiltInEditor",
                 "OpenPhotos",
                 "EditingExtensionHost",
@@ -287,7 +298,8 @@ let package = Package(
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness", "openphotokit-transcode",
+                "PhotosServer", "OpenPhotos", "BuiltInEditor", "BackgroundUploads", "PhotosTesting", "PhotosTestHarness",
+                "openphotokit-transcode",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),

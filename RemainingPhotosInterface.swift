@@ -61,37 +61,21 @@ extension PHAssetChangeRequest {
 extension PHAssetCreationRequest {
     var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // .photo + .alternatePhoto in one request
 }
-extension PHPhotoLibrary {
-    func enableUploadJobExtension(with options: PHAssetResourceUploadJobOptions) throws
-    func disableUploadJobExtension() throws
-    var uploadJobExtensionOptions: PHAssetResourceUploadJobOptions? { get }
+// Done (issue 26): PHAssetResourceUploadJob (State, Action, Type, jobLimit, fetchJobs, destination, state, type,
+// error, responseHeaderFields, resource), PHAssetResourceUploadJobChangeRequest (creationRequestForJob, createJob,
+// creationRequestForDownloadJob, init(for:), acknowledge, retry(destination:), cancel, the placeholder),
+// PHAssetResourceUploadJobOptions, PHPhotoLibrary's uploadJobExtensionEnabled / setUploadJobExtensionEnabled /
+// enableUploadJobExtension(with:) / disableUploadJobExtension / uploadJobExtensionOptions /
+// setUploadJobExtensionOptions, PHAssetResource.assetResource(forUploadJob:), PHBackgroundResourceUploadJobExtension
+// and PHBackgroundResourceUploadProcessingResult; cloud identifier mappings answer from stored identifiers.
+// Differs: PHBackgroundResourceUploadJobExtension refines no AppExtension (ExtensionFoundation has no Linux
+// counterpart): it asks for init(), and a host (BackgroundUploads' UploadJobHost) runs it in its process.
+protocol PHBackgroundResourceUploadJobExtension: AppExtension {}
+// Not done: the iOS 26.1 protocol PHBackgroundResourceUploadExtension (process(), notifyTermination()), deprecated in
+// iOS 27 for the one above.
+protocol PHBackgroundResourceUploadExtension: AppExtension {
+    func process() -> PHBackgroundResourceUploadProcessingResult
+    func notifyTermination()
 }
-extension PHAssetResource {
-    class func assetResource(forUploadJob job: PHAssetResourceUploadJob) -> PHAssetResource?
-}
-class PHAssetResourceUploadJob: PHObject {
-    enum State: Int { case registered, pending, succeeded, failed, cancelled /* 26.4 */ }   // raw values: Apple's header
-    enum Action: Int { case process, acknowledge, retry }
-    var destination: URLRequest { get }
-    var state: PHAssetResourceUploadJob.State { get }
-    var type: /* the job's own type enum, see Apple's page */ Int { get }
-    var error: Error? { get }
-    var responseHeaderFields: [String: String]? { get }  // 26.4
-    class var jobLimit: Int { get }
-    class func fetchJobs(action: PHAssetResourceUploadJob.Action, options: PHFetchOptions?) -> PHFetchResult<PHAssetResourceUploadJob>
-}
-class PHAssetResourceUploadJobChangeRequest: PHChangeRequest {
-    class func creationRequestForJob(destination: URLRequest, resource: PHAssetResource) -> PHAssetResourceUploadJobChangeRequest?
-    var placeholderForCreatedAssetResourceUploadJob: PHObjectPlaceholder? { get }
-    func acknowledge()
-    func retry(destination: URLRequest?)
-    func cancel()
-}
-protocol PHBackgroundResourceUploadJobExtension {
-    func processJobs() async -> PHBackgroundResourceUploadProcessingResult
-    func willTerminate()
-}
-// Behaviour, not API: cloudIdentifierMappings / localIdentifierMappings answer identifierNotFound for all (they will
-// answer from identifiers devices send with their uploads). Done: a resource of a PHAssetResourceType raw value this
-// version does not know is kept (copied, verified) and not listed — Swift's enum cannot hold the value, as Apple's
-// imported C enum can; an unknown media type reads as .unknown.
+// Done: a resource of a PHAssetResourceType raw value this version does not know is kept (copied, verified) and not
+// listed — Swift's enum cannot hold the value, as Apple's imported C enum can; an unknown media type reads as .unknown.

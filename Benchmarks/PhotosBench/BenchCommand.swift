@@ -19,7 +19,7 @@ struct PhotosBench: ParsableCommand {
         abstract: "OpenPhotoKit's benchmarks (build with -c release; the import and serve parts run the photos program beside this one).",
         subcommands: [
             BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self, BenchEditing.self,
-            BenchVideoEditing.self, BenchServe.self, BenchObjects.self, BenchCluster.self, BenchWebVideo.self, BenchSearch.self,
+            BenchVideoEditing.self, BenchServe.self, BenchObjects.self, BenchCluster.self, BenchWebVideo.self, BenchSearch.self, BenchBackup.self,
             BenchObserveChild.self,
         ],
         defaultSubcommand: BenchCore.self

@@ -25,6 +25,7 @@ struct Photos: ParsableCommand {
             Add.self, List.self, Show.self, Favorite.self, Describe.self, Hide.self, Delete.self, Recover.self, EmptyTrash.self,
             Albums.self, Album.self, Folder.self, MomentsCommand.self, Verify.self, Grant.self, Watch.self, Changes.self, Inspect.self, Import.self,
             Thumbnail.self, Export.self, Edit.self, Revert.self, Extensions.self, Serve.self, Worker.self, Token.self, LibraryCommand.self,
+            Uploads.self,
             Demo.self,
         ]
     )

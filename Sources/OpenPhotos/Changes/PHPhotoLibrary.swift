@@ -29,7 +29,11 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     private static let sharedLibrary = PHPhotoLibrary(openingAt: defaultLibraryURL, clientIdentifier: defaultClientIdentifier)
 
     /// The shared photo library object.
-    open class func shared() -> PHPhotoLibrary { sharedLibrary }
+    open class func shared() -> PHPhotoLibrary { hosted ?? sharedLibrary }
+
+    /// The library a host gives the extension it runs (`BackgroundUploads`' upload job host): what ``shared()``
+    /// answers in the extension's calls, as an app extension's shared library is its app's.
+    @TaskLocal package static var hosted: PHPhotoLibrary?
 
     /// OpenPhotoKit: where ``shared()`` finds its library: `$PHOTOS_LIBRARY` (a folder path, or a server library's
     /// `postgres://…` address), else `~/Pictures/Photos Library.photoslibrary`.

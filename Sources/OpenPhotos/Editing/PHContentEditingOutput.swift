@@ -110,12 +110,18 @@ open class PHContentEditingOutput: NSObject, @unchecked Sendable {
         } else if adjustmentData == nil {
             problem = "the content editing output has no adjustment data"
         }
-        return ContentEdit(
+        var edit = ContentEdit(
             renderedFile: written.first ?? renderedContentURL, formatIdentifier: adjustmentData?.formatIdentifier ?? "",
             formatVersion: adjustmentData?.formatVersion ?? "", adjustmentData: adjustmentData?.data ?? Data(),
             basis: input?.basis ?? .original, baseContentVersion: input?.contentVersion, madeFor: assetLocalIdentifier, problem: problem,
             renderedPairedVideo: writtenPairedVideo)
+        edit.keptPropertyList = keptAdjustmentPropertyList
+        return edit
     }
+
+    /// The adjustment property list to store as it is (a backup keeps the device's bytes), instead of one written
+    /// from ``adjustmentData``; it must say the same.
+    package var keptAdjustmentPropertyList: Data?
 
     open override var description: String {
         "<PHContentEditingOutput: \(assetLocalIdentifier) \(renderedContentURL.lastPathComponent) adjustmentData=\(adjustmentData.map { "\($0.formatIdentifier) \($0.formatVersion)" } ?? "nil")>"

@@ -67,6 +67,8 @@ extension PHPhotoLibrary {
                         ])
                 }
                 try? FileManager.default.removeItem(at: file)
+                // What a server that died between committing the asset and forgetting them left.
+                try? engine.forgetIncoming(client: resource.client, source: resource.source)
                 return .alreadyBackedUp(localIdentifier: existing.localIdentifier)
             }
             let info = IncomingAssetInfo(
@@ -79,8 +81,27 @@ extension PHPhotoLibrary {
                     filename: resource.filename, info: info),
                 file: file)
             let missing = types.subtracting(received.map(\.type)).sorted()
-            guard missing.isEmpty else { return .waiting(missing: missing) }
-            return try commitBackup(received.filter { types.contains($0.type) }, info: info, engine: engine)
+            guard missing.isEmpty else {
+                // Another server committed the asset while this resource was received: it has these bytes.
+                if let existing = try engine.backedUpAsset(client: resource.client, source: resource.source),
+                    existing.resources.contains(where: { $0.sha256 == sha256 })
+                {
+                    try? engine.forgetIncoming(client: resource.client, source: resource.source)
+                    return .alreadyBackedUp(localIdentifier: existing.localIdentifier)
+                }
+                return .waiting(missing: missing)
+            }
+            do {
+                return try commitBackup(received.filter { types.contains($0.type) }, info: info, engine: engine)
+            } catch {
+                // Another server committed the asset meanwhile (the origin is unique; its commit forgets what was
+                // received): it answers.
+                if let existing = try? engine.backedUpAsset(client: resource.client, source: resource.source) {
+                    try? engine.forgetIncoming(client: resource.client, source: resource.source)
+                    return .committed(localIdentifier: existing.localIdentifier)
+                }
+                throw error
+            }
         } catch let error as PHPhotosError {
             throw error
         } catch let error as LibraryError {
@@ -118,10 +139,14 @@ extension PHPhotoLibrary {
         let client = received[0].client
         let source = received[0].source
         var files: [Int: (url: URL, resource: IncomingResource)] = [:]
-        for resource in received { files[resource.type] = (try engine.materializeIncoming(resource), resource) }
+        for resource in received {
+            files[resource.type] = (try engine.materializeIncoming(resource), resource)
+        }
         var adjustment: AdjustmentSidecar?
+        var adjustmentBytes: Data?
         if let data = files[7] {
             let bytes = try? FileHandle(forReadingFrom: data.url).read(upToCount: AdjustmentSidecar.maximumFileSize + 1)
+            adjustmentBytes = bytes
             guard let bytes, let parsed = AdjustmentSidecar(plist: bytes) else {
                 try? engine.forgetIncoming(client: client, source: source)
                 throw PHPhotosError(
@@ -159,16 +184,14 @@ extension PHPhotoLibrary {
                         try? FileManager.default.copyItem(at: movie.url, to: output.renderedContentURL)
                     }
                     if let paired = files[10] { try? FileManager.default.copyItem(at: paired.url, to: output.renderedPairedVideoURL) }
+                    // The device's property list, byte for byte (its timestamp and editor with it).
+                    output.keptAdjustmentPropertyList = adjustmentBytes
                     request.contentEditingOutput = output
                 }
                 createdIdentifier = request.placeholderForCreatedAsset?.localIdentifier
             }
         } catch {
-            // Another server committed it meanwhile (the origin is unique): that one answers.
-            if let existing = try? engine.backedUpAsset(client: client, source: source) {
-                try? engine.forgetIncoming(client: client, source: source)
-                return .committed(localIdentifier: existing.localIdentifier)
-            }
+            if (try? engine.backedUpAsset(client: client, source: source)) != nil { throw error }
             let photosError = error as? PHPhotosError
             if photosError?.code == .invalidResource || photosError?.code == .changeNotSupported {
                 // Media that cannot be imported: sending it again would not help.
@@ -184,6 +207,13 @@ extension PHPhotoLibrary {
         guard let handle = try? FileHandle(forReadingFrom: file), let head = try? handle.read(upToCount: 2) else { return false }
         try? handle.close()
         return head == Data([0xFF, 0xD8])
+    }
+
+    /// Forgets resources received more than `age` seconds ago for assets never completed (their device stopped
+    /// sending), and their bytes; how many assets' worth.
+    @discardableResult
+    package func expireIncomingBackups(olderThan age: TimeInterval) throws -> Int {
+        do { return try engine().expireIncoming(olderThan: age) } catch { throw PHPhotosError(error) }
     }
 
     /// The cloud identifier of each asset: the one its device sent with its backup, else its own (the asset was

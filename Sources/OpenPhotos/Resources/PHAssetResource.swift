@@ -129,3 +129,13 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
         "<PHAssetResource: type=\(type) \(originalFilename) \(uniformTypeIdentifier) \(pixelWidth)x\(pixelHeight)>"
     }
 }
+
+extension PHAssetResource {
+    /// The resource an upload job sends; nil when the asset no longer has those bytes (deleted, or edited since).
+    public class func assetResource(forUploadJob job: PHAssetResourceUploadJob) -> PHAssetResource? {
+        guard let library = job.library, let engine = library.engineIfAvailable,
+            let record = try? engine.uploadJobResource(job.record)
+        else { return nil }
+        return PHAssetResource(record: record, library: library)
+    }
+}

@@ -31,7 +31,7 @@ package enum LibrarySchema {
     /// Tables of work in progress that belong to where the library is now — queued renderings, uploads waiting in
     /// its object storage — and that a copy leaves behind (its files are stored anew; its renderings are made on
     /// request or queued by the next commits).
-    package static let transientTables = ["work_item", "upload", "incoming_resource"]
+    package static let transientTables = ["work_item", "upload", "incoming_resource", "upload_job"]
 
     /// The tables whose `id` the database numbers (SQLite's row ids, PostgreSQL's identity columns).
     static let numberedTables: Set<String> = ["asset", "resource", "collection", "change_journal"]

@@ -108,6 +108,9 @@ package struct ContentEdit: Sendable {
     package var renderedPairedVideo: URL?
     /// What the API layer found wrong with the output before the engine saw it (reported as invalid).
     package var problem: String?
+    /// An adjustment property list to store as it is (a backup keeps the device's bytes); it must hold the same
+    /// format, version and data.
+    package var keptPropertyList: Data?
 
     package init(
         renderedFile: URL, formatIdentifier: String, formatVersion: String, adjustmentData: Data, basis: EditBasis,
@@ -140,6 +143,8 @@ package enum ChangeIntent: Sendable {
     case updateCollection(
         localIdentifier: String?, kind: CollectionKind, title: String?, edits: [MembershipEdit], snapshot: [String]?)
     case deleteCollections([String], kind: CollectionKind)
+    /// A background upload job made or changed (`PHAssetResourceUploadJobChangeRequest`).
+    case uploadJob(localIdentifier: String, UploadJobChange)
 }
 
 extension ChangeIntent {

@@ -137,6 +137,9 @@ extension LibraryEngine {
                 try access.checkWrite(access.canModify, "editing the content of assets")
             case .createCollection, .updateCollection, .deleteCollections:
                 try access.checkWrite(access.canManageCollections, "changing albums and folders")
+            case .uploadJob:
+                // Apple's background uploads need full library access.
+                try access.checkWrite(access.canManageCollections, "background upload jobs")
             }
         }
     }
@@ -238,6 +241,8 @@ extension LibraryEngine {
         var offset: Int? = nil
         if case .some(let date) = properties.creationDate {
             creationDate = date
+            // The file's own date given again (a backup sends it): its time zone goes with it.
+            if let date, let own = metadata.creationDate, abs(own.timeIntervalSince(date)) < 0.001 { offset = metadata.timeZoneOffset }
         } else if let date = metadata.creationDate {
             creationDate = date
             offset = metadata.timeZoneOffset
@@ -359,6 +364,8 @@ extension LibraryEngine {
         switch intent {
         case .createAsset, .editAssetContent, .revertAssetContent:
             break  // inserted above; content changes are applied after every other intent
+        case .uploadJob(let identifier, let change):
+            try applyUploadJobChange(identifier, change, access: access, now: now, db: db)
         case .updateAsset(let identifier, let changes):
             let id = try visibleAssetID(identifier, access: access, db: db)
             if changes.isEmpty { return }

@@ -286,7 +286,14 @@ extension LibraryEngine {
         let adjustment = StoredAdjustment(
             formatIdentifier: edit.formatIdentifier, formatVersion: edit.formatVersion, data: edit.adjustmentData, timestamp: now,
             editor: editor)
-        let plist = try stager.stage(data: try adjustment.propertyList())
+        var propertyList = try adjustment.propertyList()
+        // Kept only when it says the same (else the one written from the edit is stored).
+        if let kept = edit.keptPropertyList, let stored = StoredAdjustment(propertyList: kept), stored.formatIdentifier == edit.formatIdentifier,
+            stored.formatVersion == edit.formatVersion, stored.data == edit.adjustmentData
+        {
+            propertyList = kept
+        }
+        let plist = try stager.stage(data: propertyList)
         staged.append(plist)
         var pairedVideo: (StagedFile, MediaInfo)?
         if let video = edit.renderedPairedVideo {

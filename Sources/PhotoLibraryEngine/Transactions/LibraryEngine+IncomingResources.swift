@@ -103,7 +103,7 @@ extension LibraryEngine {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (client_id, source_id, resource_type) DO UPDATE SET path = excluded.path,
                         sha256 = excluded.sha256, size = excluded.size, filename = excluded.filename,
-                        asset_info = excluded.asset_info, received_date = excluded.received_date
+                        asset_info = excluded.asset_info, received_date = excluded.received_date, stored = 0
                     """,
                 arguments: [
                     resource.client, resource.source, Int64(resource.type), key.path, resource.sha256, resource.size,
@@ -124,18 +124,26 @@ extension LibraryEngine {
             try? forgetIncoming(client: resource.client, source: resource.source, types: [resource.type])
             throw error
         }
+        // Counted as received only now that its bytes are stored: a server that reads the rows to see whether the
+        // asset is complete never counts one still on its way (the last resource to be stored sees them all).
+        try writeQueue("record a stored resource") { db in
+            try db.execute(
+                sql: "UPDATE incoming_resource SET stored = 1 WHERE client_id = ? AND source_id = ? AND resource_type = ? AND sha256 = ?",
+                arguments: [resource.client, resource.source, Int64(resource.type), resource.sha256])
+        }
         if let replaced { removeUnreferenced([BlobKey(path: "originals/incoming/\(replaced.prefix(2))/\(replaced)", sha256: replaced)]) }
         return try incoming(client: resource.client, source: resource.source)
     }
 
-    /// The resources received for one asset of `client`, by type.
+    /// The resources received and stored for one asset of `client`, by type (a row whose bytes are on their way, or
+    /// whose server died before it stored them, is not one).
     package func incoming(client: String, source: String) throws(LibraryError) -> [IncomingResource] {
         let rows = try read { db in
             try SQLRecord.fetchAll(
                 db,
                 sql: """
                     SELECT resource_type, sha256, size, filename, asset_info FROM incoming_resource
-                    WHERE client_id = ? AND source_id = ? ORDER BY resource_type
+                    WHERE client_id = ? AND source_id = ? AND stored = 1 ORDER BY resource_type
                     """,
                 arguments: [client, source])
         }

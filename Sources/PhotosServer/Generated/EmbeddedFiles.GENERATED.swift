@@ -529,9 +529,18 @@ enum EmbeddedFiles {
               if (!$("#info").hidden) showInfo();
             }
 
+            // Answers about the asset on screen arrive out of order (a refresh the change feed started before a change of this
+            // page can answer after it): each request is numbered when it starts, and an answer older than one already shown
+            // is dropped — the keywords list never steps back to what it was.
+            let describeSequence = 0;
+            let describeShown = 0;
+
             async function showInfo() {
               const asset = state.assets[state.viewer];
+              const sequence = ++describeSequence;
               const details = await api(`/v1/assets/${asset.id}`);
+              if (sequence < describeShown || state.assets[state.viewer]?.id !== asset.id) return;
+              describeShown = sequence;
               const list = document.createElement("dl");
               const add = (term, value) => {
                 if (value === undefined || value === null || value === "") return;
@@ -601,9 +610,12 @@ enum EmbeddedFiles {
             async function describe(fields) {
               const asset = state.assets[state.viewer];
               if (!asset) return;
+              const sequence = ++describeSequence;
               const changed = await api(`/v1/assets/${asset.id}`, { method: "PATCH", body: fields });
               const position = state.index.get(asset.id);
               if (position !== undefined) state.assets[position] = { ...state.assets[position], ...changed };
+              if (sequence < describeShown) return;
+              describeShown = sequence;
               showRating(changed);
               showDescription(changed);
               relayout();

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import OpenPhotos
+import Synchronization
 
 /// The destination of devices' background upload jobs (iOS 26.1's `PHAssetResourceUploadJob`, OpenPhotoKit's own):
 /// `POST /v1/backup` takes one resource of one asset per request — the resource's bytes as the body, what it is in
@@ -23,6 +24,11 @@ import OpenPhotos
 /// `Photos-Library-Asset` (as `/v1/assets/{id}` takes it).
 struct BackupRoutes {
     let services: ServerServices
+
+    /// How long resources of an asset never completed are kept (its device stopped sending the rest).
+    static let incompleteLifetime: TimeInterval = 7 * 86_400
+    /// When this process last forgot such resources (once an hour at most).
+    private static let lastExpiry = Mutex(Date.distantPast)
 
     static let assetIdentifier = HTTPField.Name("Photos-Asset-Identifier")!
     static let resourceType = HTTPField.Name("Photos-Resource-Type")!
@@ -60,6 +66,15 @@ struct BackupRoutes {
                 message: "the body's SHA-256 is \(sha256), not the \(expected) Photos-Content-SHA256 says: nothing was kept")
         }
         guard size > 0 else { throw APIError.badRequest("the resource is empty") }
+        let due = Self.lastExpiry.withLock { last in
+            guard Date().timeIntervalSince(last) > 3600 else { return false }
+            last = Date()
+            return true
+        }
+        if due {
+            let owner = services.owner
+            _ = try? await offload { try owner.expireIncomingBackups(olderThan: Self.incompleteLifetime) }
+        }
         let library = session.library
         let received = resource
         let outcome: BackupOutcome
@@ -106,9 +121,7 @@ struct BackupRoutes {
         let filename = headers[filename].map { $0.removingPercentEncoding ?? $0 } ?? "resource"
         var date: Date?
         if let text = headers[creationDate] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+            date = parseDate(text)
             guard date != nil else { throw APIError.badRequest("Photos-Creation-Date must be an ISO 8601 date and time") }
         }
         var place: (latitude: Double, longitude: Double, altitude: Double?)?
@@ -124,5 +137,15 @@ struct BackupRoutes {
         return BackupResource(
             client: client, source: source, type: type, resourceTypes: types, filename: filename, cloudIdentifier: cloud,
             creationDate: date, location: place, isFavorite: headers[favorite] == "1")
+    }
+
+    /// An ISO 8601 date and time with any number of fractional digits (a photo's date to the microsecond).
+    static func parseDate(_ text: String) -> Date? {
+        guard let dot = text.firstIndex(of: ".") else { return ISO8601DateFormatter().date(from: text) }
+        let digits = text[text.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, digits.count <= 9, let whole = ISO8601DateFormatter().date(from: String(text[..<dot]) + text[digits.endIndex...]),
+            let fraction = Double("0." + digits)
+        else { return nil }
+        return whole.addingTimeInterval(fraction)
     }
 }

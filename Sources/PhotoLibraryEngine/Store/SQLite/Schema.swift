@@ -231,7 +231,7 @@ package enum Schema {
         migrator.registerMigration("v9-incoming-resources") { db in
             // Backups into the library (see LibraryEngine+IncomingResources): where an asset came from (the client
             // and the identifier the device gave it: one asset per origin) and its cloud identifier; and the
-            // resources received for assets not complete yet, each row naming its stored bytes.
+            // resources received for assets not complete yet, each row naming its bytes (stored: once they are).
             try db.execute(
                 sql: """
                     ALTER TABLE asset ADD COLUMN cloud_id TEXT;
@@ -249,10 +249,42 @@ package enum Schema {
                         filename TEXT NOT NULL,
                         asset_info TEXT NOT NULL,
                         received_date REAL NOT NULL,
+                        stored INTEGER NOT NULL DEFAULT 0,
                         PRIMARY KEY (client_id, source_id, resource_type)
                     );
                     CREATE INDEX incoming_resource_sha256 ON incoming_resource(sha256);
                     CREATE INDEX incoming_resource_path ON incoming_resource(path);
+                    """)
+        }
+        migrator.registerMigration("v10-upload-jobs") { db in
+            // Background upload jobs (see LibraryEngine+UploadJobs): one row per job a client made, the resource it
+            // sends (asset, type, and the digest of the bytes at creation), where (the request, as JSON), and where
+            // it stands; a performer claims a job with a lease (claimed_by until lease_until), so a performer that
+            // dies leaves it to the next.
+            try db.execute(
+                sql: """
+                    CREATE TABLE upload_job (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        local_id TEXT NOT NULL UNIQUE,
+                        client_id TEXT NOT NULL,
+                        job_type INTEGER NOT NULL,
+                        asset_local_id TEXT NOT NULL,
+                        resource_type INTEGER NOT NULL,
+                        resource_sha256 TEXT NOT NULL,
+                        destination TEXT NOT NULL,
+                        state INTEGER NOT NULL,
+                        acknowledged INTEGER NOT NULL DEFAULT 0,
+                        retried INTEGER NOT NULL DEFAULT 0,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        next_attempt REAL NOT NULL,
+                        claimed_by TEXT,
+                        lease_until REAL,
+                        error TEXT,
+                        response_status INTEGER,
+                        response_headers TEXT,
+                        created_date REAL NOT NULL
+                    );
+                    CREATE INDEX upload_job_client_state ON upload_job(client_id, state, acknowledged);
                     """)
         }
         return migrator

@@ -1,0 +1,190 @@
+import Foundation
+import OpenPhotos
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The example upload extension (a template: copy it into your app): backs a library up to a `photos serve`
+/// through background upload jobs — every resource of every asset (originals, Live Photo videos, RAW alternates,
+/// edits with their adjustment data) as one job each, to `POST /v1/backup` with what the server needs in headers.
+/// It remembers what the server holds (a job that succeeded), so a run when nothing changed makes no job;
+/// acknowledges finished jobs, retries a failed one once, and makes a job anew later for one that failed twice.
+///
+/// Its settings are a JSON file — `{"server": "https://photos.example.com", "tokenFile": "/path/to/token"}` —
+/// at ``settingsFile`` (`photos uploads enable` writes it), and what it remembers is kept beside it
+/// (`….state.json`).
+public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension {
+    /// The settings file: the task's (a host sets it for each run), else `$PHOTOS_BACKUP_SETTINGS`, else
+    /// `~/.config/openphotokit/backup.json`.
+    @TaskLocal public static var settingsFile: URL?
+
+    static var resolvedSettingsFile: URL { settingsFile ?? defaultSettingsFile }
+
+    /// `$PHOTOS_BACKUP_SETTINGS`, else `~/.config/openphotokit/backup.json`.
+    public static var defaultSettingsFile: URL {
+        if let path = ProcessInfo.processInfo.environment["PHOTOS_BACKUP_SETTINGS"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/openphotokit/backup.json")
+    }
+
+    /// Where to back up to.
+    public struct Settings: Codable, Sendable, Equatable {
+        /// The server's base URL (`https://host[:port]`).
+        public var server: String
+        /// A file holding the bearer token the server's owner issued (`photos serve --issue-token`), 0600.
+        public var tokenFile: String?
+
+        public init(server: String, tokenFile: String?) {
+            (self.server, self.tokenFile) = (server, tokenFile)
+        }
+    }
+
+    /// What the server holds: resource (`asset|type|sha256`) → the server's asset.
+    struct State: Codable {
+        var uploaded: [String: String] = [:]
+    }
+
+    /// The resource types backed up.
+    static let backedUp: Set<PHAssetResourceType> = [
+        .photo, .video, .audio, .alternatePhoto, .fullSizePhoto, .fullSizeVideo, .adjustmentData, .pairedVideo, .fullSizePairedVideo,
+    ]
+
+    public required init() {}
+
+    public func willTerminate() async {}
+
+    public func processJobs() async -> PHBackgroundResourceUploadProcessingResult {
+        do { return try process() } catch {
+            FileHandle.standardError.write(Data("backup extension: \(error)\n".utf8))
+            return .failure
+        }
+    }
+
+    private func process() throws -> PHBackgroundResourceUploadProcessingResult {
+        let library = PHPhotoLibrary.shared()
+        let settingsURL = Self.resolvedSettingsFile
+        let settings = try JSONDecoder().decode(Settings.self, from: Data(contentsOf: settingsURL))
+        let stateURL = settingsURL.deletingPathExtension().appendingPathExtension("state.json")
+        var state = (try? JSONDecoder().decode(State.self, from: Data(contentsOf: stateURL))) ?? State()
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+
+        // 1. Jobs that finished: remember what the server took; retry a failure once, then let it go (a later run
+        // makes a job anew).
+        let finished = PHAssetResourceUploadJob.fetchJobs(action: .acknowledge, options: options).allObjects
+        let retryable = Set(PHAssetResourceUploadJob.fetchJobs(action: .retry, options: options).allObjects.map(\.localIdentifier))
+        for job in finished where job.state == .succeeded {
+            if let key = Self.key(job) { state.uploaded[key] = job.responseHeaderFields?["photos-library-asset"] ?? "" }
+        }
+        try Data(JSONEncoder().encode(state)).write(to: stateURL, options: .atomic)
+        if !finished.isEmpty {
+            try library.performChangesAndWait {
+                for job in finished {
+                    guard let request = PHAssetResourceUploadJobChangeRequest(for: job) else { continue }
+                    if job.state == .failed, retryable.contains(job.localIdentifier) {
+                        request.retry(destination: nil)
+                    } else {
+                        request.acknowledge()
+                    }
+                }
+            }
+        }
+
+        // 2. What the server lacks and no job sends yet, as new jobs, within the limit.
+        let inFlight = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).allObjects
+        let unacknowledged = PHAssetResourceUploadJob.fetchJobs(action: .acknowledge, options: options).count
+        var busy = Set(inFlight.compactMap(Self.key))
+        busy.formUnion(PHAssetResourceUploadJob.fetchJobs(action: .retry, options: options).allObjects.compactMap(Self.key))
+        var room = PHAssetResourceUploadJob.jobLimit - inFlight.count - unacknowledged
+        guard room > 0 else { return .processing }
+        let token = try settings.tokenFile.map { try String(contentsOfFile: $0, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) }
+        guard let endpoint = URL(string: settings.server)?.appendingPathComponent("v1/backup") else {
+            throw CocoaError(.coderInvalidValue, userInfo: [NSDebugDescriptionErrorKey: "server must be a URL: \(settings.server)"])
+        }
+        let assets = PHAsset.fetchAssets(with: options)
+        var requests: [(URLRequest, PHAssetResource)] = []
+        var pending = false
+        var index = 0
+        while index < assets.count {
+            let asset = assets.object(at: index)
+            index += 1
+            let resources = Self.current(PHAssetResource.assetResources(for: asset))
+            let todo = resources.filter { resource in
+                let key = Self.key(resource)
+                return state.uploaded[key] == nil && !busy.contains(key)
+            }
+            guard !todo.isEmpty else { continue }
+            // An asset's jobs are made together, so the server gets all of them.
+            guard todo.count <= room else {
+                pending = true
+                break
+            }
+            let cloud = try? library.cloudIdentifierMappings(forLocalIdentifiers: [asset.localIdentifier])[asset.localIdentifier]?.get()
+            for resource in todo {
+                requests.append((Self.request(endpoint, asset: asset, resource: resource, of: resources, cloud: cloud, token: token), resource))
+            }
+            room -= todo.count
+        }
+        if !requests.isEmpty {
+            try library.performChangesAndWait {
+                for (request, resource) in requests {
+                    _ = PHAssetResourceUploadJobChangeRequest.creationRequestForJob(destination: request, resource: resource)
+                }
+            }
+        }
+        return requests.isEmpty && inFlight.isEmpty && !pending && unacknowledged == 0 ? .completed : .processing
+    }
+
+    /// The request for one resource: `POST /v1/backup` with the asset's identity and what it is (see the server's
+    /// BackingUp article).
+    static func request(
+        _ endpoint: URL, asset: PHAsset, resource: PHAssetResource, of resources: [PHAssetResource], cloud: PHCloudIdentifier?, token: String?
+    ) -> URLRequest {
+        var request = URLRequest(url: endpoint)
+        request.httpMethod = "POST"
+        request.timeoutInterval = 120
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        request.setValue(asset.localIdentifier, forHTTPHeaderField: "Photos-Asset-Identifier")
+        request.setValue(String(resource.type.rawValue), forHTTPHeaderField: "Photos-Resource-Type")
+        request.setValue(resources.map { String($0.type.rawValue) }.joined(separator: ","), forHTTPHeaderField: "Photos-Asset-Resources")
+        let name = resource.originalFilename.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(.init(charactersIn: "._-")))
+        request.setValue(name ?? "resource", forHTTPHeaderField: "Photos-Resource-Filename")
+        request.setValue(resource.sha256, forHTTPHeaderField: "Photos-Content-SHA256")
+        if let cloud { request.setValue(cloud.archivalStringValue, forHTTPHeaderField: "Photos-Cloud-Identifier") }
+        if let date = asset.creationDate { request.setValue(isoDate(date), forHTTPHeaderField: "Photos-Creation-Date") }
+        if let location = asset.location {
+            var place = "\(location.coordinate.latitude),\(location.coordinate.longitude)"
+            if location.verticalAccuracy >= 0 { place += ",\(location.altitude)" }
+            request.setValue(place, forHTTPHeaderField: "Photos-Location")
+        }
+        if asset.isFavorite { request.setValue("1", forHTTPHeaderField: "Photos-Favorite") }
+        return request
+    }
+
+    /// A date in ISO 8601, UTC, to the nanosecond (what a `Date` holds comes back exactly).
+    static func isoDate(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        var nanos = Int(((date.timeIntervalSince1970 - seconds) * 1_000_000_000).rounded())
+        var whole = seconds
+        if nanos >= 1_000_000_000 { (whole, nanos) = (whole + 1, 0) }
+        let text = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: whole))
+        return text.replacingOccurrences(of: "Z", with: String(format: ".%09dZ", nanos))
+    }
+
+    /// An asset's resources to back up: one of each type (the current one).
+    static func current(_ resources: [PHAssetResource]) -> [PHAssetResource] {
+        var byType: [PHAssetResourceType: PHAssetResource] = [:]
+        for resource in resources where backedUp.contains(resource.type) { byType[resource.type] = resource }
+        return byType.values.sorted { $0.type.rawValue < $1.type.rawValue }
+    }
+
+    static func key(_ resource: PHAssetResource) -> String { "\(resource.assetLocalIdentifier)|\(resource.type.rawValue)|\(resource.sha256)" }
+
+    static func key(_ job: PHAssetResourceUploadJob) -> String? { PHAssetResource.assetResource(forUploadJob: job).map(key) }
+}
+
+extension PHFetchResult {
+    /// Every object of the result, in order.
+    fileprivate var allObjects: [ObjectType] { objects(at: IndexSet(integersIn: 0..<count)) }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import OpenPhotos
+import Synchronization
+
+/// Runs an app's upload extension over a library, as iOS does for an app that enabled background uploads: calls the
+/// extension's ``OpenPhotos/PHBackgroundResourceUploadJobExtension/processJobs()`` with the library as its shared
+/// one, performs the jobs it made (``UploadJobPerformer``), and calls it again — to acknowledge what finished and
+/// make the next jobs — until it says it is up to date and no job is left to send, or ``stop()`` is called (the
+/// extension hears ``OpenPhotos/PHBackgroundResourceUploadJobExtension/willTerminate()``).
+public final class UploadJobHost: Sendable {
+    /// What a run came to.
+    public struct Report: Sendable, Equatable {
+        /// How many times the extension was called.
+        public var activations = 0
+        public var jobs = UploadJobPerformer.Report()
+        /// The extension's last answer.
+        public var lastResult: PHBackgroundResourceUploadProcessingResult?
+        /// The jobs left to send in this round (a progress bar's rest).
+        public var waiting = 0
+    }
+
+    public let library: PHPhotoLibrary
+    public let performer: UploadJobPerformer
+    private let makeExtension: @Sendable () -> any PHBackgroundResourceUploadJobExtension
+    private let stopped = Stopped()
+
+    /// A host of `extensionType` (made anew for each run) over `library`.
+    public init(
+        library: PHPhotoLibrary, extensionType: any PHBackgroundResourceUploadJobExtension.Type, performer: UploadJobPerformer? = nil
+    ) {
+        self.library = library
+        self.performer = performer ?? UploadJobPerformer(library: library)
+        let type = UncheckedType(type: extensionType)
+        makeExtension = { type.type.init() }
+    }
+
+    /// Calls the extension and performs its jobs until both are done (a job that is due later is waited for);
+    /// `progress` hears of each job finished. Throws when the library does not answer or background uploads are not
+    /// enabled.
+    public func run(progress: (@Sendable (Report) -> Void)? = nil) async throws -> Report {
+        guard library.uploadJobExtensionEnabled else {
+            throw PHPhotosError(
+                .accessRestricted, userInfo: [NSLocalizedDescriptionKey: "background uploads are not enabled for this client"])
+        }
+        let uploader = makeExtension()
+        var report = Report()
+        var failures = 0
+        var idle = 0
+        while !stopped.value {
+            report.activations += 1
+            let result = await PHPhotoLibrary.$hosted.withValue(library) { await uploader.processJobs() }
+            report.lastResult = result
+            let options = PHFetchOptions()
+            options.photoLibrary = library
+            report.waiting = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
+            let (before, snapshot) = (report.jobs, report)
+            let round = try await performer.performDueJobs { jobs in
+                var current = snapshot
+                current.waiting = max(0, snapshot.waiting - jobs.succeeded - jobs.failed)
+                current.jobs.succeeded = before.succeeded + jobs.succeeded
+                current.jobs.failed = before.failed + jobs.failed
+                current.jobs.deferred = before.deferred + jobs.deferred
+                current.jobs.bytes = before.bytes + jobs.bytes
+                progress?(current)
+            }
+            report.jobs.succeeded += round.succeeded
+            report.jobs.failed += round.failed
+            report.jobs.deferred += round.deferred
+            report.jobs.bytes += round.bytes
+            report.waiting = 0
+            if result == .failure {
+                failures += 1
+                if failures >= 3 { break }
+            }
+            // Something finished: the extension acknowledges it and makes the next jobs.
+            if round.succeeded + round.failed > 0 { continue }
+            let nextDue = try library.nextUploadJobDue()
+            // Up to date: the extension says so and nothing it made waits to be sent.
+            if result == .completed, nextDue == nil { break }
+            if let nextDue {
+                // Jobs due later (tried again after a failure, or claimed by a performer that may be gone): wait for
+                // the first (a stop ends the wait).
+                try await stopped.sleep(seconds: max(0.05, nextDue.timeIntervalSinceNow))
+            } else {
+                // More to do, says the extension, yet it made nothing to send: do not spin.
+                idle += 1
+                if idle >= 3 { break }
+                try await stopped.sleep(seconds: 0.2)
+            }
+        }
+        if stopped.value { await PHPhotoLibrary.$hosted.withValue(library) { await uploader.willTerminate() } }
+        return report
+    }
+
+    /// Stops a run: the extension hears `willTerminate()`; jobs in flight finish or are sent again by the next run.
+    public func stop() { stopped.set() }
+}
+
+private struct UncheckedType: @unchecked Sendable {
+    let type: any PHBackgroundResourceUploadJobExtension.Type
+}
+
+/// A flag a waiting run wakes up for.
+private final class Stopped: Sendable {
+    private let flag = Mutex(false)
+
+    var value: Bool { flag.withLock { $0 } }
+
+    func set() { flag.withLock { $0 = true } }
+
+    func sleep(seconds: TimeInterval) async throws {
+        let end = Date().addingTimeInterval(seconds)
+        while !value, Date() < end { try await Task.sleep(for: .milliseconds(min(200, max(1, Int(end.timeIntervalSinceNow * 1000))))) }
+    }
+}

@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import OpenPhotos
+
+/// Performs a library's background upload jobs: claims the jobs that are due (with a lease, so that a performer
+/// that dies leaves them to the next), sends each job's request with its resource's bytes as the body (streamed
+/// from the library, never whole in memory), and records the outcome — a 2xx answer succeeds; the network, a 5xx,
+/// 408 or 429 are tried again later with exponential backoff (up to the library's attempts, then the job fails);
+/// any other answer fails the job with its status. What iOS does for an app's jobs; OpenPhotoKit's own.
+public struct UploadJobPerformer: Sendable {
+    /// What one round of jobs came to.
+    public struct Report: Sendable, Equatable {
+        public var succeeded = 0
+        public var failed = 0
+        /// Tried and due again later.
+        public var deferred = 0
+        /// The bytes sent for the jobs that succeeded.
+        public var bytes: Int64 = 0
+
+        public init() {}
+    }
+
+    public let library: PHPhotoLibrary
+    /// Who claims jobs (unique per performer: the host, the process and a random part).
+    public let worker: String
+    /// How many requests are in flight at once.
+    public var concurrency: Int
+    /// How long a claim lasts: a performer that is gone longer than this leaves its jobs to the next.
+    public var lease: TimeInterval
+    /// The first delay before a job is tried again; it doubles with each attempt, up to ``maximumDelay``.
+    public var baseDelay: TimeInterval = 2
+    public var maximumDelay: TimeInterval = 600
+    let http: HTTPClient
+
+    /// The process's HTTP client for uploads: a connection that cannot be made fails at once, or after 10 s; an
+    /// answer that stops coming fails after 60 s.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(60), write: .seconds(60))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    public init(library: PHPhotoLibrary, concurrency: Int = 4, lease: TimeInterval = 60, http: HTTPClient = UploadJobPerformer.sharedHTTPClient) {
+        self.library = library
+        self.concurrency = max(1, concurrency)
+        self.lease = lease
+        self.http = http
+        worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
+    }
+
+    /// Sends every job due now, until none is; `progress` hears of each job finished (succeeded or failed).
+    public func performDueJobs(progress: (@Sendable (Report) -> Void)? = nil) async throws -> Report {
+        var report = Report()
+        while true {
+            let (library, worker, lease, limit) = (library, worker, lease, concurrency * 4)
+            let jobs = try await Task.detached { try library.claimUploadJobs(worker: worker, limit: limit, lease: lease) }.value
+            if jobs.isEmpty { return report }
+            try await withThrowingTaskGroup(of: (LibraryUploadJobOutcome, Int64).self) { group in
+                var next = jobs.makeIterator()
+                func start() {
+                    guard let job = next.next() else { return }
+                    group.addTask { try await self.perform(job) }
+                }
+                for _ in 0..<concurrency { start() }
+                while let (outcome, bytes) = try await group.next() {
+                    switch outcome {
+                    case .succeeded:
+                        report.succeeded += 1
+                        report.bytes += bytes
+                    case .failed: report.failed += 1
+                    case .retryLater: report.deferred += 1
+                    }
+                    progress?(report)
+                    start()
+                }
+            }
+        }
+    }
+
+    /// Sends one claimed job's request and records the outcome; the claim is renewed while the request lasts (a
+    /// large file on a slow link outlives a lease).
+    func perform(_ job: LibraryUploadJob) async throws -> (LibraryUploadJobOutcome, Int64) {
+        let (library, worker, lease) = (self.library, self.worker, self.lease)
+        let renewal = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(max(1, lease / 3)))
+                try library.renewUploadJobLeases([job.localIdentifier], worker: worker, lease: lease)
+            }
+        }
+        let outcome = await attempt(job)
+        renewal.cancel()
+        _ = try await Task.detached { try library.finishUploadJob(job.localIdentifier, worker: worker, outcome) }.value
+        if case .succeeded = outcome { return (outcome, (try? library.uploadJobFile(job.localIdentifier))?.size ?? 0) }
+        return (outcome, 0)
+    }
+
+    private func attempt(_ job: LibraryUploadJob) async -> LibraryUploadJobOutcome {
+        let file: (url: URL, size: Int64, sha256: String)?
+        do { file = try library.uploadJobFile(job.localIdentifier) } catch {
+            return .retryLater(error: "the library did not answer: \(error)", delay: delay(job.attempts))
+        }
+        guard let file else { return .failed(error: "the asset no longer has the resource this job was made for", status: nil, headers: nil) }
+        guard let url = URL(string: job.url), url.scheme == "http" || url.scheme == "https" else {
+            return .failed(error: "the destination \(job.url) is not an http or https URL", status: nil, headers: nil)
+        }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .init(rawValue: job.method)
+        for (name, value) in job.headers { request.headers.add(name: name, value: value) }
+        do {
+            let chunks = try FileChunks(file: file.url)
+            request.body = .stream(chunks, length: .known(file.size))
+            let response = try await http.execute(request, timeout: .seconds(Int64(max(job.timeout, 60)) + file.size / 100_000))
+            // The answer's body is drained (so the connection can be used again); its start says why a request failed.
+            var body = ByteBuffer()
+            for try await part in response.body where body.readableBytes < 4096 { body.writeImmutableBuffer(part) }
+            let said = String(decoding: body.readableBytesView.prefix(1024), as: UTF8.self)
+            var headers: [String: String] = [:]
+            for header in response.headers { headers[header.name.lowercased()] = header.value }
+            let status = Int(response.status.code)
+            switch status {
+            case 200..<300: return .succeeded(status: status, headers: headers)
+            case 408, 429, 500..<600:
+                return .retryLater(error: "the destination answered \(status)", delay: retryAfter(headers) ?? delay(job.attempts))
+            default: return .failed(error: "the destination answered \(status): \(said)", status: status, headers: headers)
+            }
+        } catch {
+            return .retryLater(error: "\(url.host ?? job.url): \(error)", delay: delay(job.attempts))
+        }
+    }
+
+    /// Exponential backoff with jitter: `baseDelay` × 2^attempts, at most `maximumDelay`.
+    func delay(_ attempts: Int) -> TimeInterval {
+        let exponential = min(maximumDelay, baseDelay * pow(2, Double(min(attempts, 20))))
+        return exponential * Double.random(in: 0.75...1.25)
+    }
+
+    private func retryAfter(_ headers: [String: String]) -> TimeInterval? {
+        headers["retry-after"].flatMap(TimeInterval.init).map { min($0, maximumDelay) }
+    }
+}
+
+/// A file's bytes as a sequence of buffers of 1 MiB, read as the request takes them.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let file: URL
+
+    init(file: URL) throws {
+        self.file = file
+        guard FileManager.default.isReadableFile(atPath: file.path) else {
+            throw CocoaError(.fileReadNoPermission, userInfo: [NSFilePathErrorKey: file.path])
+        }
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: FileHandle?
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let handle, let data = try handle.read(upToCount: 1 << 20), !data.isEmpty else {
+                try? handle?.close()
+                return nil
+            }
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: try? FileHandle(forReadingFrom: file)) }
+}
