@@ -91,7 +91,8 @@ let package = Package(
         .target(
             name: "PhotoMedia",
             dependencies: [
-                "CVipsShims", "CAVFormatShims", "CExif", "CProcessControl", "KernelSandbox", .product(name: "Logging", package: "swift-log"),
+                "CVipsShims", "CAVFormatShims", "CExif", "CRaw", "CProcessControl", "KernelSandbox",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

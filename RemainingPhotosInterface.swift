@@ -35,9 +35,6 @@ let AVAssetExportPresetAppleM4A: String                 // audio-only export
 // PHContentEditingOutput (init(contentEditingInput:), init(placeholderForCreatedAsset:), renderedContentURL, iOS 17
 // content types), PHAdjustmentData (NSSecureCoding; its 1 MiB limit and non-empty data are checked at commit).
 extension PHContentEditingOutput: NSSecureCoding {}     // archiving an output (extensions hand them across processes)
-extension PHContentEditingInputRequestOptions {
-    var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // iOS 27 (RAW + JPEG pairs, §22)
-}
 // PHContentEditingController: done (issue 15) in the PhotosUI module, hosted as child processes (EditingSession).
 
 // MARK: §14 Live Photos: PHLivePhoto (size, request(withResourceFileURLs:…), cancelRequest) is done.
@@ -51,16 +48,9 @@ extension PHContentEditingInputRequestOptions {
 // removeKeyword), the Live Photo video toggle (setLivePhotoVideoPlaybackEnabled, PHAssetEditOperation case),
 // PHPhotoLibraryPersistentChangesObserver with register/unregisterPersistentChangesObserver, PHAssetResource.filename
 // (originalFilename is not marked deprecated: ported apps would warn), PHCollectionListSubtype.rootFolder.
-extension PHAsset {
-    enum OriginalResourceChoice: Int { case compressed = 0, raw = 1 }
-    var originalResourceChoice: PHAsset.OriginalResourceChoice { get }
-}
-extension PHAssetChangeRequest {
-    func revertAssetContent(to choice: PHAsset.OriginalResourceChoice)
-}
-extension PHAssetCreationRequest {
-    var originalResourceChoice: PHAsset.OriginalResourceChoice { get set }   // .photo + .alternatePhoto in one request
-}
+// Done (issue 26): RAW + JPEG — PHAsset.OriginalResourceChoice, PHAsset.originalResourceChoice,
+// PHAssetCreationRequest.originalResourceChoice, PHContentEditingInputRequestOptions.originalResourceChoice,
+// PHAssetChangeRequest.revertAssetContent(to:); import pairs a RAW with its JPEG or HEIC.
 // Done (issue 26): PHAssetResourceUploadJob (State, Action, Type, jobLimit, fetchJobs, destination, state, type,
 // error, responseHeaderFields, resource), PHAssetResourceUploadJobChangeRequest (creationRequestForJob, createJob,
 // creationRequestForDownloadJob, init(for:), acknowledge, retry(destination:), cancel, the placeholder),

@@ -39,10 +39,23 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         }
     }
 
-    /// What the server holds: resource (`asset|type|sha256`) → the server's asset.
+    /// What the server holds: resource (`asset|type|sha256`) → the server's asset; and the resources whose jobs
+    /// failed twice, with when (left alone for a day: a server that refuses them refuses them again).
     struct State: Codable {
         var uploaded: [String: String] = [:]
+        var failed: [String: Date] = [:]
+
+        init() {}
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            uploaded = try container.decodeIfPresent([String: String].self, forKey: .uploaded) ?? [:]
+            failed = try container.decodeIfPresent([String: Date].self, forKey: .failed) ?? [:]
+        }
     }
+
+    /// How long a resource whose job failed twice is left alone.
+    static let failureQuarantine: TimeInterval = 86_400
 
     /// The resource types backed up.
     static let backedUp: Set<PHAssetResourceType> = [
@@ -73,9 +86,16 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         // makes a job anew).
         let finished = PHAssetResourceUploadJob.fetchJobs(action: .acknowledge, options: options).allObjects
         let retryable = Set(PHAssetResourceUploadJob.fetchJobs(action: .retry, options: options).allObjects.map(\.localIdentifier))
-        for job in finished where job.state == .succeeded {
-            if let key = Self.key(job) { state.uploaded[key] = job.responseHeaderFields?["photos-library-asset"] ?? "" }
+        for job in finished {
+            guard let key = Self.key(job) else { continue }
+            if job.state == .succeeded {
+                state.uploaded[key] = job.responseHeaderFields?["photos-library-asset"] ?? ""
+                state.failed[key] = nil
+            } else if !retryable.contains(job.localIdentifier) {
+                state.failed[key] = Date()
+            }
         }
+        state.failed = state.failed.filter { Date().timeIntervalSince($0.value) < Self.failureQuarantine }
         try Data(JSONEncoder().encode(state)).write(to: stateURL, options: .atomic)
         if !finished.isEmpty {
             try library.performChangesAndWait {
@@ -111,7 +131,7 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
             let resources = Self.current(PHAssetResource.assetResources(for: asset))
             let todo = resources.filter { resource in
                 let key = Self.key(resource)
-                return state.uploaded[key] == nil && !busy.contains(key)
+                return state.uploaded[key] == nil && state.failed[key] == nil && !busy.contains(key)
             }
             guard !todo.isEmpty else { continue }
             // An asset's jobs are made together, so the server gets all of them.

@@ -58,14 +58,23 @@ public struct UploadJobPerformer: Sendable {
             let (library, worker, lease, limit) = (library, worker, lease, concurrency * 4)
             let jobs = try await Task.detached { try library.claimUploadJobs(worker: worker, limit: limit, lease: lease) }.value
             if jobs.isEmpty { return report }
-            try await withThrowingTaskGroup(of: (LibraryUploadJobOutcome, Int64).self) { group in
+            try await withThrowingTaskGroup(of: (String, LibraryUploadJobOutcome, Int64).self) { group in
                 var next = jobs.makeIterator()
                 func start() {
                     guard let job = next.next() else { return }
                     group.addTask { try await self.perform(job) }
                 }
+                // Outcomes are recorded a few at a time, in one transaction each (a job whose outcome a kill lost
+                // is sent again after its lease: the destination takes it twice as once).
+                var unrecorded: [(localIdentifier: String, outcome: LibraryUploadJobOutcome)] = []
+                func record() async throws {
+                    let (batch, library, worker) = (unrecorded, library, worker)
+                    unrecorded.removeAll()
+                    _ = try await Task.detached { try library.finishUploadJobs(batch, worker: worker) }.value
+                }
                 for _ in 0..<concurrency { start() }
-                while let (outcome, bytes) = try await group.next() {
+                while let (identifier, outcome, bytes) = try await group.next() {
+                    unrecorded.append((identifier, outcome))
                     switch outcome {
                     case .succeeded:
                         report.succeeded += 1
@@ -73,16 +82,18 @@ public struct UploadJobPerformer: Sendable {
                     case .failed: report.failed += 1
                     case .retryLater: report.deferred += 1
                     }
+                    if unrecorded.count >= 16 { try await record() }
                     progress?(report)
                     start()
                 }
+                try await record()
             }
         }
     }
 
-    /// Sends one claimed job's request and records the outcome; the claim is renewed while the request lasts (a
-    /// large file on a slow link outlives a lease).
-    func perform(_ job: LibraryUploadJob) async throws -> (LibraryUploadJobOutcome, Int64) {
+    /// Sends one claimed job's request; its outcome and the bytes sent. The claim is renewed while the request
+    /// lasts (a large file on a slow link outlives a lease).
+    func perform(_ job: LibraryUploadJob) async throws -> (String, LibraryUploadJobOutcome, Int64) {
         let (library, worker, lease) = (self.library, self.worker, self.lease)
         let renewal = Task {
             while !Task.isCancelled {
@@ -90,22 +101,28 @@ public struct UploadJobPerformer: Sendable {
                 try library.renewUploadJobLeases([job.localIdentifier], worker: worker, lease: lease)
             }
         }
-        let outcome = await attempt(job)
+        let (outcome, size) = await attempt(job)
         renewal.cancel()
-        _ = try await Task.detached { try library.finishUploadJob(job.localIdentifier, worker: worker, outcome) }.value
-        if case .succeeded = outcome { return (outcome, (try? library.uploadJobFile(job.localIdentifier))?.size ?? 0) }
-        return (outcome, 0)
+        if case .succeeded = outcome { return (job.localIdentifier, outcome, size) }
+        return (job.localIdentifier, outcome, 0)
     }
 
-    private func attempt(_ job: LibraryUploadJob) async -> LibraryUploadJobOutcome {
+    /// One attempt at a job's request, and the bytes it sent.
+    private func attempt(_ job: LibraryUploadJob) async -> (LibraryUploadJobOutcome, Int64) {
         let file: (url: URL, size: Int64, sha256: String)?
         do { file = try library.uploadJobFile(job.localIdentifier) } catch {
-            return .retryLater(error: "the library did not answer: \(error)", delay: delay(job.attempts))
+            return (.retryLater(error: "the library did not answer: \(error)", delay: delay(job.attempts)), 0)
         }
-        guard let file else { return .failed(error: "the asset no longer has the resource this job was made for", status: nil, headers: nil) }
+        guard let file else {
+            return (.failed(error: "the asset no longer has the resource this job was made for", status: nil, headers: nil), 0)
+        }
         guard let url = URL(string: job.url), url.scheme == "http" || url.scheme == "https" else {
-            return .failed(error: "the destination \(job.url) is not an http or https URL", status: nil, headers: nil)
+            return (.failed(error: "the destination \(job.url) is not an http or https URL", status: nil, headers: nil), 0)
         }
+        return (await send(job, file: file, to: url), file.size)
+    }
+
+    private func send(_ job: LibraryUploadJob, file: (url: URL, size: Int64, sha256: String), to url: URL) async -> LibraryUploadJobOutcome {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .init(rawValue: job.method)
         for (name, value) in job.headers { request.headers.add(name: name, value: value) }

@@ -127,6 +127,22 @@ package enum ImageRenderer {
         MediaProbe.initializeLibraries()
         try MediaProbe.checkBeforeDecoding(path)
         let ext = target.pathExtension.lowercased()
+        if (try? MediaProbe().sniff(URL(fileURLWithPath: path))) == .cameraRAW {
+            // Developed whole by LibRaw, then encoded.
+            let developed = try RawDeveloper.develop(path, minimumLongEdge: nil)
+            let format: MediaFormat =
+                switch ext {
+                case "png": .png
+                case "webp": .webp
+                case "heic", "heif": .heic
+                default: .jpeg
+                }
+            let encoded = try developed.encoded(as: format, quality: Double(quality) / 100)
+            do { try encoded.write(to: target, options: .atomic) } catch {
+                throw .unreadable(path: target.path, reason: "cannot write: \(error)")
+            }
+            return (developed.width, developed.height)
+        }
         let suffix = ["jpg", "jpeg", "webp", "heic", "heif"].contains(ext) ? "[Q=\(quality)]" : ""
         let temporary = target.deletingLastPathComponent().appendingPathComponent(".opk-\(UUID().uuidString).\(ext.isEmpty ? "jpg" : ext)")
         let status = MediaLog.reading(path) { cvips_write_upright(path, temporary.path + suffix) }
@@ -159,6 +175,9 @@ package enum ImageRenderer {
     private static func renderLogged(_ path: String, displayWidth width: Int, displayHeight height: Int, request: RenderRequest)
         throws(MediaError) -> PixelBuffer
     {
+        if (try? MediaProbe().sniff(URL(fileURLWithPath: path))) == .cameraRAW {
+            return try renderRAW(path, displayWidth: width, displayHeight: height, request: request)
+        }
         let image: UnsafeMutablePointer<VipsImage>?
         if let orientation = trailingPNGOrientation(path) {
             // An orientation libvips did not read (eXIf after the PNG data): applied here, then sized as usual.
@@ -189,6 +208,32 @@ package enum ImageRenderer {
         }
         defer { cvips_unref(image) }
         return try pixels(image, path: path)
+    }
+
+    /// A camera RAW file developed by LibRaw (half size when the request is small enough), then sized as usual.
+    private static func renderRAW(_ path: String, displayWidth width: Int, displayHeight height: Int, request: RenderRequest)
+        throws(MediaError) -> PixelBuffer
+    {
+        let size = request.outputSize(width: width, height: height)
+        let whole = request.target == nil || request.resize == .none || request.crop != nil
+        let developed = try RawDeveloper.develop(path, minimumLongEdge: whole ? nil : max(size.width, size.height))
+        if let crop = request.crop {
+            let memory: UnsafeMutablePointer<VipsImage>? = developed.bytes.withUnsafeBytes { raw in
+                cvips_image_from_pixels(raw.baseAddress, raw.count, Int32(developed.width), Int32(developed.height), Int32(developed.bands))
+            }
+            guard let memory else { throw .corrupt(path: path, reason: MediaProbe.takeVipsError()) }
+            defer { cvips_unref(memory) }
+            let region = try cropped(memory, crop: crop, request: request, path: path)
+            defer { cvips_unref(region) }
+            return try pixels(region, path: path)
+        }
+        if whole || (size.width == developed.width && size.height == developed.height && !size.cropToTarget) { return developed }
+        return try render(from: developed, width: size.width, height: size.height, crop: size.cropToTarget)
+    }
+
+    /// A libvips image's pixels, 8-bit sRGB.
+    package static func pixels(of image: UnsafeMutablePointer<VipsImage>, path: String) throws(MediaError) -> PixelBuffer {
+        try pixels(image, path: path)
     }
 
     /// The orientation (2–8) of a PNG whose eXIf chunk follows the image data, which libvips' loader misses.

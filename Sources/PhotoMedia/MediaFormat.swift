@@ -3,6 +3,8 @@ import Foundation
 /// A file format recognised from a file's first bytes — content decides the type, never the extension.
 package enum MediaFormat: String, Sendable, CaseIterable {
     case jpeg, png, gif, webp, tiff, heic, heif, avif, quickTimeMovie, mpeg4Movie
+    /// A camera RAW file (DNG, CR2, NEF, ARW, RAF …), read by LibRaw (``RawDeveloper``).
+    case cameraRAW
 
     /// Whether the format holds a still image (as opposed to a movie).
     package var isImage: Bool {
@@ -20,6 +22,7 @@ package enum MediaFormat: String, Sendable, CaseIterable {
         case .gif: "com.compuserve.gif"
         case .webp: "org.webmproject.webp"
         case .tiff: "public.tiff"
+        case .cameraRAW: "public.camera-raw-image"
         case .heic: "public.heic"
         case .heif: "public.heif"
         case .avif: "public.avif"
@@ -36,6 +39,7 @@ package enum MediaFormat: String, Sendable, CaseIterable {
         case .gif: "gif"
         case .webp: "webp"
         case .tiff: "tiff"
+        case .cameraRAW: "raw"
         case .heic: "heic"
         case .heif: "heif"
         case .avif: "avif"
@@ -55,6 +59,12 @@ package enum MediaFormat: String, Sendable, CaseIterable {
         if at(0, Array("GIF87a".utf8)) || at(0, Array("GIF89a".utf8)) { return .gif }
         if at(0, Array("RIFF".utf8)) && at(8, Array("WEBP".utf8)) { return .webp }
         if at(0, [0x49, 0x49, 0x2A, 0x00]) || at(0, [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        // RAW formats that are no TIFF: Fujifilm's RAF, Olympus' ORF, Panasonic's RW2, Canon's CR3 (ISO-BMFF).
+        if at(0, Array("FUJIFILMCCD-RAW".utf8)) || at(0, Array("IIRO".utf8)) || at(0, Array("IIRS".utf8)) || at(0, Array("MMOR".utf8))
+            || at(0, [0x49, 0x49, 0x55, 0x00]) || (at(4, Array("ftyp".utf8)) && at(8, Array("crx ".utf8)))
+        {
+            return .cameraRAW
+        }
         if at(4, Array("ftyp".utf8)), b.count >= 12 {
             let brand = String(decoding: b[8..<12], as: UTF8.self)
             switch brand {

@@ -132,7 +132,9 @@ package struct MediaProbe: Sendable {
             count += n
         }
         if count == 0 { throw .empty(path: path) }
-        guard let format = MediaFormat.sniff(header[..<count]) else { throw .unrecognizedFormat(path: path) }
+        guard var format = MediaFormat.sniff(header[..<count]) else { throw .unrecognizedFormat(path: path) }
+        // Most RAW formats are TIFF files (DNG, CR2, NEF, ARW …): LibRaw tells them from TIFF images.
+        if format == .tiff, RawDeveloper.header(path) != nil { format = .cameraRAW }
         return format
     }
 
@@ -160,8 +162,37 @@ package struct MediaProbe: Sendable {
         Self.initializeLibraries()
         return try MediaLog.reading(url.path) { () throws(MediaError) -> MediaInfo in
             let format = try sniff(url)
+            if format == .cameraRAW { return try probeRAW(url) }
             return format.isImage ? try probeImage(url, format: format) : try probeMovie(url, format: format)
         }
+    }
+
+    /// A RAW file's size and orientation from LibRaw, and what libvips reads of its metadata where the file is a
+    /// TIFF (EXIF: date, place, camera).
+    private func probeRAW(_ url: URL) throws(MediaError) -> MediaInfo {
+        let path = url.path
+        guard let header = RawDeveloper.header(path) else { throw .corrupt(path: path, reason: "LibRaw cannot read it as a camera RAW file") }
+        if header.width.multipliedReportingOverflow(by: header.height).overflow || header.width * header.height > pixelLimit {
+            throw .tooManyPixels(path: path, width: header.width, height: header.height, limit: pixelLimit)
+        }
+        var metadata = MediaMetadata()
+        if let image = cvips_header_from_file(path) {
+            defer { cvips_unref(image) }
+            var exifLength = 0
+            if let exif = cvips_blob(image, "exif-data", &exifLength) {
+                EXIFReader.read(UnsafeRawBufferPointer(start: exif, count: exifLength), into: &metadata, xmp: nil)
+            }
+        } else {
+            _ = Self.takeVipsError()
+        }
+        if metadata.make == nil, !header.make.isEmpty { metadata.make = header.make }
+        if metadata.model == nil, !header.model.isEmpty { metadata.model = header.model }
+        metadata.orientation = header.orientation
+        let swaps = (5...8).contains(header.orientation)
+        return MediaInfo(
+            format: .cameraRAW, pixelWidth: swaps ? header.height : header.width, pixelHeight: swaps ? header.width : header.height,
+            storedPixelWidth: header.width, storedPixelHeight: header.height, orientation: header.orientation, rotation: 0, duration: 0,
+            frameRate: 0, frameCount: 1, metadata: metadata)
     }
 
     private func probeImage(_ url: URL, format: MediaFormat) throws(MediaError) -> MediaInfo {

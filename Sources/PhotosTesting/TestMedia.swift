@@ -36,6 +36,13 @@ public enum TestMedia {
     /// The shared sample media folder (`../shared/media` beside the repository), when present.
     public static var sharedMediaFolder: URL? { SampleMedia.sharedMediaFolder }
 
+    /// Writes a JPEG of one colour.
+    public static func writeSolidJPEG(to url: URL, width: Int, height: Int, red: UInt8, green: UInt8, blue: UInt8) throws {
+        let pixels = PixelBuffer(
+            width: width, height: height, bands: 3, bytes: Data((0..<(width * height)).flatMap { _ in [red, green, blue] }))
+        try pixels.encoded(as: .jpeg, quality: 0.95).write(to: url)
+    }
+
     /// Writes a HEIC whose primary image is a grid of `tile`×`tile` HEVC tiles, as iPhones write their photos
     /// (`width` and `height` multiples of `tile`); `pixel(x, y)` gives each pixel's 8-bit RGB.
     public static func writeHEICGrid(to url: URL, width: Int, height: Int, tile: Int, quality: Int = 90, pixel: (Int, Int) -> [UInt8]) throws {
@@ -159,5 +166,58 @@ extension TestMedia {
         guard cvips_write_marker_image(path, Int32(width), Int32(height), Int32(orientation)) == 0 else {
             throw MediaError.corrupt(path: path, reason: MediaProbe.takeVipsError())
         }
+    }
+}
+
+extension TestMedia {
+    /// A minimal DNG (TIFF, one IFD): `width` × `height` 16-bit CFA samples of one scene colour (linear, 0…1), an RGGB
+    /// mosaic whose camera space is linear sRGB (its ColorMatrix1 is XYZ → linear sRGB).
+    public static func dng(
+        width: Int = 64, height: Int = 48, colour: [Double], orientation: UInt16 = 1, baselineExposure: Double = 0,
+        neutral: [Double] = [1, 1, 1]
+    ) -> Data {
+        var samples = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width {
+                let channel = y % 2 == 0 ? (x % 2 == 0 ? 0 : 1) : (x % 2 == 0 ? 1 : 2)  // RGGB
+                let value = UInt16(min(65535, max(0, (colour[channel] * 65535).rounded())))
+                samples += [UInt8(value & 0xFF), UInt8(value >> 8)]
+            }
+        }
+        // (tag, type, count, value bytes). Types: 1 BYTE, 2 ASCII, 3 SHORT, 4 LONG, 5 RATIONAL, 10 SRATIONAL.
+        func short(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+        func long(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
+        func rational(_ v: Double) -> [UInt8] { long(UInt32(v * 10000)) + long(10000) }
+        func signed(_ v: Double) -> [UInt8] { long(UInt32(bitPattern: Int32((v * 10000).rounded()))) + long(10000) }
+        func ascii(_ s: String) -> [UInt8] { Array(s.utf8) + [0] }
+        let xyzToSRGB = [3.2406, -1.5372, -0.4986, -0.9689, 1.8758, 0.0415, 0.0557, -0.2040, 1.0570]
+        var entries: [(UInt16, UInt16, UInt32, [UInt8])] = [
+            (254, 4, 1, long(0)), (256, 4, 1, long(UInt32(width))), (257, 4, 1, long(UInt32(height))), (258, 3, 1, short(16)),
+            (259, 3, 1, short(1)), (262, 3, 1, short(32803)), (271, 2, 13, ascii("OpenPhotoKit")), (272, 2, 11, ascii("Test Maker")),
+            (273, 4, 1, long(0)),  // the strip's offset, set below
+            (274, 3, 1, short(orientation)), (277, 3, 1, short(1)), (278, 4, 1, long(UInt32(height))),
+            (279, 4, 1, long(UInt32(samples.count))), (284, 3, 1, short(1)), (33421, 3, 2, short(2) + short(2)),
+            (33422, 1, 4, [0, 1, 1, 2]), (50706, 1, 4, [1, 4, 0, 0]), (50708, 2, 24, ascii("OpenPhotoKit Test Maker")),
+            (50714, 4, 1, long(0)), (50717, 4, 1, long(65535)), (50721, 10, 9, xyzToSRGB.flatMap(signed)),
+            (50728, 5, 3, neutral.flatMap(rational)), (50730, 10, 1, signed(baselineExposure)), (50778, 3, 1, short(21)),
+        ]
+        let ifdSize = 2 + entries.count * 12 + 4
+        var extra = [UInt8]()
+        let extraStart = 8 + ifdSize
+        var offsets = [Int: Int]()
+        for (i, entry) in entries.enumerated() where entry.3.count > 4 {
+            offsets[i] = extraStart + extra.count
+            extra += entry.3
+            if extra.count % 2 == 1 { extra.append(0) }
+        }
+        let stripOffset = extraStart + extra.count
+        entries[entries.firstIndex { $0.0 == 273 }!].3 = long(UInt32(stripOffset))
+        var file: [UInt8] = [0x49, 0x49, 42, 0] + long(8) + short(UInt16(entries.count))
+        for (i, (tag, type, count, value)) in entries.enumerated() {
+            file += short(tag) + short(type) + long(count)
+            file += offsets[i].map { long(UInt32($0)) } ?? (value + [UInt8](repeating: 0, count: 4 - value.count))
+        }
+        file += long(0) + extra + samples
+        return Data(file)
     }
 }

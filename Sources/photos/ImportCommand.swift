@@ -52,6 +52,7 @@ struct Import: ParsableCommand {
         if global.json {
             Output.printJSON([
                 "imported": report.importedLocalIdentifiers, "livePhotosPaired": report.livePhotosPaired,
+                "rawPairsJoined": report.rawPairsJoined,
                 "duplicates": report.duplicates.map { duplicate -> [String: Any] in
                     [
                         "file": duplicate.file.path, "existingLocalIdentifier": duplicate.existingLocalIdentifier ?? NSNull(),
@@ -75,8 +76,10 @@ struct Import: ParsableCommand {
             }
             print(
                 String(
-                    format: "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d duplicates skipped, %d failed%@%@",
-                    report.filesExamined, seconds, report.importedLocalIdentifiers.count, report.livePhotosPaired, report.duplicates.count,
+                    format:
+                        "%d files in %.1f s: %d assets imported, %d Live Photos paired, %d RAW + JPEG pairs, %d duplicates skipped, %d failed%@%@",
+                    report.filesExamined, seconds, report.importedLocalIdentifiers.count, report.livePhotosPaired, report.rawPairsJoined,
+                    report.duplicates.count,
                     report.failures.count, thumbnails ? ", \(thumbnailCount) thumbnails" : "",
                     interrupted ? " (interrupted: the rest was not imported)" : ""))
         }

@@ -79,7 +79,7 @@ struct PostgreSQLSchemaTests {
         #expect(
             migrations == [
                 "v1", "v2-change-journal", "v3-media-metadata", "v4-content-editing", "v5-access-tokens", "v6-background-work",
-                "v7-extended-metadata", "v8-search", "v9-incoming-resources", "v10-upload-jobs",
+                "v7-extended-metadata", "v8-search", "v9-incoming-resources", "v10-upload-jobs", "v11-original-choice",
             ])
         #expect(smartAlbums == SmartAlbums.all.count)
         #expect(uuids == 1)

@@ -107,6 +107,21 @@ struct BackgroundUploadTests {
             #expect(PHAssetResourceUploadJob.fetchJobs(action: .acknowledge, options: options).count == 0)
             #expect(PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count == 0)
             #expect(PHAsset.fetchAssets(with: server.options()).count == ids.count)
+
+            // A photo edited on the device after its backup: the server refuses the edit's resources (409), each job
+            // fails, is retried once and fails again; the run ends (no job made anew in a loop), and the next run
+            // leaves them alone.
+            let plain = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: device.options()).firstObject)
+            let rerendered = try device.makeImage("again.jpg", width: 48, height: 64)
+            let input = try await plain.requestContentEditingInput(with: PHContentEditingInputRequestOptions())
+            let output = PHContentEditingOutput(contentEditingInput: input)
+            output.adjustmentData = PHAdjustmentData(formatIdentifier: "com.example.turn", formatVersion: "1", data: Data("270".utf8))
+            try FileManager.default.copyItem(at: rerendered, to: output.renderedContentURL)
+            try device.library.performChangesAndWait { PHAssetChangeRequest(for: plain).contentEditingOutput = output }
+            let refused = try await ServerBackupExtension.$settingsFile.withValue(settings) { try await host.run() }
+            #expect(refused.jobs.succeeded == 0 && refused.jobs.failed == 4, "\(refused)")
+            let later = try await ServerBackupExtension.$settingsFile.withValue(settings) { try await host.run() }
+            #expect(later.jobs == UploadJobPerformer.Report(), "\(later)")
         }
     }
 }

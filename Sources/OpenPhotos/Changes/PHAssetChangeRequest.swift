@@ -152,6 +152,18 @@ open class PHAssetChangeRequest: PHChangeRequest, @unchecked Sendable {
         }
     }
 
+    /// Reverts the asset's edits (as ``revertAssetContentToOriginal()``) and makes `choice` the original it shows:
+    /// the RAW or the JPEG of a RAW + JPEG pair (iOS 27). Choosing the RAW of an asset without one fails the block
+    /// with ``PHPhotosError/Code/changeNotSupported``.
+    open func revertAssetContent(to choice: PHAsset.OriginalResourceChoice) {
+        checkInsideBlock()
+        if !canEditContent {
+            photoKitMisuse("The asset \(targetIdentifier ?? "") does not allow content editing (check canPerform(.content))")
+        }
+        if baseAsset?.hasAdjustments == true { reverts = true }
+        changes.originalChoice = choice.rawValue
+    }
+
     /// The asset's star rating (iOS 27).
     open var rating: PHAsset.Rating {
         get { changes.rating.flatMap(PHAsset.Rating.init(rawValue:)) ?? baseRating }

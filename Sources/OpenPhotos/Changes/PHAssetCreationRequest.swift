@@ -47,6 +47,16 @@ open class PHAssetCreationRequest: PHAssetChangeRequest, @unchecked Sendable {
                 type: type.rawValue, source: .staged(staged, info), originalFilename: originalFilename, uniformTypeIdentifier: nil))
     }
 
+    /// Which original of a RAW + JPEG pair (a `.photo` and an `.alternatePhoto` in this request) the asset shows
+    /// (iOS 27); `.raw` for an asset without a RAW fails the block with ``PHPhotosError/Code/invalidResource``.
+    open var originalResourceChoice: PHAsset.OriginalResourceChoice {
+        get { PHAsset.OriginalResourceChoice(rawValue: changes.originalChoice ?? 0) ?? .compressed }
+        set {
+            checkInsideBlock()
+            changes.originalChoice = newValue.rawValue
+        }
+    }
+
     /// The device the asset is backed up from (`photos serve`'s backups): committed with the asset.
     package var backupOrigin: AssetOrigin? {
         get { changes.origin }

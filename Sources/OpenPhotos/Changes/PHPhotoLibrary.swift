@@ -22,6 +22,8 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     public let clientIdentifier: String?
     /// Change blocks and their completion handlers run here (a serial queue, never the caller's).
     let changeQueue: DispatchQueue
+    /// Backed-up assets committed together (``receiveBackupResource(_:file:size:sha256:)``).
+    let backupCommitter = BackupCommitter()
     /// Change observers and change streams of this handle.
     let observerRegistry = ObserverRegistry()
     let availabilityMonitor = AvailabilityMonitor()

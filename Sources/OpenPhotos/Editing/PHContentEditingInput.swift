@@ -152,10 +152,11 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     ///   told how far the download got (false from it stops the download).
     package static func make(
         _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false,
-        workspaceParent: URL? = nil, network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?) = (true, nil)
+        originalChoice: PHAsset.OriginalResourceChoice = .compressed, workspaceParent: URL? = nil,
+        network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?) = (true, nil)
     ) throws -> PHContentEditingInput {
         let engine = try library.engine()
-        let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access)
+        let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access, rawChosen: originalChoice == .raw)
         guard state.asset.mediaType == .image || state.asset.mediaType == .video else {
             throw LibraryError.requestNotSupportedForAsset("\(asset.localIdentifier) is neither a photo nor a video: it has no editing input")
         }
@@ -348,6 +349,7 @@ final class ContentEditingInputRequests: @unchecked Sendable {
         }
         nonisolated(unsafe) let canHandle = options?.canHandleAdjustmentData
         let skipsDisplaySizeImage = options?.skipsDisplaySizeImage ?? false
+        let originalChoice = options?.originalResourceChoice ?? .compressed
         let networkAllowed = options?.isNetworkAccessAllowed ?? false
         nonisolated(unsafe) let progressHandler = options?.progressHandler
         workers.async { [self] in
@@ -369,7 +371,7 @@ final class ContentEditingInputRequests: @unchecked Sendable {
             }
             let result = Result {
                 try PHContentEditingInput.make(
-                    asset, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage,
+                    asset, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage, originalChoice: originalChoice,
                     network: (networkAllowed, progress))
             }
             let delivered = result

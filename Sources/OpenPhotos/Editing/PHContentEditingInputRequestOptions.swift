@@ -18,6 +18,9 @@ open class PHContentEditingInputRequestOptions: NSObject, NSCopying, @unchecked 
     /// Whether to leave out the input's `displaySizeImage` (iOS 27): an editor without an interface saves decoding
     /// the image for it.
     open var skipsDisplaySizeImage = false
+    /// Which original of a RAW + JPEG pair the input starts from when it starts from the original (iOS 27): the RAW
+    /// (its `fullSizeImageURL` is then the RAW file, for `CIRAWFilter`) or the JPEG or HEIC.
+    open var originalResourceChoice: PHAsset.OriginalResourceChoice = .compressed
 
     /// Default options: no adjustment data handled, no network.
     public override init() {}
@@ -29,6 +32,7 @@ open class PHContentEditingInputRequestOptions: NSObject, NSCopying, @unchecked 
         copy.isNetworkAccessAllowed = isNetworkAccessAllowed
         copy.progressHandler = progressHandler
         copy.skipsDisplaySizeImage = skipsDisplaySizeImage
+        copy.originalResourceChoice = originalResourceChoice
         return copy
     }
 }

@@ -75,6 +75,19 @@ extension PHPhotoLibrary {
                 resourceTypes: resource.resourceTypes, creationDate: resource.creationDate,
                 location: resource.location.map { LocationRecord(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) },
                 cloudIdentifier: resource.cloudIdentifier, isFavorite: resource.isFavorite)
+            if types == [resource.type] {
+                // An asset of one resource (most photos): committed from the received file at once, nothing staged.
+                let draft = try BackupDraft(
+                    client: resource.client, source: resource.source, files: [resource.type: (file, resource.filename)], info: info)
+                do { return .committed(localIdentifier: try backupCommitter.commit(draft, in: self)) } catch {
+                    if let existing = try? engine.backedUpAsset(client: resource.client, source: resource.source),
+                        existing.resources.contains(where: { $0.sha256 == sha256 })
+                    {
+                        return .alreadyBackedUp(localIdentifier: existing.localIdentifier)
+                    }
+                    throw error
+                }
+            }
             let received = try engine.receive(
                 IncomingResource(
                     client: resource.client, source: resource.source, type: resource.type, sha256: sha256, size: size,
@@ -138,59 +151,17 @@ extension PHPhotoLibrary {
     private func commitBackup(_ received: [IncomingResource], info: IncomingAssetInfo, engine: LibraryEngine) throws -> BackupOutcome {
         let client = received[0].client
         let source = received[0].source
-        var files: [Int: (url: URL, resource: IncomingResource)] = [:]
+        var files: [Int: (url: URL, filename: String)] = [:]
         for resource in received {
-            files[resource.type] = (try engine.materializeIncoming(resource), resource)
+            files[resource.type] = (try engine.materializeIncoming(resource), resource.filename)
         }
-        var adjustment: AdjustmentSidecar?
-        var adjustmentBytes: Data?
-        if let data = files[7] {
-            let bytes = try? FileHandle(forReadingFrom: data.url).read(upToCount: AdjustmentSidecar.maximumFileSize + 1)
-            adjustmentBytes = bytes
-            guard let bytes, let parsed = AdjustmentSidecar(plist: bytes) else {
-                try? engine.forgetIncoming(client: client, source: source)
-                throw PHPhotosError(
-                    .invalidResource, userInfo: [NSLocalizedDescriptionKey: "the adjustment data is not an adjustment property list"])
-            }
-            adjustment = parsed
+        let draft: BackupDraft
+        do { draft = try BackupDraft(client: client, source: source, files: files, info: info) } catch {
+            try? engine.forgetIncoming(client: client, source: source)
+            throw error
         }
-        var createdIdentifier: String?
-        do {
-            try performChangesAndWait {
-                let request = PHAssetCreationRequest.forAsset()
-                for type in [1, 2, 3, 4, 9] {
-                    guard let file = files[type], let resourceType = PHAssetResourceType(rawValue: type) else { continue }
-                    let options = PHAssetResourceCreationOptions()
-                    options.originalFilename = file.resource.filename
-                    request.addResource(with: resourceType, fileURL: file.url, options: options)
-                }
-                if let date = info.creationDate { request.creationDate = date }
-                if let location = info.location {
-                    request.location = CLLocation(
-                        coordinate: CLLocationCoordinate2D(latitude: location.latitude, longitude: location.longitude),
-                        altitude: location.altitude ?? 0, horizontalAccuracy: 0, verticalAccuracy: location.altitude == nil ? -1 : 0,
-                        timestamp: info.creationDate ?? Date())
-                }
-                if info.isFavorite { request.isFavorite = true }
-                request.backupOrigin = AssetOrigin(client: client, source: source, cloudIdentifier: info.cloudIdentifier)
-                if let adjustment, let placeholder = request.placeholderForCreatedAsset {
-                    let output = PHContentEditingOutput(placeholderForCreatedAsset: placeholder)
-                    output.adjustmentData = PHAdjustmentData(
-                        formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion, data: adjustment.data)
-                    if let still = files[5] {
-                        let type: UTType = Self.looksLikeJPEG(still.url) ? .jpeg : .heic
-                        if let target = try? output.renderedContentURL(for: type) { try? FileManager.default.copyItem(at: still.url, to: target) }
-                    } else if let movie = files[6] {
-                        try? FileManager.default.copyItem(at: movie.url, to: output.renderedContentURL)
-                    }
-                    if let paired = files[10] { try? FileManager.default.copyItem(at: paired.url, to: output.renderedPairedVideoURL) }
-                    // The device's property list, byte for byte (its timestamp and editor with it).
-                    output.keptAdjustmentPropertyList = adjustmentBytes
-                    request.contentEditingOutput = output
-                }
-                createdIdentifier = request.placeholderForCreatedAsset?.localIdentifier
-            }
-        } catch {
+        let created: String
+        do { created = try backupCommitter.commit(draft, in: self) } catch {
             if (try? engine.backedUpAsset(client: client, source: source)) != nil { throw error }
             let photosError = error as? PHPhotosError
             if photosError?.code == .invalidResource || photosError?.code == .changeNotSupported {
@@ -200,13 +171,7 @@ extension PHPhotoLibrary {
             throw error
         }
         try? engine.forgetIncoming(client: client, source: source)
-        return .committed(localIdentifier: createdIdentifier ?? "")
-    }
-
-    private static func looksLikeJPEG(_ file: URL) -> Bool {
-        guard let handle = try? FileHandle(forReadingFrom: file), let head = try? handle.read(upToCount: 2) else { return false }
-        try? handle.close()
-        return head == Data([0xFF, 0xD8])
+        return .committed(localIdentifier: created)
     }
 
     /// Forgets resources received more than `age` seconds ago for assets never completed (their device stopped
@@ -225,5 +190,134 @@ extension PHPhotoLibrary {
     /// The assets each cloud identifier names.
     package func storedLocalIdentifiers(forCloudIdentifiers cloudIdentifiers: [String]) throws -> [String: [String]] {
         do { return try engine().localIdentifiers(forCloudIdentifiers: cloudIdentifiers) } catch { throw PHPhotosError(error) }
+    }
+}
+
+/// One backed-up asset to commit: its files by resource type, what its device said of it, its edit.
+struct BackupDraft: @unchecked Sendable {
+    let client: String
+    let source: String
+    let files: [Int: (url: URL, filename: String)]
+    let info: IncomingAssetInfo
+    let adjustment: AdjustmentSidecar?
+    let adjustmentBytes: Data?
+
+    /// - throws: `invalidResource` when the adjustment data is not an adjustment property list.
+    init(client: String, source: String, files: [Int: (url: URL, filename: String)], info: IncomingAssetInfo) throws {
+        (self.client, self.source, self.files, self.info) = (client, source, files, info)
+        if let data = files[7] {
+            let bytes = try? FileHandle(forReadingFrom: data.url).read(upToCount: AdjustmentSidecar.maximumFileSize + 1)
+            guard let bytes, let parsed = AdjustmentSidecar(plist: bytes) else {
+                throw PHPhotosError(
+                    .invalidResource, userInfo: [NSLocalizedDescriptionKey: "the adjustment data is not an adjustment property list"])
+            }
+            (adjustment, adjustmentBytes) = (parsed, bytes)
+        } else {
+            (adjustment, adjustmentBytes) = (nil, nil)
+        }
+    }
+
+    /// Makes the asset's creation request in the running change block; its local identifier.
+    func makeRequest() -> String {
+        let request = PHAssetCreationRequest.forAsset()
+        for type in [1, 2, 3, 4, 9] {
+            guard let file = files[type], let resourceType = PHAssetResourceType(rawValue: type) else { continue }
+            let options = PHAssetResourceCreationOptions()
+            options.originalFilename = file.filename
+            request.addResource(with: resourceType, fileURL: file.url, options: options)
+        }
+        if let date = info.creationDate { request.creationDate = date }
+        if let location = info.location {
+            request.location = CLLocation(
+                coordinate: CLLocationCoordinate2D(latitude: location.latitude, longitude: location.longitude),
+                altitude: location.altitude ?? 0, horizontalAccuracy: 0, verticalAccuracy: location.altitude == nil ? -1 : 0,
+                timestamp: info.creationDate ?? Date())
+        }
+        if info.isFavorite { request.isFavorite = true }
+        request.backupOrigin = AssetOrigin(client: client, source: source, cloudIdentifier: info.cloudIdentifier)
+        if let adjustment, let placeholder = request.placeholderForCreatedAsset {
+            let output = PHContentEditingOutput(placeholderForCreatedAsset: placeholder)
+            output.adjustmentData = PHAdjustmentData(
+                formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion, data: adjustment.data)
+            if let still = files[5] {
+                let type: UTType = Self.looksLikeJPEG(still.url) ? .jpeg : .heic
+                if let target = try? output.renderedContentURL(for: type) { try? FileManager.default.copyItem(at: still.url, to: target) }
+            } else if let movie = files[6] {
+                try? FileManager.default.copyItem(at: movie.url, to: output.renderedContentURL)
+            }
+            if let paired = files[10] { try? FileManager.default.copyItem(at: paired.url, to: output.renderedPairedVideoURL) }
+            // The device's property list, byte for byte (its timestamp and editor with it).
+            output.keptAdjustmentPropertyList = adjustmentBytes
+            request.contentEditingOutput = output
+        }
+        return request.placeholderForCreatedAsset?.localIdentifier ?? ""
+    }
+
+    private static func looksLikeJPEG(_ file: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: file), let head = try? handle.read(upToCount: 2) else { return false }
+        try? handle.close()
+        return head == Data([0xFF, 0xD8])
+    }
+}
+
+/// Commits backed-up assets together: while one commit runs, the assets completed meanwhile (by other requests)
+/// wait, and the next commit takes them all in one change block — a server receiving many devices' photos at once
+/// commits a few transactions, not one per photo. A block that fails is retried one asset at a time, so one bad
+/// asset fails alone.
+final class BackupCommitter: @unchecked Sendable {
+    private final class Pending {
+        let draft: BackupDraft
+        var result: Result<String, any Error>?
+        init(_ draft: BackupDraft) { self.draft = draft }
+    }
+
+    private let condition = NSCondition()
+    private var waiting: [Pending] = []
+    private var committing = false
+    /// The most assets one block commits.
+    static let maximumBatch = 64
+
+    /// Commits `draft` (with whatever else waits) in `library`; the created asset's local identifier.
+    func commit(_ draft: BackupDraft, in library: PHPhotoLibrary) throws -> String {
+        let mine = Pending(draft)
+        condition.lock()
+        waiting.append(mine)
+        while mine.result == nil {
+            if committing {
+                condition.wait()
+                continue
+            }
+            committing = true
+            let batch = Array(waiting.prefix(Self.maximumBatch))
+            waiting.removeFirst(batch.count)
+            condition.unlock()
+            Self.run(batch, in: library)
+            condition.lock()
+            committing = false
+            condition.broadcast()
+        }
+        condition.unlock()
+        return try mine.result!.get()
+    }
+
+    private static func run(_ batch: [Pending], in library: PHPhotoLibrary) {
+        var identifiers: [String] = []
+        do {
+            try library.performChangesAndWait { identifiers = batch.map { $0.draft.makeRequest() } }
+            for (pending, identifier) in zip(batch, identifiers) { pending.result = .success(identifier) }
+            return
+        } catch  where batch.count == 1 {
+            batch[0].result = .failure(error)
+            return
+        } catch {}
+        for pending in batch {
+            var identifier = ""
+            do {
+                try library.performChangesAndWait { identifier = pending.draft.makeRequest() }
+                pending.result = .success(identifier)
+            } catch {
+                pending.result = .failure(error)
+            }
+        }
     }
 }

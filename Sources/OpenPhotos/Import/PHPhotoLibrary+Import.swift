@@ -10,6 +10,9 @@ extension PHPhotoLibrary {
         public var importedLocalIdentifiers: [String] = []
         /// Stills and videos joined into Live Photos.
         public var livePhotosPaired = 0
+        /// Camera RAW files joined to the JPEG or HEIC of the same name (RAW + JPEG: one asset, the RAW its alternate
+        /// photo).
+        public var rawPairsJoined = 0
         /// Photos imported with the edit Photos exported beside them (an `.AAE` file, and the edited rendering
         /// `IMG_E…` when there is one): the asset's adjustment data and current version.
         public var editsKept = 0
@@ -226,8 +229,9 @@ extension PHPhotoLibrary {
         }
 
         // 3. Live Photos, then one creation request per asset, in transactions of batchSize.
-        let units = Self.pairLivePhotos(items)
-        report.livePhotosPaired = units.filter { $0.count == 2 }.count
+        let units = Self.pairRAWs(Self.pairLivePhotos(items))
+        report.livePhotosPaired = units.filter { $0.count >= 2 && $0[0].info.isImage && $0.contains { !$0.info.isImage } }.count
+        report.rawPairsJoined = units.filter { $0.count >= 2 && $0.dropFirst().contains { $0.info.format == .cameraRAW } }.count
         // An edit is kept where its rendering can be one here (JPEG or HEIC: Photos' own, or the original standing in);
         // otherwise the photo is imported without it, and that is said.
         for unit in units where unit[0].info.isImage {
@@ -253,8 +257,10 @@ extension PHPhotoLibrary {
                 try performChangesAndWait {
                     for unit in batch {
                         let request = PHAssetCreationRequest.forAsset()
-                        for item in unit {
-                            let type: PHAssetResourceType = item.info.isImage ? .photo : (unit.count == 2 ? .pairedVideo : .video)
+                        for (index, item) in unit.enumerated() {
+                            let type: PHAssetResourceType =
+                                item.info.isImage
+                                ? (index > 0 ? .alternatePhoto : .photo) : (unit[0].info.isImage ? .pairedVideo : .video)
                             request.addStagedResource(with: type, staged: item.staged, info: item.info, originalFilename: item.file.lastPathComponent)
                         }
                         if let described = Self.xmpSidecar(of: unit[0].file, in: xmpSidecars) {
@@ -431,6 +437,32 @@ extension PHPhotoLibrary {
     ///
     /// A video joins the still with the same content identifier (the closest in time when several stills claim it);
     /// files without identifiers pair by the same base name in the same folder, dated at most 5 s apart.
+    /// Joins each camera RAW file to the JPEG or HEIC of the same name in the same folder — what a camera set to
+    /// RAW + JPEG writes, and what Photos imports as one asset: the JPEG its photo, the RAW its alternate photo. A RAW
+    /// without one is an asset of its own.
+    static func pairRAWs(_ units: [[ImportItem]]) -> [[ImportItem]] {
+        func key(_ file: URL) -> String {
+            file.deletingLastPathComponent().standardizedFileURL.path + "/" + file.deletingPathExtension().lastPathComponent.lowercased()
+        }
+        var rawUnits: [String: Int] = [:]
+        for (index, unit) in units.enumerated() where unit.count == 1 && unit[0].info.format == .cameraRAW {
+            if rawUnits[key(unit[0].file)] == nil { rawUnits[key(unit[0].file)] = index }
+        }
+        var joined = Set<Int>()
+        var result: [[ImportItem]] = []
+        var pairs: [Int: Int] = [:]
+        for (index, unit) in units.enumerated() where [MediaFormat.jpeg, .heic].contains(unit[0].info.format) {
+            if let raw = rawUnits[key(unit[0].file)], !joined.contains(raw) {
+                joined.insert(raw)
+                pairs[index] = raw
+            }
+        }
+        for (index, unit) in units.enumerated() where !joined.contains(index) {
+            result.append(pairs[index].map { unit + units[$0] } ?? unit)
+        }
+        return result
+    }
+
     static func pairLivePhotos(_ items: [ImportItem]) -> [[ImportItem]] {
         var pairedWith: [Int: Int] = [:]  // video index → still index
         var stillTaken = Set<Int>()

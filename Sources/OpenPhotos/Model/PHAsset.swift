@@ -55,6 +55,10 @@ open class PHAsset: PHObject, @unchecked Sendable {
     open var isFavorite: Bool { record.isFavorite }
     /// The user's star rating (iOS 27); a fetch key (`rating`), as the other scalar properties.
     open var rating: Rating { Rating(rawValue: record.rating) ?? .unset }
+
+    /// Which original of a RAW + JPEG pair the asset shows (iOS 27): image requests for its original (and for its
+    /// current version while it has no edit) render the RAW when it is `.raw`. `.compressed` for other assets.
+    open var originalResourceChoice: OriginalResourceChoice { record.originalChoice == 1 ? .raw : .compressed }
     /// The caption, keywords and original file name (iOS 27): loaded from the library on first access (one read),
     /// then kept with this object — or loaded with the fetch when its options set
     /// ``PHFetchOptions/prefetchAssetExtendedMetadata``. Empty when the library cannot be read.

@@ -202,6 +202,13 @@ extension PHAsset {
         case five = 5
     }
 
+    /// Which original of a RAW + JPEG pair an asset shows (iOS 27): the JPEG or HEIC (`.photo`), or the RAW
+    /// (`.alternatePhoto`).
+    public enum OriginalResourceChoice: Int, Sendable, CaseIterable, Codable {
+        case compressed = 0
+        case raw = 1
+    }
+
     /// Whether and how an asset's content was adjusted.
     public enum AdjustmentsState: Int, Sendable, CaseIterable, Codable {
         case none = 0

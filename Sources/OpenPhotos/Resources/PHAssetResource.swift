@@ -30,16 +30,16 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
     package static func resource(
         of asset: PHAsset, version: PHImageRequestOptionsVersion, pairedVideo: Bool = false
     ) -> PHAssetResource? {
-        resource(among: assetResources(for: asset), version: version, pairedVideo: pairedVideo)
+        resource(among: assetResources(for: asset), version: version, pairedVideo: pairedVideo, rawChosen: asset.record.originalChoice == 1)
     }
 
     /// The same, among an asset's resources already read.
     package static func resource(
-        among resources: [PHAssetResource], version: PHImageRequestOptionsVersion, pairedVideo: Bool = false
+        among resources: [PHAssetResource], version: PHImageRequestOptionsVersion, pairedVideo: Bool = false, rawChosen: Bool = false
     ) -> PHAssetResource? {
-        VersionResolver.resource(AssetVersion(rawValue: version.rawValue) ?? .current, pairedVideo ? .pairedVideo : .primary, of: resources) {
-            $0.record.type
-        }
+        VersionResolver.resource(
+            AssetVersion(rawValue: version.rawValue) ?? .current, pairedVideo ? .pairedVideo : .primary, of: resources, rawChosen: rawChosen
+        ) { $0.record.type }
     }
 
     static func primaryResource(of asset: PHAsset) -> PHAssetResource? {

@@ -107,15 +107,17 @@ extension PHPhotoLibrary {
         } catch { throw PHPhotosError(error) }
     }
 
-    /// Records what an attempt at a claimed job came to; false when the job is no longer `worker`'s.
+    /// Records what attempts at claimed jobs came to, in one transaction; for each, false when the job is no longer
+    /// `worker`'s.
     @discardableResult
-    package func finishUploadJob(_ localIdentifier: String, worker: String, _ outcome: LibraryUploadJobOutcome) throws -> Bool {
-        let attempt: UploadJobAttempt =
+    package func finishUploadJobs(_ outcomes: [(localIdentifier: String, outcome: LibraryUploadJobOutcome)], worker: String) throws -> [Bool] {
+        let attempts = outcomes.map { identifier, outcome -> (identifier: String, attempt: UploadJobAttempt) in
             switch outcome {
-            case .succeeded(let status, let headers): .succeeded(status: status, headers: headers)
-            case .failed(let error, let status, let headers): .failed(error: error, status: status, headers: headers)
-            case .retryLater(let error, let delay): .retryLater(error: error, delay: delay)
+            case .succeeded(let status, let headers): (identifier, .succeeded(status: status, headers: headers))
+            case .failed(let error, let status, let headers): (identifier, .failed(error: error, status: status, headers: headers))
+            case .retryLater(let error, let delay): (identifier, .retryLater(error: error, delay: delay))
             }
-        do { return try engine().finishUploadJob(localIdentifier, worker: worker, attempt) } catch { throw PHPhotosError(error) }
+        }
+        do { return try engine().finishUploadJobs(attempts, worker: worker) } catch { throw PHPhotosError(error) }
     }
 }

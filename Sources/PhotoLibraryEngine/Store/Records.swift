@@ -56,6 +56,8 @@ package struct AssetRecord: Sendable, Hashable {
     package var rating: Int
     /// A Live Photo whose video the user turned off (it presents as a still; `playbackStyle` says image).
     package var livePlaybackOff: Bool
+    /// Which original of a RAW + JPEG pair the asset shows: 0 the JPEG or HEIC, 1 the RAW.
+    package var originalChoice: Int = 0
 
 }
 
@@ -67,7 +69,7 @@ extension AssetRecord {
         a.longitude, a.altitude, a.duration, a.is_favorite, a.is_hidden, a.burst_identifier, \
         a.burst_selection_types, a.represents_burst, a.source_type, a.has_adjustments, \
         a.adjustment_format_identifier, a.trashed_date, a.adjustment_timestamp, a.content_version, a.rating, \
-        a.live_playback_off
+        a.live_playback_off, a.original_choice
         """
 
     init(row: some SQLRow) {
@@ -104,6 +106,7 @@ extension AssetRecord {
         adjustmentTimestamp = (row[25] as Double?).map(Date.init(timeIntervalSince1970:))
         contentVersion = row[26]
         rating = row[27]
+        originalChoice = Int(row[29] as Int64)
     }
 }
 

@@ -26,11 +26,12 @@ package enum VersionResolver {
     ///
     /// - `current`: the rendering of the last edit (full-size photo or video, or the paired video's), else as
     ///   `unadjusted`.
-    /// - `unadjusted` and `original`: the original photo or video (the paired video). An adjustment base — the
-    ///   rendering a stacked edit was made on — is never a version: it is an editor's input only. A RAW of a RAW +
-    ///   JPEG pair (the alternate photo) is not rendered here (libvips 8.14 has no RAW loader), so `original` is
-    ///   the primary original too.
-    package static func resource<R>(_ version: AssetVersion, _ part: AssetPart = .primary, of resources: [R], type: (R) -> ResourceType) -> R? {
+    /// - `unadjusted` and `original`: the original photo or video (the paired video) — of a RAW + JPEG pair whose
+    ///   RAW is the chosen original (`rawChosen`), the RAW (the alternate photo). An adjustment base — the rendering
+    ///   a stacked edit was made on — is never a version: it is an editor's input only.
+    package static func resource<R>(
+        _ version: AssetVersion, _ part: AssetPart = .primary, of resources: [R], rawChosen: Bool = false, type: (R) -> ResourceType
+    ) -> R? {
         switch part {
         case .primary:
             if version == .current,
@@ -38,6 +39,7 @@ package enum VersionResolver {
             {
                 return rendering
             }
+            if rawChosen, let raw = resources.first(where: { type($0) == ResourceType.alternatePhoto }) { return raw }
             return resources.first { type($0) == ResourceType.photo || type($0) == ResourceType.video }
                 ?? resources.first { !ResourceType.edit.contains(type($0)) }
         case .pairedVideo:
@@ -49,7 +51,9 @@ package enum VersionResolver {
     }
 
     /// The same, over the engine's records.
-    package static func resource(_ version: AssetVersion, _ part: AssetPart = .primary, of resources: [ResourceRecord]) -> ResourceRecord? {
-        resource(version, part, of: resources, type: \.type)
+    package static func resource(
+        _ version: AssetVersion, _ part: AssetPart = .primary, of resources: [ResourceRecord], rawChosen: Bool = false
+    ) -> ResourceRecord? {
+        resource(version, part, of: resources, rawChosen: rawChosen, type: \.type)
     }
 }

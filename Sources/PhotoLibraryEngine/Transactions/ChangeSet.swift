@@ -41,12 +41,14 @@ package struct AssetPropertyChanges: Sendable {
     package var livePhotoVideoPlaybackEnabled: Bool?
     /// Where a created asset came from: a device's backup (creation only).
     package var origin: AssetOrigin?
+    /// Which original of a RAW + JPEG pair the asset shows: 0 the JPEG or HEIC, 1 the RAW.
+    package var originalChoice: Int?
 
     package init() {}
 
     package var isEmpty: Bool {
         creationDate == nil && location == nil && isFavorite == nil && isHidden == nil && rating == nil && caption == nil
-            && keywordEdits.isEmpty && livePhotoVideoPlaybackEnabled == nil
+            && keywordEdits.isEmpty && livePhotoVideoPlaybackEnabled == nil && originalChoice == nil
     }
 }
 

@@ -266,6 +266,12 @@ extension LibraryEngine {
         }
         extended.livePhotoVideoPlaybackEnabled = properties.livePhotoVideoPlaybackEnabled
         extended.origin = properties.origin
+        if let choice = properties.originalChoice {
+            guard choice == 0 || resources.contains(where: { $0.type == .alternatePhoto || $0.info.format == .cameraRAW }) else {
+                throw .invalidResource("the RAW original is chosen, and the asset has no RAW (an alternate photo)")
+            }
+            extended.originalChoice = choice
+        }
         return PreparedAsset(
             localIdentifier: localIdentifier, uuid: uuid, mediaType: mediaType, mediaSubtypes: subtypes,
             playbackStyle: playbackStyle, pixelWidth: primary.info.pixelWidth, pixelHeight: primary.info.pixelHeight,
@@ -316,6 +322,9 @@ extension LibraryEngine {
                 """,
             arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
         try writeExtendedMetadata(asset.extended, assetID: assetID, db: db, creating: true)
+        if let choice = asset.extended.originalChoice, choice != 0 {
+            try db.execute(sql: "UPDATE asset SET original_choice = ? WHERE id = ?", arguments: [Int64(choice), assetID])
+        }
         if let origin = asset.extended.origin {
             try db.execute(
                 sql: "UPDATE asset SET cloud_id = ?, origin_client = ?, origin_id = ? WHERE id = ?",
@@ -390,6 +399,17 @@ extension LibraryEngine {
             if changes.caption != nil || !changes.keywordEdits.isEmpty { try SearchIndex.refresh([id], db: db) }
             if let enabled = changes.livePhotoVideoPlaybackEnabled {
                 try setLivePhotoVideoPlayback(enabled, assetID: id, identifier: identifier, db: db)
+            }
+            if let choice = changes.originalChoice {
+                let hasRAW =
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM resource WHERE asset_id = ? AND type = ?",
+                        arguments: [id, ResourceType.alternatePhoto.rawValue])
+                    ?? 0
+                guard choice == 0 || hasRAW > 0 else {
+                    throw LibraryError.changeNotSupported("\(identifier) has no RAW original (an alternate photo) to choose")
+                }
+                try db.execute(sql: "UPDATE asset SET original_choice = ? WHERE id = ?", arguments: [Int64(choice), id])
             }
             try db.execute(sql: "UPDATE asset SET modification_date = ? WHERE id = ?", arguments: [timestamp, id])
             summary.note(.init(id: id, localIdentifier: identifier), .updated)

@@ -149,7 +149,7 @@ extension LibraryEngine {
 
     /// The asset's versions, for an editing input: only for clients that may read it (add-only clients may not;
     /// limited clients only within their selection), and not for assets in Recently Deleted.
-    package func editingState(localIdentifier: String, access: AccessContext) throws(LibraryError) -> EditingState {
+    package func editingState(localIdentifier: String, access: AccessContext, rawChosen: Bool = false) throws(LibraryError) -> EditingState {
         guard access.canRead else { throw access.denial("requesting editing input") }
         guard let asset = try asset(localIdentifier: localIdentifier) else { throw .identifierNotFound("no asset \(localIdentifier)") }
         if asset.trashedDate != nil { throw .changeNotSupported("\(localIdentifier) is in Recently Deleted: recover it before editing it") }
@@ -166,7 +166,7 @@ extension LibraryEngine {
         let resources = try resources(assetID: asset.id)
         let current = VersionResolver.resource(.current, of: resources)
         return EditingState(
-            asset: asset, original: VersionResolver.resource(.unadjusted, of: resources),
+            asset: asset, original: VersionResolver.resource(.unadjusted, of: resources, rawChosen: rawChosen),
             rendering: current.flatMap { ResourceType.renderings.contains($0.type) ? $0 : nil },
             adjustmentBase: resources.first {
                 $0.type == ResourceType.adjustmentBasePhoto || $0.type == ResourceType.adjustmentBaseVideo

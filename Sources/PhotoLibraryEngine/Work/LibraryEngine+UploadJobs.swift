@@ -297,40 +297,53 @@ extension LibraryEngine {
     package func finishUploadJob(_ identifier: String, worker: String, _ attempt: UploadJobAttempt, now: Date = Date()) throws(LibraryError)
         -> Bool
     {
-        try writeQueue("record an upload job's outcome") { db -> Bool in
-            let condition = "local_id = ? AND claimed_by = ? AND state = 2"
-            switch attempt {
-            case .succeeded(let status, let headers):
+        try finishUploadJobs([(identifier, attempt)], worker: worker, now: now)[0]
+    }
+
+    /// Records the outcomes of several attempts in one transaction; for each, whether it was still `worker`'s.
+    @discardableResult
+    package func finishUploadJobs(_ outcomes: [(identifier: String, attempt: UploadJobAttempt)], worker: String, now: Date = Date())
+        throws(LibraryError) -> [Bool]
+    {
+        guard !outcomes.isEmpty else { return [] }
+        return try writeQueue("record upload jobs' outcomes") { db -> [Bool] in
+            try outcomes.map { identifier, attempt in try Self.finish(identifier, worker: worker, attempt, now: now, db: db) }
+        }
+    }
+
+    private static func finish(_ identifier: String, worker: String, _ attempt: UploadJobAttempt, now: Date, db: any SQLConnection) throws -> Bool {
+        let condition = "local_id = ? AND claimed_by = ? AND state = 2"
+        switch attempt {
+        case .succeeded(let status, let headers):
+            return try db.execute(
+                sql: """
+                    UPDATE upload_job SET state = 4, attempts = attempts + 1, error = NULL, response_status = ?,
+                    response_headers = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)
+                    """,
+                arguments: [Int64(status), try headersJSON(headers), identifier, worker]) > 0
+        case .failed(let error, let status, let headers):
+            return try db.execute(
+                sql: """
+                    UPDATE upload_job SET state = 3, attempts = attempts + 1, error = ?, response_status = ?,
+                    response_headers = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)
+                    """,
+                arguments: [error, status.map { Int64($0) }, try headers.map(Self.headersJSON), identifier, worker]) > 0
+        case .retryLater(let error, let delay):
+            let attempts =
+                try Int.fetchOne(db, sql: "SELECT attempts FROM upload_job WHERE \(condition)", arguments: [identifier, worker]) ?? -1
+            guard attempts >= 0 else { return false }
+            if attempts + 1 >= uploadJobMaximumAttempts {
                 return try db.execute(
-                    sql: """
-                        UPDATE upload_job SET state = 4, attempts = attempts + 1, error = NULL, response_status = ?,
-                        response_headers = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)
-                        """,
-                    arguments: [Int64(status), try Self.headersJSON(headers), identifier, worker]) > 0
-            case .failed(let error, let status, let headers):
-                return try db.execute(
-                    sql: """
-                        UPDATE upload_job SET state = 3, attempts = attempts + 1, error = ?, response_status = ?,
-                        response_headers = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)
-                        """,
-                    arguments: [error, status.map { Int64($0) }, try headers.map(Self.headersJSON), identifier, worker]) > 0
-            case .retryLater(let error, let delay):
-                let attempts =
-                    try Int.fetchOne(db, sql: "SELECT attempts FROM upload_job WHERE \(condition)", arguments: [identifier, worker]) ?? -1
-                guard attempts >= 0 else { return false }
-                if attempts + 1 >= Self.uploadJobMaximumAttempts {
-                    return try db.execute(
-                        sql:
-                            "UPDATE upload_job SET state = 3, attempts = attempts + 1, error = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)",
-                        arguments: [error, identifier, worker]) > 0
-                }
-                return try db.execute(
-                    sql: """
-                        UPDATE upload_job SET state = 1, attempts = attempts + 1, error = ?, next_attempt = ?, claimed_by = NULL,
-                        lease_until = NULL WHERE \(condition)
-                        """,
-                    arguments: [error, now.timeIntervalSince1970 + delay, identifier, worker]) > 0
+                    sql:
+                        "UPDATE upload_job SET state = 3, attempts = attempts + 1, error = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)",
+                    arguments: [error, identifier, worker]) > 0
             }
+            return try db.execute(
+                sql: """
+                    UPDATE upload_job SET state = 1, attempts = attempts + 1, error = ?, next_attempt = ?, claimed_by = NULL,
+                    lease_until = NULL WHERE \(condition)
+                    """,
+                arguments: [error, now.timeIntervalSince1970 + delay, identifier, worker]) > 0
         }
     }
 

@@ -397,7 +397,11 @@ function tile(asset, key, row, item) {
 }
 
 /// Images are cached as immutable: an edit (or a revert) must change their URL.
-function cacheKey(asset) { return asset.adjustmentTimestamp ? `&v=${Date.parse(asset.adjustmentTimestamp)}` : ""; }
+function cacheKey(asset) {
+  // Images are immutable under their URL: a new edit, or the RAW of a pair shown instead, is another URL.
+  return (asset.adjustmentTimestamp ? `&v=${Date.parse(asset.adjustmentTimestamp)}` : "")
+    + (asset.originalResourceChoice === "raw" ? "&o=raw" : "");
+}
 
 function formatDuration(seconds) {
   const s = Math.round(seconds || 0);
@@ -556,11 +560,30 @@ async function showInfo() {
     add(resource.type, `${resource.originalFilename} — ${(resource.fileSize / 1e6).toFixed(1)} MB`);
   }
   if (details.hasAdjustments) add("Edited with", details.adjustmentFormatIdentifier);
+  if (details.originalResourceChoice) {
+    add("Original", details.originalResourceChoice === "raw" ? "the RAW of a RAW + JPEG pair" : "the JPEG of a RAW + JPEG pair");
+  }
   if (details.burstIdentifier) {
     const burst = await api("/v1/assets?includeAllBurstAssets=true&limit=1000&predicate=" + encodeURIComponent(`burstIdentifier == "${details.burstIdentifier}"`));
     add("Burst", `${burst.assets.length} photos (Shift+arrows step through them)`);
   }
   $("#details").replaceChildren(list);
+  if (details.originalResourceChoice && !details.hasAdjustments) {
+    // The pair's other original, shown instead (PhotoKit's revertAssetContent(to:): offered on an unedited asset,
+    // as it reverts edits).
+    const other = details.originalResourceChoice === "raw" ? "compressed" : "raw";
+    const toggle = document.createElement("button");
+    toggle.type = "button";
+    toggle.id = "original-choice";
+    toggle.textContent = other === "raw" ? "Show the RAW" : "Show the JPEG";
+    toggle.addEventListener("click", async () => {
+      try {
+        await describe({ originalResourceChoice: other });
+        showAsset();
+      } catch (error) { showProblem(error.message); }
+    });
+    $("#details").append(toggle);
+  }
   showDescription(details);
 }
 

@@ -405,7 +405,11 @@ enum EmbeddedFiles {
             }
 
             /// Images are cached as immutable: an edit (or a revert) must change their URL.
-            function cacheKey(asset) { return asset.adjustmentTimestamp ? `&v=${Date.parse(asset.adjustmentTimestamp)}` : ""; }
+            function cacheKey(asset) {
+              // Images are immutable under their URL: a new edit, or the RAW of a pair shown instead, is another URL.
+              return (asset.adjustmentTimestamp ? `&v=${Date.parse(asset.adjustmentTimestamp)}` : "")
+                + (asset.originalResourceChoice === "raw" ? "&o=raw" : "");
+            }
 
             function formatDuration(seconds) {
               const s = Math.round(seconds || 0);
@@ -564,11 +568,30 @@ enum EmbeddedFiles {
                 add(resource.type, `${resource.originalFilename} — ${(resource.fileSize / 1e6).toFixed(1)} MB`);
               }
               if (details.hasAdjustments) add("Edited with", details.adjustmentFormatIdentifier);
+              if (details.originalResourceChoice) {
+                add("Original", details.originalResourceChoice === "raw" ? "the RAW of a RAW + JPEG pair" : "the JPEG of a RAW + JPEG pair");
+              }
               if (details.burstIdentifier) {
                 const burst = await api("/v1/assets?includeAllBurstAssets=true&limit=1000&predicate=" + encodeURIComponent(`burstIdentifier == "${details.burstIdentifier}"`));
                 add("Burst", `${burst.assets.length} photos (Shift+arrows step through them)`);
               }
               $("#details").replaceChildren(list);
+              if (details.originalResourceChoice && !details.hasAdjustments) {
+                // The pair's other original, shown instead (PhotoKit's revertAssetContent(to:): offered on an unedited asset,
+                // as it reverts edits).
+                const other = details.originalResourceChoice === "raw" ? "compressed" : "raw";
+                const toggle = document.createElement("button");
+                toggle.type = "button";
+                toggle.id = "original-choice";
+                toggle.textContent = other === "raw" ? "Show the RAW" : "Show the JPEG";
+                toggle.addEventListener("click", async () => {
+                  try {
+                    await describe({ originalResourceChoice: other });
+                    showAsset();
+                  } catch (error) { showProblem(error.message); }
+                });
+                $("#details").append(toggle);
+              }
               showDescription(details);
             }
 
@@ -2080,6 +2103,14 @@ enum EmbeddedFiles {
                   "name": "v",
                   "in": "query",
                   "description": "A cache key of the client's (ignored): an immutable image must change URL when the asset is edited",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "o",
+                  "in": "query",
+                  "description": "The client's cache key for the original a RAW + JPEG pair shows (ignored by the server)",
                   "schema": {
                    "type": "string"
                   }
@@ -4043,6 +4074,14 @@ enum EmbeddedFiles {
                   "items": {
                    "$ref": "#/components/schemas/Resource"
                   }
+                 },
+                 "originalResourceChoice": {
+                  "type": "string",
+                  "enum": [
+                   "compressed",
+                   "raw"
+                  ],
+                  "description": "Of a RAW + JPEG pair (given with the resources): which original it shows"
                  }
                 }
                },
@@ -4125,6 +4164,14 @@ enum EmbeddedFiles {
                  "livePhotoVideoPlaybackEnabled": {
                   "type": "boolean",
                   "description": "Turns a Live Photo's video on or off (only Live Photos)."
+                 },
+                 "originalResourceChoice": {
+                  "type": "string",
+                  "enum": [
+                   "compressed",
+                   "raw"
+                  ],
+                  "description": "Which original of a RAW + JPEG pair the asset shows (PhotoKit's revertAssetContent(to:): also reverts its edit)"
                  }
                 }
                },

@@ -32,6 +32,8 @@ struct AssetJSON: ResponseEncodable, Equatable {
     var adjustmentTimestamp: Date?
     /// The uniform type of the current version (given with the resources: reading it costs a query per asset).
     var contentType: String?
+    /// Of a RAW + JPEG pair (given with the resources): which original it shows, `raw` or `compressed`.
+    var originalResourceChoice: String?
     var trashedDate: Date?
     /// The current version's content hash: what image ETags derive from, so a client can cache by it.
     var version: String?
@@ -71,8 +73,13 @@ struct AssetJSON: ResponseEncodable, Equatable {
         adjustmentTimestamp = asset.adjustmentTimestamp
         trashedDate = asset.trashedDate
         if let resources {
-            version = VersionHash.current(of: resources)
-            contentType = PHAssetResource.resource(among: resources, version: .current)?.uniformTypeIdentifier
+            version = VersionHash.current(of: resources, rawChosen: asset.originalResourceChoice == .raw)
+            contentType =
+                PHAssetResource.resource(among: resources, version: .current, rawChosen: asset.originalResourceChoice == .raw)?
+                .uniformTypeIdentifier
+            if resources.contains(where: { $0.type == .alternatePhoto }) {
+                originalResourceChoice = asset.originalResourceChoice == .raw ? "raw" : "compressed"
+            }
             self.resources = resources.map { ResourceJSON($0, asset: asset) }
         }
     }
@@ -128,6 +135,7 @@ extension AssetJSON {
         json.key("mediaType")
         json.string(mediaType)
         json.field("modificationDate", modificationDate)
+        json.field("originalResourceChoice", originalResourceChoice)
         json.key("pixelHeight")
         json.integer(pixelHeight)
         json.key("pixelWidth")
@@ -200,10 +208,12 @@ struct ResourceJSON: Codable, Equatable {
 /// one resolver picks it (``PHAssetResource/resource(of:version:pairedVideo:)``), so a validator names its bytes.
 enum VersionHash {
     /// The rendering of the current version, else the original.
-    static func current(of resources: [PHAssetResource]) -> String? { version(.current, of: resources) }
+    static func current(of resources: [PHAssetResource], rawChosen: Bool = false) -> String? {
+        version(.current, of: resources, rawChosen: rawChosen)
+    }
 
-    static func version(_ version: PHImageRequestOptionsVersion, of resources: [PHAssetResource]) -> String? {
-        PHAssetResource.resource(among: resources, version: version)?.sha256
+    static func version(_ version: PHImageRequestOptionsVersion, of resources: [PHAssetResource], rawChosen: Bool = false) -> String? {
+        PHAssetResource.resource(among: resources, version: version, rawChosen: rawChosen)?.sha256
     }
 }
 

@@ -8,7 +8,8 @@ import OpenPhotos
 /// - `updateAsset` — `asset`, and any of `isFavorite`, `isHidden`, `creationDate` (ISO 8601 or null), `location`
 ///   (`{"latitude", "longitude", "altitude"}` or null), `rating` (0 unset … 5), `caption` (a string, or null to remove
 ///   it), `addKeywords` / `removeKeywords` (lists of keywords), `livePhotoVideoPlaybackEnabled` (a Live Photo's video on
-///   or off)
+///   or off), `originalResourceChoice` (`raw` or `compressed`: which original of a RAW + JPEG pair the asset shows;
+///   PhotoKit's `revertAssetContent(to:)`, which also reverts the asset's edit)
 /// - `deleteAssets` / `recoverAssets` — `assets` (deleting moves them to Recently Deleted)
 /// - `revertAssets` — `assets`: back to their originals
 /// - `createAlbum` — `title`, optional `assets` and `folder`; `createFolder` — `title`, optional `folder`
@@ -21,7 +22,7 @@ import OpenPhotos
 struct ChangeList: Sendable {
     static let assetProperties: Set<String> = [
         "isFavorite", "isHidden", "creationDate", "location", "rating", "caption", "addKeywords", "removeKeywords",
-        "livePhotoVideoPlaybackEnabled",
+        "livePhotoVideoPlaybackEnabled", "originalResourceChoice",
     ]
 
     /// What an `updateAsset` sets; nil: left as it is.
@@ -35,10 +36,11 @@ struct ChangeList: Sendable {
         var addKeywords: [String] = []
         var removeKeywords: [String] = []
         var livePhotoVideoPlaybackEnabled: Bool?
+        var originalResourceChoice: PHAsset.OriginalResourceChoice?
 
         var isEmpty: Bool {
             favorite == nil && hidden == nil && creationDate == nil && location == nil && rating == nil && caption == nil
-                && addKeywords.isEmpty && removeKeywords.isEmpty && livePhotoVideoPlaybackEnabled == nil
+                && addKeywords.isEmpty && removeKeywords.isEmpty && livePhotoVideoPlaybackEnabled == nil && originalResourceChoice == nil
         }
     }
     static let maximumChanges = 1000
@@ -165,6 +167,13 @@ struct ChangeList: Sendable {
             edit.addKeywords = try body.strings("addKeywords", limit: 500) ?? []
             edit.removeKeywords = try body.strings("removeKeywords", limit: 500) ?? []
             edit.livePhotoVideoPlaybackEnabled = try body.bool("livePhotoVideoPlaybackEnabled")
+            if let value = body.fields["originalResourceChoice"] {
+                switch value as? String {
+                case "raw": edit.originalResourceChoice = .raw
+                case "compressed": edit.originalResourceChoice = .compressed
+                default: throw APIError.badRequest("\(path): originalResourceChoice is \"raw\" or \"compressed\"")
+                }
+            }
             guard !edit.isEmpty else {
                 throw APIError.badRequest("\(path) changes nothing; give any of \(assetProperties.sorted().joined(separator: ", "))")
             }
@@ -239,6 +248,7 @@ struct ChangeList: Sendable {
                     for keyword in edit.addKeywords { request.addKeyword(keyword) }
                     for keyword in edit.removeKeywords { request.removeKeyword(keyword) }
                     if let enabled = edit.livePhotoVideoPlaybackEnabled { request.setLivePhotoVideoPlaybackEnabled(enabled) }
+                    if let choice = edit.originalResourceChoice { request.revertAssetContent(to: choice) }
                 case .delete(let assets): PHAssetChangeRequest.deleteAssets(assets as NSArray)
                 case .recover(let assets): PHAssetChangeRequest.recoverAssets(assets as NSArray)
                 case .revert(let assets): for asset in assets { PHAssetChangeRequest(for: asset).revertAssetContentToOriginal() }

@@ -74,7 +74,8 @@ struct EditRoutes {
         guard !match.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError.badRequest("If-Match is empty: send the version the edit was made on, in quotes, or leave the header out")
         }
-        let current = VersionHash.current(of: PHAssetResource.assetResources(for: asset)) ?? ""
+        let current =
+            VersionHash.current(of: PHAssetResource.assetResources(for: asset), rawChosen: asset.originalResourceChoice == .raw) ?? ""
         guard match.trimmingCharacters(in: .whitespaces) == "*" || match.replacingOccurrences(of: "\"", with: "") == current else {
             throw APIError(
                 status: .preconditionFailed, domain: APIError.httpDomain, code: 412,
@@ -93,7 +94,7 @@ struct EditRoutes {
         {
             recipe = object
         }
-        let version = VersionHash.current(of: resources) ?? ""
+        let version = VersionHash.current(of: resources, rawChosen: asset.originalResourceChoice == .raw) ?? ""
         let body: [String: Any] = [
             "asset": ObjectID.urlForm(asset.localIdentifier), "hasAdjustments": asset.hasAdjustments,
             "adjustmentFormatIdentifier": asset.adjustmentFormatIdentifier ?? NSNull(), "recipe": recipe, "version": version,

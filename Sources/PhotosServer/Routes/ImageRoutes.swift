@@ -6,10 +6,10 @@ import Logging
 import NIOCore
 import OpenPhotos
 
-/// The parameters of an image request (`size`, `mode`, `version`, `format`; `v` is the client's cache key and is
-/// ignored), validated, with the key its resolution is cached under.
+/// The parameters of an image request (`size`, `mode`, `version`, `format`; `v` and `o` are the client's cache keys
+/// and are ignored), validated, with the key its resolution is cached under.
 struct ImageRequest {
-    static let parameters: Set<String> = ["size", "mode", "version", "format", "v"]
+    static let parameters: Set<String> = ["size", "mode", "version", "format", "v", "o"]
     static let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
     static let formats: [String: String] = ["jpeg": "image/jpeg", "webp": "image/webp"]
 
@@ -90,7 +90,7 @@ struct ImageRoutes {
             throw APIError(PHPhotosError(.requestNotSupportedForAsset, userInfo: [NSLocalizedDescriptionKey: "the asset has no image"]))
         }
         let resources = PHAssetResource.assetResources(for: asset)
-        guard let hash = VersionHash.version(version, of: resources) else {
+        guard let hash = VersionHash.version(version, of: resources, rawChosen: asset.originalResourceChoice == .raw) else {
             throw APIError(PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the asset has no file for that version"]))
         }
         let etag = "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(versionName)-\(formatName)\""

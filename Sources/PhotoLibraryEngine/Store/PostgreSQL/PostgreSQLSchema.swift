@@ -290,6 +290,7 @@ enum PostgreSQLSchema {
                 "CREATE INDEX upload_job_client_state ON upload_job(client_id, state, acknowledged)",
             ]
         ),
+        ("v11-original-choice", ["ALTER TABLE asset ADD COLUMN original_choice BIGINT NOT NULL DEFAULT 0"]),
     ]
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.

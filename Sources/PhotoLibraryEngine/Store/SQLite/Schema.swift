@@ -287,6 +287,10 @@ package enum Schema {
                     CREATE INDEX upload_job_client_state ON upload_job(client_id, state, acknowledged);
                     """)
         }
+        migrator.registerMigration("v11-original-choice") { db in
+            // iOS 27's RAW + JPEG: which original of a pair the asset shows (0 the JPEG or HEIC, 1 the RAW).
+            try db.execute(sql: "ALTER TABLE asset ADD COLUMN original_choice INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }
