@@ -61,11 +61,8 @@ extension PHContentEditingOutput: NSSecureCoding {}     // archiving an output (
 // Differs: PHBackgroundResourceUploadJobExtension refines no AppExtension (ExtensionFoundation has no Linux
 // counterpart): it asks for init(), and a host (BackgroundUploads' UploadJobHost) runs it in its process.
 protocol PHBackgroundResourceUploadJobExtension: AppExtension {}
-// Not done: the iOS 26.1 protocol PHBackgroundResourceUploadExtension (process(), notifyTermination()), deprecated in
-// iOS 27 for the one above.
-protocol PHBackgroundResourceUploadExtension: AppExtension {
-    func process() -> PHBackgroundResourceUploadProcessingResult
-    func notifyTermination()
-}
+// The same for the iOS 26.1 protocol PHBackgroundResourceUploadExtension (process(), notifyTermination()), deprecated
+// in iOS 27 for the one above.
+protocol PHBackgroundResourceUploadExtension: AppExtension {}
 // Done: a resource of a PHAssetResourceType raw value this version does not know is kept (copied, verified) and not
 // listed — Swift's enum cannot hold the value, as Apple's imported C enum can; an unknown media type reads as .unknown.

@@ -34,6 +34,15 @@ public final class UploadJobHost: Sendable {
         makeExtension = { type.type.init() }
     }
 
+    /// A host of an iOS 26.1 extension (`process()`, `notifyTermination()`) over `library`.
+    @available(*, deprecated, message: "Adopt PHBackgroundResourceUploadJobExtension (iOS 27)")
+    public init(library: PHPhotoLibrary, extensionType: any PHBackgroundResourceUploadExtension.Type, performer: UploadJobPerformer? = nil) {
+        self.library = library
+        self.performer = performer ?? UploadJobPerformer(library: library)
+        let type = UncheckedLegacyType(type: extensionType)
+        makeExtension = { LegacyExtension(type.type.init()) }
+    }
+
     /// Calls the extension and performs its jobs until both are done (a job that is due later is waited for);
     /// `progress` hears of each job finished. Throws when the library does not answer or background uploads are not
     /// enabled.
@@ -98,6 +107,25 @@ public final class UploadJobHost: Sendable {
 
 private struct UncheckedType: @unchecked Sendable {
     let type: any PHBackgroundResourceUploadJobExtension.Type
+}
+
+@available(*, deprecated)
+private struct UncheckedLegacyType: @unchecked Sendable {
+    let type: any PHBackgroundResourceUploadExtension.Type
+}
+
+/// An iOS 26.1 extension behind iOS 27's protocol.
+@available(*, deprecated)
+private final class LegacyExtension: PHBackgroundResourceUploadJobExtension {
+    private let wrapped: (any PHBackgroundResourceUploadExtension)?
+
+    init(_ wrapped: any PHBackgroundResourceUploadExtension) { self.wrapped = wrapped }
+
+    required init() { wrapped = nil }
+
+    func processJobs() async -> PHBackgroundResourceUploadProcessingResult { wrapped?.process() ?? .completed }
+
+    func willTerminate() async { wrapped?.notifyTermination() }
 }
 
 /// A flag a waiting run wakes up for.

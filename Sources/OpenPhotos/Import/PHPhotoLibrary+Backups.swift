@@ -1,5 +1,6 @@
 import Foundation
 import PhotoLibraryEngine
+import PhotoMedia
 import UniformTypeIdentifiers
 
 /// OpenPhotoKit: one resource of a device's asset, as a backup request describes it (`photos serve`'s destination
@@ -76,9 +77,17 @@ extension PHPhotoLibrary {
                 location: resource.location.map { LocationRecord(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) },
                 cloudIdentifier: resource.cloudIdentifier, isFavorite: resource.isFavorite)
             if types == [resource.type] {
-                // An asset of one resource (most photos): committed from the received file at once, nothing staged.
-                let draft = try BackupDraft(
+                // An asset of one resource (most photos): the received file itself is staged (moved, its digest the
+                // one computed as it arrived) and committed at once — each byte written once, hashed once.
+                let staged = try engine.stage(file: file, move: true, durable: true, knownSHA256: sha256)
+                let probed: MediaInfo
+                do { probed = try engine.configuration.probe.probe(staged.url) } catch {
+                    engine.discardStaged([staged])
+                    throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "\(resource.filename): \(error)"])
+                }
+                var draft = try BackupDraft(
                     client: resource.client, source: resource.source, files: [resource.type: (file, resource.filename)], info: info)
+                draft.staged = [resource.type: (staged, probed)]
                 do { return .committed(localIdentifier: try backupCommitter.commit(draft, in: self)) } catch {
                     if let existing = try? engine.backedUpAsset(client: resource.client, source: resource.source),
                         existing.resources.contains(where: { $0.sha256 == sha256 })
@@ -198,6 +207,8 @@ struct BackupDraft: @unchecked Sendable {
     let client: String
     let source: String
     let files: [Int: (url: URL, filename: String)]
+    /// Files already staged and probed (taken as they are, not copied).
+    var staged: [Int: (file: StagedFile, info: MediaInfo)] = [:]
     let info: IncomingAssetInfo
     let adjustment: AdjustmentSidecar?
     let adjustmentBytes: Data?
@@ -222,6 +233,10 @@ struct BackupDraft: @unchecked Sendable {
         let request = PHAssetCreationRequest.forAsset()
         for type in [1, 2, 3, 4, 9] {
             guard let file = files[type], let resourceType = PHAssetResourceType(rawValue: type) else { continue }
+            if let staged = staged[type] {
+                request.addStagedResource(with: resourceType, staged: staged.file, info: staged.info, originalFilename: file.filename)
+                continue
+            }
             let options = PHAssetResourceCreationOptions()
             options.originalFilename = file.filename
             request.addResource(with: resourceType, fileURL: file.url, options: options)
