@@ -9,8 +9,9 @@ import Testing
 #endif
 
 /// A device library backed up to a served library through upload jobs (`photos uploads run` against `photos
-/// serve`, two processes), with one side or the other killed with SIGKILL at random instants: in the end the server
-/// has every asset once, every resource bit for bit, and nothing received is left waiting.
+/// serve`, two processes), with one side or the other killed with SIGKILL at random instants while a third process
+/// imports into the served library: in the end the server has every asset once, every resource bit for bit, the
+/// other process's photos, and nothing received is left waiting.
 @Suite("Reliability: background uploads killed mid-way")
 struct BackupKillTests {
     struct Outcome: Sendable {
@@ -19,6 +20,8 @@ struct BackupKillTests {
         var midway = 0
         var deviceAssets = 0
         var serverAssets = 0
+        /// Photos another process imported into the served library meanwhile (and said so).
+        var othersImported = 0
         var mismatches: [String] = []
         var leftWaiting: [String] = []
         var problems: [String] = []
@@ -29,7 +32,8 @@ struct BackupKillTests {
     @Test func killedUploadersAndServersLoseNothingAndStoreNothingTwice() async throws {
         let outcome = try await blockingOffThePool { try Self.campaign() }
         #expect(outcome.finalStatus == 0)
-        #expect(outcome.serverAssets == outcome.deviceAssets)
+        #expect(outcome.serverAssets == outcome.deviceAssets + outcome.othersImported)
+        #expect(outcome.othersImported > 0)
         #expect(outcome.mismatches.isEmpty, "\(outcome.mismatches)")
         #expect(outcome.leftWaiting.isEmpty, "\(outcome.leftWaiting)")
         #expect(outcome.problems.isEmpty, "\(outcome.problems)")
@@ -131,9 +135,14 @@ struct BackupKillTests {
             let server = try startServer()
             let run = try uploader()
             // Killed once the server has a few more assets (or when the run ends by itself).
-            let target = min(total, serverCount() + 1 + random.next(below: 4))
+            let backedUp = { serverCount() - outcome.othersImported }
+            let target = min(total, backedUp() + 1 + random.next(below: 4))
             let deadline = Date().addingTimeInterval(30)
-            while serverCount() < target, Date() < deadline { usleep(2_000) }
+            while backedUp() < target, Date() < deadline { usleep(2_000) }
+            // Another process writes the same library meanwhile.
+            let photo = workspace.appendingPathComponent("other-\(round).jpg")
+            try TestMedia.writeImage(to: photo, width: 33 + round, height: 21)
+            let other = try ChildProcess(executable, ["import", "--library", serverURL.path, photo.path])
             usleep(UInt32(random.next(below: 20_000)))
             if round % 2 == 0 {
                 run.kill()
@@ -147,8 +156,9 @@ struct BackupKillTests {
                 run.kill()
                 _ = run.wait()
             }
+            if other.wait().status == 0 { outcome.othersImported += 1 }
             outcome.kills += 1
-            if serverCount() < total { outcome.midway += 1 }
+            if backedUp() < total { outcome.midway += 1 }
         }
         // The last round: nothing killed; a second run finds nothing to send.
         let server = try startServer()
