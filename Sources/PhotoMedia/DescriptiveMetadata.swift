@@ -5,11 +5,11 @@ import Foundation
 /// 2:25 Keywords) for what XMP lacks, then EXIF's Rating tag (Windows). Bounded text and byte walks: no XML parser
 /// is trusted with hostile input, and a malformed block yields nothing, never a failed import.
 package enum DescriptiveMetadata {
-    /// Caption bytes kept from a file (longer ones are cut at a character).
+    /// Bytes of UTF-8 in a caption: longer ones are cut at a character on import, and refused by a change request.
     package static let captionBytes = 8 * 1024
-    /// Bytes of one keyword kept; longer keywords are dropped.
+    /// Bytes of UTF-8 in one keyword: longer keywords are dropped on import, and refused by a change request.
     package static let keywordBytes = 256
-    /// Keywords kept from one file.
+    /// Keywords on one asset.
     package static let keywordLimit = 500
 
     package static func read(xmp: String?, iptc: UnsafeRawBufferPointer?, into metadata: inout MediaMetadata) {
@@ -25,26 +25,36 @@ package enum DescriptiveMetadata {
             if caption == nil { caption = records.caption }
             for keyword in records.keywords where !keywords.contains(keyword) { keywords.append(keyword) }
         }
-        metadata.caption = caption.flatMap { cleaned($0, limit: captionBytes) }
+        metadata.caption = caption.flatMap { self.caption($0, limit: captionBytes) }
         var kept: [String] = []
         for keyword in keywords {
-            guard let clean = cleaned(keyword, limit: .max), clean.utf8.count <= keywordBytes, !kept.contains(clean) else { continue }
+            guard let clean = self.keyword(keyword), clean.utf8.count <= keywordBytes, !kept.contains(clean) else { continue }
             kept.append(clean)
             if kept.count == keywordLimit { break }
         }
         metadata.keywords = kept
     }
 
-    /// Text as kept: control characters (general category Cc) other than line breaks and tabs removed — format
-    /// characters such as the bidi isolates Photos writes around place names, or an emoji's joiners, stay —, white
-    /// space trimmed, cut to `limit` bytes of UTF-8 at a character; nil when nothing is left.
-    static func cleaned(_ text: String, limit: Int) -> String? {
+    /// A caption as kept — from a file or from a change request: control characters (general category Cc) other
+    /// than line breaks and tabs removed — format characters such as the bidi isolates Photos writes around place
+    /// names, or an emoji's joiners, stay —, white space trimmed when `trimming` (a file's; a change request keeps
+    /// the caption as typed), cut to `limit` bytes of UTF-8 at a character; nil when nothing but white space is left.
+    package static func caption(_ text: String, limit: Int, trimming: Bool = true) -> String? {
+        cleaned(text, keeping: ["\n", "\t"], trimming: trimming, limit: limit)
+    }
+
+    /// A keyword as kept: every control character removed (a keyword is one line), white space trimmed; nil when
+    /// nothing is left.
+    package static func keyword(_ text: String) -> String? { cleaned(text, keeping: [], trimming: true, limit: .max) }
+
+    private static func cleaned(_ text: String, keeping: Set<Unicode.Scalar>, trimming: Bool, limit: Int) -> String? {
         var scalars = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars where scalar.properties.generalCategory != .control || scalar == "\n" || scalar == "\t" {
+        for scalar in text.unicodeScalars where scalar.properties.generalCategory != .control || keeping.contains(scalar) {
             scalars.append(scalar)
         }
-        let trimmed = String(scalars).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return nil }
+        let kept = String(scalars)
+        guard !kept.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        let trimmed = trimming ? kept.trimmingCharacters(in: .whitespacesAndNewlines) : kept
         if trimmed.utf8.count <= limit { return trimmed }
         var result = ""
         var used = 0

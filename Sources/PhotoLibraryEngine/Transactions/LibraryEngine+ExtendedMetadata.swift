@@ -1,4 +1,5 @@
 import Foundation
+import PhotoMedia
 
 /// What iOS 27's `PHAssetExtendedMetadata` reads: the caption, the keywords in the order they were added, and the
 /// original's file name. Not part of ``AssetRecord``: PhotoKit loads it only when asked (or prefetched), so a fetch
@@ -12,32 +13,6 @@ package struct ExtendedMetadataRecord: Sendable, Hashable {
         self.caption = caption
         self.keywords = keywords
         self.originalFilename = originalFilename
-    }
-}
-
-/// The limits of what a caption and a keyword may hold (Photos for macOS keeps captions of a few thousand
-/// characters; XMP writers put no limit, so import cuts, and a change request beyond them fails).
-package enum ExtendedMetadataLimits {
-    /// Bytes of UTF-8 in a caption.
-    package static let captionBytes = 8 * 1024
-    /// Bytes of UTF-8 in one keyword.
-    package static let keywordBytes = 256
-    /// Keywords on one asset.
-    package static let keywordsPerAsset = 500
-
-    /// A keyword as stored: trimmed of surrounding white space and control characters; nil when nothing is left.
-    package static func normalizedKeyword(_ keyword: String) -> String? {
-        let trimmed = String(keyword.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) })
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
-    }
-
-    /// A caption as stored: nil for an empty one; control characters other than line breaks and tabs removed.
-    package static func normalizedCaption(_ caption: String?) -> String? {
-        guard let caption else { return nil }
-        let kept = String(
-            caption.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) || $0 == "\n" || $0 == "\t" })
-        return kept.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : kept
     }
 }
 
@@ -85,10 +60,10 @@ extension LibraryEngine {
             try db.execute(sql: "UPDATE asset SET rating = ? WHERE id = ?", arguments: [rating, assetID])
         }
         if let caption = changes.caption {
-            let stored = ExtendedMetadataLimits.normalizedCaption(caption)
-            if let stored, stored.utf8.count > ExtendedMetadataLimits.captionBytes {
+            let stored = caption.flatMap { DescriptiveMetadata.caption($0, limit: .max, trimming: false) }
+            if let stored, stored.utf8.count > DescriptiveMetadata.captionBytes {
                 throw LibraryError.invalidResource(
-                    "a caption holds at most \(ExtendedMetadataLimits.captionBytes) bytes of UTF-8, not \(stored.utf8.count)")
+                    "a caption holds at most \(DescriptiveMetadata.captionBytes) bytes of UTF-8, not \(stored.utf8.count)")
             }
             try db.execute(sql: "UPDATE asset SET caption = ? WHERE id = ?", arguments: [stored, assetID])
         }
@@ -106,22 +81,22 @@ extension LibraryEngine {
         for edit in edits {
             switch edit {
             case .add(let keyword):
-                guard let keyword = ExtendedMetadataLimits.normalizedKeyword(keyword) else {
+                guard let keyword = DescriptiveMetadata.keyword(keyword) else {
                     throw LibraryError.invalidResource("a keyword cannot be empty")
                 }
-                guard keyword.utf8.count <= ExtendedMetadataLimits.keywordBytes else {
+                guard keyword.utf8.count <= DescriptiveMetadata.keywordBytes else {
                     throw LibraryError.invalidResource(
-                        "a keyword holds at most \(ExtendedMetadataLimits.keywordBytes) bytes of UTF-8, not \(keyword.utf8.count)")
+                        "a keyword holds at most \(DescriptiveMetadata.keywordBytes) bytes of UTF-8, not \(keyword.utf8.count)")
                 }
                 if !keywords.contains(keyword) { keywords.append(keyword) }
             case .remove(let keyword):
-                let keyword = ExtendedMetadataLimits.normalizedKeyword(keyword) ?? keyword
+                let keyword = DescriptiveMetadata.keyword(keyword) ?? keyword
                 keywords.removeAll { $0 == keyword }
             }
         }
-        if truncating { keywords = Array(keywords.prefix(ExtendedMetadataLimits.keywordsPerAsset)) }
-        guard keywords.count <= ExtendedMetadataLimits.keywordsPerAsset else {
-            throw LibraryError.invalidResource("an asset holds at most \(ExtendedMetadataLimits.keywordsPerAsset) keywords")
+        if truncating { keywords = Array(keywords.prefix(DescriptiveMetadata.keywordLimit)) }
+        guard keywords.count <= DescriptiveMetadata.keywordLimit else {
+            throw LibraryError.invalidResource("an asset holds at most \(DescriptiveMetadata.keywordLimit) keywords")
         }
         if keywords == before { return }
         try db.execute(sql: "DELETE FROM asset_keyword WHERE asset_id = ?", arguments: [assetID])
