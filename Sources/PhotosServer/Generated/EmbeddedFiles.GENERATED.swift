@@ -672,10 +672,14 @@ enum EmbeddedFiles {
               event.preventDefault();
               const keyword = event.target.value.trim();
               if (!keyword) return;
+              // Cleared at once, not when the server answers: what is typed meanwhile is the next keyword, not more of this one.
+              event.target.value = "";
               try {
                 await describe({ addKeywords: [keyword] });
-                event.target.value = "";
-              } catch (error) { showProblem(error.message); }
+              } catch (error) {
+                if (!event.target.value) event.target.value = keyword;
+                showProblem(error.message);
+              }
             });
             $("#keywords").addEventListener("click", async (event) => {
               const keyword = event.target.dataset.keyword;
