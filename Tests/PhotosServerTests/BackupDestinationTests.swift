@@ -95,6 +95,11 @@ struct BackupDestinationTests {
             let editedResources = PHAssetResource.assetResources(for: editedAsset)
             #expect(editedResources.first { $0.type == .photo }?.sha256 == Self.sha256(original))
             #expect(editedResources.first { $0.type == .fullSizePhoto }?.sha256 == Self.sha256(rendering))
+            // Each of its resources sent again (a job retried after a lost answer): the same asset, nothing stored.
+            for (type, body, name) in [(7, adjustment, "IMG_0300.AAE"), (5, rendering, "FullSizeRender.jpg"), (1, original, "IMG_0300.JPG")] {
+                let resent = try await send(edited, type, of: [1, 5, 7], body, name: name, cloud: "cloud-edited")
+                #expect(resent.status == .ok, "\(type): \(resent.json)")
+            }
             try library.library.performChangesAndWait { PHAssetChangeRequest(for: editedAsset).revertAssetContentToOriginal() }
             let reverted = try #require(
                 PHAsset.fetchAssets(withLocalIdentifiers: [editedAsset.localIdentifier], options: library.options()).firstObject)

@@ -303,8 +303,17 @@ final class BackupCommitter: @unchecked Sendable {
                 continue
             }
             committing = true
-            let batch = Array(waiting.prefix(Self.maximumBatch))
-            waiting.removeFirst(batch.count)
+            // One draft per asset in a block: two servers' requests completing the same asset at once would make the
+            // whole block fail on the asset's unique origin (and with it the others' moved files); the second waits
+            // for the next block, where it fails alone and finds the asset committed.
+            var batch: [Pending] = []
+            var origins = Set<String>()
+            var rest: [Pending] = []
+            for pending in waiting {
+                let origin = pending.draft.client + "\u{1F}" + pending.draft.source
+                if batch.count < Self.maximumBatch, origins.insert(origin).inserted { batch.append(pending) } else { rest.append(pending) }
+            }
+            waiting = rest
             condition.unlock()
             Self.run(batch, in: library)
             condition.lock()
