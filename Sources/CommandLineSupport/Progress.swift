@@ -135,3 +135,16 @@ package final class LazyProgress: Sendable {
 
     package func finish() { reporter.withLock { $0 }?.finish() }
 }
+
+/// Calls `handler` (on a global queue) at SIGINT or SIGTERM instead of ending the process: a command that runs until
+/// it is told to stop (`photos watch`, `photos uploads run`) finishes its work first. Keep the sources returned
+/// while the command runs, and cancel them when it is done.
+package func onTermination(_ handler: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+}

@@ -130,14 +130,7 @@ struct Uploads: ParsableCommand {
             let host = UploadJobHost(
                 library: library, extensionType: ServerBackupExtension.self,
                 performer: UploadJobPerformer(library: library, concurrency: concurrency, lease: TimeInterval(lease)))
-            var signals: [any DispatchSourceSignal] = []
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { host.stop() }
-                source.resume()
-                signals.append(source)
-            }
+            let signals = onTermination { host.stop() }
             let progress = LazyProgress("uploading", unit: "resources", json: global.json)
             let report = try waitFor {
                 try await ServerBackupExtension.$settingsFile.withValue(file) {
@@ -148,7 +141,7 @@ struct Uploads: ParsableCommand {
                 }
             }
             progress.finish()
-            signals.removeAll()
+            signals.forEach { $0.cancel() }
             if global.json {
                 Output.printJSON([
                     "sent": report.jobs.succeeded, "failed": report.jobs.failed, "deferred": report.jobs.deferred, "bytes": report.jobs.bytes,

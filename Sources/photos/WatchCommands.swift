@@ -52,14 +52,7 @@ struct Watch: ParsableCommand {
         let status = "watching \(initial.count) assets from token \(TokenText.encode(library.currentChangeToken)); Ctrl-C to stop\n"
         FileHandle.standardError.write(Data(status.utf8))
 
-        var signals: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { printer.finish() }
-            source.resume()
-            signals.append(source)
-        }
+        let signals = onTermination { printer.finish() }
         waitForCallback { done in printer.whenFinished { done(()) } }
         signals.forEach { $0.cancel() }
     }
