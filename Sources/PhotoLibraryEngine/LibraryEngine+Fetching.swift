@@ -103,6 +103,30 @@ extension LibraryEngine {
         }
     }
 
+    /// Asset records by row id that `access` may read — a limited client only its selection — with their extended
+    /// metadata when asked: what a served library answers its remote clients' fetch results.
+    package func loadAssets(_ ids: [Int64], visibleTo access: AccessContext, extendedMetadata: Bool) throws(LibraryError) -> [AssetWireRecord] {
+        guard access.canRead, !ids.isEmpty else { return [] }
+        var records = try loadAssets(ids)
+        if access.isLimited, let client = access.clientID {
+            let inList = metadata.dialect.isIn("asset_id", ids.map { .integer($0) })
+            let visible = try read { db in
+                Set(
+                    try Int64.fetchAll(
+                        db, sql: "SELECT asset_id FROM client_selection WHERE client_id = ? AND \(inList.sql)",
+                        arguments: SQLArguments([.text(client)] + inList.arguments)))
+            }
+            records = records.filter { visible.contains($0.key) }
+        }
+        let extended = extendedMetadata ? try self.extendedMetadata(Array(records.keys)) : [:]
+        return ids.compactMap { id in
+            records[id].map {
+                AssetWireRecord(
+                    $0, extended: extendedMetadata ? extended[id] ?? ExtendedMetadataRecord(caption: nil, keywords: [], originalFilename: nil) : nil)
+            }
+        }
+    }
+
     /// One asset by local identifier, whatever its state (hidden, trashed), or nil.
     package func asset(localIdentifier: String) throws(LibraryError) -> AssetRecord? {
         try read { db in

@@ -121,6 +121,7 @@ public struct PhotosServer: Sendable {
         router.add(middleware: AuthenticationMiddleware(services: services))
         SystemRoutes(services: services).register(on: router)
         AssetRoutes(services: services).register(on: router.group("v1"))
+        RemoteLibraryRoutes(services: services).register(on: router.group("v1"))
         UploadRoutes(services: services).register(on: router.group("v1"))
         BackupRoutes(services: services).register(on: router.group("v1"))
         EditRoutes(services: services).register(on: router.group("v1"))

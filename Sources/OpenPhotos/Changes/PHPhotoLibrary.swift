@@ -5,8 +5,9 @@ import PhotoMedia
 /// A shared object that manages access and changes to the user's photo library.
 ///
 /// On Linux the library is a `.photoslibrary` folder: ``shared()`` opens the one named by `$PHOTOS_LIBRARY`,
-/// else `~/Pictures/Photos Library.photoslibrary` (created when missing). ``init(url:clientIdentifier:)``
-/// opens any other.
+/// else `~/Pictures/Photos Library.photoslibrary` (created when missing). ``init(url:clientIdentifier:readOnly:)``
+/// opens any other — also a library on a database server (`postgres://…`) or one served by `photos serve`
+/// (`https://…`, see <doc:RemoteLibraries>).
 ///
 /// ```swift
 /// let library = try PHPhotoLibrary(url: URL(fileURLWithPath: "Trip.photoslibrary"))
@@ -16,6 +17,9 @@ import PhotoMedia
 /// ```
 open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     let state: Result<LibraryEngine, LibraryError>
+    /// A library served by `photos serve` (an `http(s)://` URL): the server answers; `state` then says what is not
+    /// available over the API yet.
+    let remote: RemoteLibrary?
     /// OpenPhotoKit: the library folder.
     public let libraryURL: URL
     /// OpenPhotoKit: who this handle acts for; nil is the library's owner. Defaults to `$PHOTOS_CLIENT_ID`.
@@ -50,7 +54,8 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     /// or a folder's URL with options (`file:///srv/a.photoslibrary?files=s3://bucket/prefix`) as it is, anything else
     /// as a folder path.
     public static func libraryURL(_ location: String) -> URL {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.hasPrefix("file://"),
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.hasPrefix("file://")
+            || location.hasPrefix("http://") || location.hasPrefix("https://"),
             let url = URL(string: location)
         {
             return url
@@ -66,35 +71,83 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     /// OpenPhotoKit: opens (or creates) the library at `url`.
     /// - parameter clientIdentifier: the client this handle acts for (nil: the owner), see ``authorizationStatus(for:)``.
     /// - throws: ``PHPhotosError`` when the library cannot be opened (for example written by a newer version).
+    ///
+    /// An `http://` or `https://` URL opens the library a `photos serve` serves there with the token in
+    /// `$PHOTOS_TOKEN`, else in the file `$PHOTOS_TOKEN_FILE` names (readable by its owner only); the token decides
+    /// the client, so `clientIdentifier` is not used. ``init(url:accessToken:)`` takes the token itself.
     public init(url: URL, clientIdentifier: String? = PHPhotoLibrary.defaultClientIdentifier, readOnly: Bool = false) throws {
-        var configuration = LibraryConfiguration()
-        configuration.readOnly = readOnly
+        if RemoteLibrary.isServed(url) {
+            do {
+                let remote = try RemoteLibrary.open(url, token: try RemoteLibrary.environmentToken())
+                (self.remote, self.state, self.clientIdentifier) = (remote, .failure(Self.servedLibraryLimit), remote.clientIdentifier)
+            } catch {
+                throw PHPhotosError(error)
+            }
+        } else {
+            var configuration = LibraryConfiguration()
+            configuration.readOnly = readOnly
+            do {
+                let engine = try LibraryEngine.open(at: url, configuration: configuration)
+                (self.remote, self.state, self.clientIdentifier) = (nil, .success(engine), clientIdentifier)
+            } catch {
+                throw PHPhotosError(error)
+            }
+        }
+        self.libraryURL = url
+        self.changeQueue = DispatchQueue(label: "OpenPhotoKit.PHPhotoLibrary.changes")
+    }
+
+    /// OpenPhotoKit: opens the library a `photos serve` serves at `url` (`https://photos.example.com`), acting as
+    /// the client `accessToken` was issued for (`photos token create`). Apple's API has no such initializer: a
+    /// device's library needs no token.
+    /// - throws: ``PHPhotosError``: `accessUserDenied` for a token the server refuses, `networkError` for a server
+    ///   that cannot be reached or does not answer as `photos serve` does (in bounded time).
+    public init(url: URL, accessToken: String) throws {
         do {
-            let engine = try LibraryEngine.open(at: url, configuration: configuration)
-            self.state = .success(engine)
+            let remote = try RemoteLibrary.open(url, token: accessToken)
+            (self.remote, self.state, self.clientIdentifier) = (remote, .failure(Self.servedLibraryLimit), remote.clientIdentifier)
         } catch {
             throw PHPhotosError(error)
         }
         self.libraryURL = url
-        self.clientIdentifier = clientIdentifier
         self.changeQueue = DispatchQueue(label: "OpenPhotoKit.PHPhotoLibrary.changes")
     }
 
+    /// OpenPhotoKit: the access token in the file at `path` (what `PHOTOS_TOKEN_FILE` names), refused when anyone but
+    /// its owner may read the file (mode 0600 or stricter), as ssh refuses such keys.
+    /// - throws: ``PHPhotosError`` `accessUserDenied`, saying why.
+    public static func readAccessToken(fromFile path: String) throws -> String {
+        do { return try RemoteLibrary.tokenFile(path) } catch { throw PHPhotosError(error) }
+    }
+
     init(openingAt url: URL, clientIdentifier: String?) {
+        var remote: RemoteLibrary?
+        var client = clientIdentifier
         do {
-            self.state = .success(try LibraryEngine.open(at: url))
+            if RemoteLibrary.isServed(url) {
+                remote = try RemoteLibrary.open(url, token: try RemoteLibrary.environmentToken())
+                client = remote?.clientIdentifier
+                self.state = .failure(Self.servedLibraryLimit)
+            } else {
+                self.state = .success(try LibraryEngine.open(at: url))
+            }
         } catch {
             self.state = .failure(error)
         }
+        self.remote = remote
         self.libraryURL = url
-        self.clientIdentifier = clientIdentifier
+        self.clientIdentifier = client
         self.changeQueue = DispatchQueue(label: "OpenPhotoKit.PHPhotoLibrary.changes")
     }
+
+    /// What an operation a served library does not offer yet answers (issue 27 brings them one by one).
+    static let servedLibraryLimit = LibraryError.changeNotSupported(
+        "this operation is not available yet for a library served by photos serve (the article Remote libraries lists what is)")
 
     /// Why the library is unavailable — it could not be opened, or its folder went away while it was observed
     /// (see the availability observers) — or nil.
     open var unavailabilityReason: (any Error)? {
-        if case .failure(let error) = state { return PHPhotosError(error) }
+        if remote == nil, case .failure(let error) = state { return PHPhotosError(error) }
         return availabilityMonitor.reason
     }
 
@@ -109,7 +162,8 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
 
     /// The access this handle has now (grants can change while it is open).
     package var access: AccessContext {
-        engineIfAvailable?.accessContext(clientID: clientIdentifier)
+        if let remote { return remote.accessContext }
+        return engineIfAvailable?.accessContext(clientID: clientIdentifier)
             ?? AccessContext(clientID: clientIdentifier, grant: .restricted, libraryIsReadOnly: true)
     }
 
@@ -201,6 +255,10 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
         let intents = context.requests.flatMap { $0.intents() }
         if intents.isEmpty { return }
         do {
+            if let remote {
+                try remote.apply(intents)
+                return
+            }
             let engine = try engine()
             try engine.apply(intents, access: access)
         } catch {

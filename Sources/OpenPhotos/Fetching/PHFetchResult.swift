@@ -14,8 +14,9 @@ import PhotoLibraryEngine
 /// ```
 open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked Sendable {
     enum Storage {
-        /// Asset row ids as they arrive from the fetch's read (see `AssetIDStream`); objects loaded on demand.
-        case assets(LibraryEngine, AssetIDStream)
+        /// Asset row ids as they arrive from the fetch's read (see `AssetIDStream`); objects loaded on demand from
+        /// the library's engine, or from the server of a served library.
+        case assets(any AssetRecordSource, AssetIDStream)
         /// Objects already loaded (collections, transient lists).
         case objects([ObjectType])
     }
@@ -113,8 +114,9 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
             if let cached { return cached }
             let start = batch * Self.batchSize
             let slice = ids.ids(in: start..<start + Self.batchSize)
-            let records = (try? engine.loadAssets(slice)) ?? [:]
-            let extended = fetchOptions?.prefetchAssetExtendedMetadata == true ? (try? engine.extendedMetadata(slice)) ?? [:] : [:]
+            let loaded = try? engine.loadAssets(slice, extendedMetadata: fetchOptions?.prefetchAssetExtendedMetadata == true)
+            let records = loaded?.records ?? [:]
+            let extended = loaded?.extended ?? [:]
             let objects: [ObjectType] = slice.map { id in
                 let record = records[id] ?? Self.missingRecord(id)
                 return PHAsset(record: record, library: library, extendedMetadata: extended[id]) as! ObjectType
@@ -237,7 +239,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
         case .objects(let objects): return objects.compactMap { ($0 as? PHObject)?.localIdentifier }
         case .assets(let engine, let stream):
             let ids = stream.all
-            let records = (try? engine.loadAssets(ids)) ?? [:]
+            let records = (try? engine.loadAssets(ids, extendedMetadata: false).records) ?? [:]
             return ids.compactMap { records[$0]?.localIdentifier }
         }
     }

@@ -55,6 +55,14 @@ extension PHPhotoLibrary {
 
     private func fetchAssetsReportingNothing(scope: AssetScope, options: PHFetchOptions?) -> PHFetchResult<PHAsset> {
         let spec = spec(options)
+        if let remote {
+            // The server reads the membership in one transaction and streams its ids; objects load in batches.
+            let (ids, version) = run(
+                { try remote.fetchAssetIDs(scope: scope, options: spec, searchText: options?.searchText) }, empty: (AssetIDStream([]), 0))
+            let result = PHFetchResult<PHAsset>(storage: .assets(remote, ids), library: self, options: options)
+            result.version = version
+            return result
+        }
         guard let engine = engineIfAvailable else { return unavailable() }
         let access = self.access
         // The first page before this returns; the rest of the membership arrives from the same read in the background.

@@ -48,11 +48,46 @@ package final class AssetIDStream: @unchecked Sendable {
         return ids
     }
 
+    /// Why the membership ended before its end (the read failed), once it is complete; nil otherwise.
+    package var failureReason: (any Error)? { condition.withLock { failure } }
+
     /// Whether every id has arrived (nothing waits).
     package var isComplete: Bool { condition.withLock { complete } }
 
     /// Bytes held by the ids.
     package var byteCount: Int { condition.withLock { ids.capacity * MemoryLayout<Int64>.stride } }
+
+    /// A membership that arrives from elsewhere — a served library's stream of ids: ``receive(_:)`` adds ids as
+    /// they come, ``finish(_:)`` ends it (with the error that cut it short, if one did).
+    package static func receiving() -> AssetIDStream { AssetIDStream() }
+
+    /// Adds ids that arrived (in order).
+    package func receive(_ batch: UnsafeBufferPointer<Int64>) {
+        condition.lock()
+        ids.append(contentsOf: batch)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Ends the membership; `failure`: why the rest could not be read (the ids before it stay).
+    package func finish(_ failure: (any Error)?) {
+        condition.lock()
+        if !complete {
+            ids = Self.exactSize(ids)
+            self.failure = failure
+            complete = true
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until `count` ids have arrived or the membership is complete; throws what ended it when no id came.
+    package func waitForFirst(_ count: Int) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while ids.count < count, !complete { condition.wait() }
+        if let failure, ids.isEmpty { throw failure }
+    }
 
     /// Steps `statement` (first column: a row id) in `db`, handing each id to `row`. The hot loop of every fetch (a
     /// million rows for a large library): the store steps its statement directly, no per-row decoding layer.

@@ -3835,6 +3835,338 @@ enum EmbeddedFiles {
                  }
                 }
                }
+              },
+              "/v1/assets/ids": {
+               "get": {
+                "summary": "The handles of the assets a fetch matches, in order (what a remote PHFetchResult holds)",
+                "description": "The membership of PHAsset.fetchAssets(with:) read in one transaction: each asset's handle (its row id in this library: opaque, stable while the asset exists) as 8 bytes, little endian, streamed as read. Photos-Change-Token names the transaction the membership reflects. A read that fails midway ends the response early, so a partial list is never whole. The remote PhotoKit client (PHPhotoLibrary(url: https://…)) loads the assets of the handles with POST /v1/assets/records.",
+                "parameters": [
+                 {
+                  "name": "predicate",
+                  "in": "query",
+                  "required": false,
+                  "description": "A PhotoKit predicate format string over PHAsset keys (mediaType == 1 AND favorite == YES)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "sort",
+                  "in": "query",
+                  "required": false,
+                  "description": "Sort keys, comma-separated, - for descending (-creationDate)",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "includeHidden",
+                  "in": "query",
+                  "required": false,
+                  "description": "Include hidden assets",
+                  "schema": {
+                   "type": "boolean"
+                  }
+                 },
+                 {
+                  "name": "includeAllBurstAssets",
+                  "in": "query",
+                  "required": false,
+                  "description": "Include every photo of bursts",
+                  "schema": {
+                   "type": "boolean"
+                  }
+                 },
+                 {
+                  "name": "mediaType",
+                  "in": "query",
+                  "required": false,
+                  "description": "image, video or audio",
+                  "schema": {
+                   "type": "string",
+                   "enum": [
+                    "image",
+                    "video",
+                    "audio"
+                   ]
+                  }
+                 },
+                 {
+                  "name": "q",
+                  "in": "query",
+                  "required": false,
+                  "description": "Full-text search: every word must match a word of the caption, a keyword or an original file name (case and accents aside), the last word also the words it begins; 2019, 2019-07, 2019-07-14 and English month names match the capture date. At most 512 bytes.",
+                  "schema": {
+                   "type": "string",
+                   "maxLength": 512
+                  }
+                 },
+                 {
+                  "name": "sourceTypes",
+                  "in": "query",
+                  "required": false,
+                  "description": "PHAssetSourceType bits (includeAssetSourceTypes), 1 to 15",
+                  "schema": {
+                   "type": "integer",
+                   "minimum": 1,
+                   "maximum": 15
+                  }
+                 },
+                 {
+                  "name": "fetchLimit",
+                  "in": "query",
+                  "required": false,
+                  "description": "PHFetchOptions.fetchLimit (0: no limit)",
+                  "schema": {
+                   "type": "integer",
+                   "minimum": 0
+                  }
+                 }
+                ],
+                "responses": {
+                 "200": {
+                  "description": "The handles",
+                  "headers": {
+                   "Photos-Change-Token": {
+                    "description": "The newest transaction the membership reflects",
+                    "schema": {
+                     "type": "integer"
+                    }
+                   }
+                  },
+                  "content": {
+                   "application/octet-stream": {
+                    "schema": {
+                     "type": "string",
+                     "format": "binary"
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               },
+               "post": {
+                "summary": "The same as GET, the parameters as a JSON object (a predicate too long for a URL)",
+                "description": "The membership of PHAsset.fetchAssets(with:) read in one transaction: each asset's handle (its row id in this library: opaque, stable while the asset exists) as 8 bytes, little endian, streamed as read. Photos-Change-Token names the transaction the membership reflects. A read that fails midway ends the response early, so a partial list is never whole. The remote PhotoKit client (PHPhotoLibrary(url: https://…)) loads the assets of the handles with POST /v1/assets/records.",
+                "responses": {
+                 "200": {
+                  "description": "The handles",
+                  "headers": {
+                   "Photos-Change-Token": {
+                    "description": "The newest transaction the membership reflects",
+                    "schema": {
+                     "type": "integer"
+                    }
+                   }
+                  },
+                  "content": {
+                   "application/octet-stream": {
+                    "schema": {
+                     "type": "string",
+                     "format": "binary"
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                },
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                     "predicate": {
+                      "type": "string",
+                      "description": "A PhotoKit predicate format string over PHAsset keys (mediaType == 1 AND favorite == YES) (here up to 1 MiB: a fetch by many local identifiers)"
+                     },
+                     "sort": {
+                      "type": "string",
+                      "description": "Sort keys, comma-separated, - for descending (-creationDate)"
+                     },
+                     "includeHidden": {
+                      "type": "boolean",
+                      "description": "Include hidden assets"
+                     },
+                     "includeAllBurstAssets": {
+                      "type": "boolean",
+                      "description": "Include every photo of bursts"
+                     },
+                     "mediaType": {
+                      "type": "string",
+                      "enum": [
+                       "image",
+                       "video",
+                       "audio"
+                      ],
+                      "description": "image, video or audio"
+                     },
+                     "q": {
+                      "type": "string",
+                      "maxLength": 512,
+                      "description": "Full-text search: every word must match a word of the caption, a keyword or an original file name (case and accents aside), the last word also the words it begins; 2019, 2019-07, 2019-07-14 and English month names match the capture date. At most 512 bytes."
+                     },
+                     "sourceTypes": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 15,
+                      "description": "PHAssetSourceType bits (includeAssetSourceTypes), 1 to 15"
+                     },
+                     "fetchLimit": {
+                      "type": "integer",
+                      "minimum": 0,
+                      "description": "PHFetchOptions.fetchLimit (0: no limit)"
+                     }
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/records": {
+               "post": {
+                "summary": "The assets of up to 1000 handles, every property with its raw value (what a remote PHFetchResult loads)",
+                "description": "Handles of assets the client may not see (a limited client's other assets) or that no longer exist are left out; the rest come in the order asked. Dates are seconds since 1970.",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "required": [
+                     "ids"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                     "ids": {
+                      "type": "array",
+                      "maxItems": 1000,
+                      "items": {
+                       "type": "integer"
+                      }
+                     },
+                     "extendedMetadata": {
+                      "type": "boolean",
+                      "description": "Include caption, keywords and originalFilename"
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The assets",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "records": {
+                       "type": "array",
+                       "items": {
+                        "$ref": "#/components/schemas/AssetRecord"
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
               }
              },
              "components": {
@@ -4367,9 +4699,6 @@ enum EmbeddedFiles {
                "Transaction": {
                 "type": "object",
                 "additionalProperties": false,
-                "required": [
-                 "changes"
-                ],
                 "properties": {
                  "changes": {
                   "type": "array",
@@ -4378,8 +4707,35 @@ enum EmbeddedFiles {
                   "items": {
                    "$ref": "#/components/schemas/Change"
                   }
+                 },
+                 "requests": {
+                  "type": "array",
+                  "maxItems": 1000,
+                  "items": {
+                   "type": "object",
+                   "required": [
+                    "request"
+                   ],
+                   "properties": {
+                    "request": {
+                     "type": "string",
+                     "enum": [
+                      "updateAsset",
+                      "revertAssetContent",
+                      "deleteAssets",
+                      "recoverAssets",
+                      "createCollection",
+                      "updateCollection",
+                      "deleteCollections"
+                     ]
+                    }
+                   },
+                   "additionalProperties": true,
+                   "description": "updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind."
+                  }
                  }
-                }
+                },
+                "description": "Either changes (the operations below, for any HTTP client) or requests (a remote PhotoKit client's change block: PHAssetChangeRequest, PHAssetCollectionChangeRequest and PHCollectionListChangeRequest one for one, with the local identifiers it chose for what it creates), not both"
                },
                "ChangeEvent": {
                 "type": "object",
@@ -4539,6 +4895,151 @@ enum EmbeddedFiles {
                  },
                  "version": {
                   "type": "string"
+                 }
+                }
+               },
+               "AssetRecord": {
+                "type": "object",
+                "description": "A PHAsset with raw values, as the remote PhotoKit client reads it",
+                "properties": {
+                 "id": {
+                  "type": "integer",
+                  "description": "The handle"
+                 },
+                 "localIdentifier": {
+                  "type": "string"
+                 },
+                 "mediaType": {
+                  "type": "integer"
+                 },
+                 "mediaSubtypes": {
+                  "type": "integer"
+                 },
+                 "playbackStyle": {
+                  "type": "integer"
+                 },
+                 "playbackVariation": {
+                  "type": "integer"
+                 },
+                 "pixelWidth": {
+                  "type": "integer"
+                 },
+                 "pixelHeight": {
+                  "type": "integer"
+                 },
+                 "creationDate": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "creationTimeZoneOffset": {
+                  "type": [
+                   "integer",
+                   "null"
+                  ]
+                 },
+                 "modificationDate": {
+                  "type": "number"
+                 },
+                 "addedDate": {
+                  "type": "number"
+                 },
+                 "latitude": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "longitude": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "altitude": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "duration": {
+                  "type": "number"
+                 },
+                 "isFavorite": {
+                  "type": "boolean"
+                 },
+                 "isHidden": {
+                  "type": "boolean"
+                 },
+                 "burstIdentifier": {
+                  "type": [
+                   "string",
+                   "null"
+                  ]
+                 },
+                 "burstSelectionTypes": {
+                  "type": "integer"
+                 },
+                 "representsBurst": {
+                  "type": "boolean"
+                 },
+                 "sourceType": {
+                  "type": "integer"
+                 },
+                 "hasAdjustments": {
+                  "type": "boolean"
+                 },
+                 "adjustmentFormatIdentifier": {
+                  "type": [
+                   "string",
+                   "null"
+                  ]
+                 },
+                 "trashedDate": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "adjustmentTimestamp": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "contentVersion": {
+                  "type": "integer"
+                 },
+                 "rating": {
+                  "type": "integer"
+                 },
+                 "livePlaybackOff": {
+                  "type": "boolean"
+                 },
+                 "originalChoice": {
+                  "type": "integer"
+                 },
+                 "caption": {
+                  "type": [
+                   "string",
+                   "null"
+                  ]
+                 },
+                 "keywords": {
+                  "type": [
+                   "array",
+                   "null"
+                  ],
+                  "items": {
+                   "type": "string"
+                  }
+                 },
+                 "originalFilename": {
+                  "type": [
+                   "string",
+                   "null"
+                  ]
                  }
                 }
                }

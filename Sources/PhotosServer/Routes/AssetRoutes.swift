@@ -57,19 +57,15 @@ struct AssetRoutes {
         "predicate", "sort", "limit", "cursor", "includeHidden", "includeAllBurstAssets", "mediaType", "resources", "q",
     ]
 
-    /// A page of assets: `{"assets": […], "nextCursor": "…"}` (null after the last page), with a `Link: rel=next`.
-    func list(_ request: Request, context: PhotosRequestContext, collection: String?) async throws -> Response {
-        let session = try context.client()
-        try session.requireRead()
-        let query = try Query(request, allowed: Self.listParameters)
+    /// The fetch options a request's parameters say (`predicate`, `mediaType`, `q`, `sort`, `includeHidden`,
+    /// `includeAllBurstAssets`), checked.
+    static func fetchOptions(_ query: Query, session: ClientSession, predicateLimit: Int = 4096) throws -> PHFetchOptions {
         let options = session.fetchOptions()
-        // Captions and keywords go with every asset of a page: one read per page, not one per asset.
-        options.prefetchAssetExtendedMetadata = true
         options.includeHiddenAssets = try query.bool("includeHidden")
         options.includeAllBurstAssets = try query.bool("includeAllBurstAssets")
         var predicates: [NSPredicate] = []
         if let format = query["predicate"], !format.isEmpty {
-            guard format.utf8.count <= 4096 else { throw APIError.badRequest("the predicate is longer than 4096 bytes") }
+            guard format.utf8.count <= predicateLimit else { throw APIError.badRequest("the predicate is longer than \(predicateLimit) bytes") }
             predicates.append(try NSPredicate(validatingFormat: format))
         }
         if let type = query["mediaType"] {
@@ -89,6 +85,17 @@ struct AssetRoutes {
             }
         }
         try options.validate(for: PHAsset.self)
+        return options
+    }
+
+    /// A page of assets: `{"assets": […], "nextCursor": "…"}` (null after the last page), with a `Link: rel=next`.
+    func list(_ request: Request, context: PhotosRequestContext, collection: String?) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        let query = try Query(request, allowed: Self.listParameters)
+        let options = try Self.fetchOptions(query, session: session)
+        // Captions and keywords go with every asset of a page: one read per page, not one per asset.
+        options.prefetchAssetExtendedMetadata = true
         let limit = try query.integer("limit", default: 100, in: 1...1000)
         let withResources = try query.bool("resources")
         let cursor = query["cursor"]

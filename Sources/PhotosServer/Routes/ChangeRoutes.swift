@@ -19,7 +19,17 @@ struct ChangeRoutes {
             guard let object = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any] else {
                 throw APIError.badRequest("the body must be a JSON object {\"changes\": [...]}")
             }
-            let body = try JSONBody(object, allowed: ["changes"], path: "body")
+            let body = try JSONBody(object, allowed: ["changes", "requests"], path: "body")
+            if let requests = body.fields["requests"] {
+                // A remote PhotoKit client's change block: its change requests one for one.
+                guard body.fields["changes"] == nil, let requests = requests as? [Any] else {
+                    throw APIError.badRequest("\"requests\" must be a list of change requests, without \"changes\"")
+                }
+                let block = try ServedChangeBlock(requests)
+                let library = session.library
+                try await offload { try library.applyServedChangeBlock(block) }
+                return try Self.json(["token": FeedToken.encode(session.library.currentChangeToken), "created": [String: String]()], status: .ok)
+            }
             guard let changes = body.fields["changes"] as? [[String: Any]] else { throw APIError.badRequest("\"changes\" must be a list of objects") }
             let list = try ChangeList(session: session, changes: changes)
             let created = try await offload { try list.apply() }

@@ -20,6 +20,22 @@ struct Query {
         }
     }
 
+    /// The parameters of a JSON body `{"name": "value", …}` (values strings, numbers or booleans), for a request whose
+    /// parameters do not fit a URL.
+    init(form: [String: Any], allowed: Set<String>) throws {
+        for (name, value) in form {
+            guard allowed.contains(name) else {
+                throw APIError.badRequest("unknown parameter '\(name)'; this route takes \(allowed.sorted().joined(separator: ", "))")
+            }
+            switch value {
+            case let text as String: if !text.isEmpty { values[name] = text }
+            case let number as NSNumber: values[name] = number.stringValue
+            case is NSNull: break
+            default: throw APIError.badRequest("parameter '\(name)' must be a string, a number or a boolean")
+            }
+        }
+    }
+
     subscript(_ name: String) -> String? { values[name] }
 
     func bool(_ name: String, default value: Bool = false) throws -> Bool {

@@ -1,0 +1,66 @@
+import Foundation
+import PhotoLibraryEngine
+
+/// OpenPhotoKit: the row ids of a fetch as a served library streams them to a remote PhotoKit client
+/// (`GET /v1/assets/ids`). Package API: the server's.
+package struct ServedAssetIDs: Sendable {
+    let stream: AssetIDStream
+
+    /// The ids in `range` the membership has, waiting until they have arrived (fewer at its end).
+    package func ids(in range: Range<Int>) -> ArraySlice<Int64> { stream.ids(in: range) }
+
+    /// Why the membership could not be read to its end (the server must not answer it as whole), once all ids have
+    /// arrived.
+    package var failure: PHPhotosError? {
+        guard let error = stream.failureReason else { return nil }
+        return (error as? LibraryError).map(PHPhotosError.init) ?? PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+    }
+}
+
+extension PHPhotoLibrary {
+    /// The row ids of the assets `options` fetch (in `collection`, else the library), in order, as one read
+    /// transaction reads them, and the newest transaction that state reflects: what a remote client's
+    /// `PHFetchResult` holds. Unusable options throw instead of trapping (they come from a request).
+    package func servedAssetIDs(options: PHFetchOptions) throws -> (ids: ServedAssetIDs, changeToken: Int64) {
+        let spec: FetchOptionsSpec
+        do { spec = try PHFetchOptions.spec(from: options) } catch { throw FetchOptionsError(error) }
+        do {
+            let (stream, version) = try engine().streamAssetIDs(scope: .library, options: spec, access: access)
+            return (ServedAssetIDs(stream: stream), version)
+        } catch let error as LibraryError {
+            throw PHPhotosError(error)
+        }
+    }
+
+    /// The wire form of assets by row id (those the client may see, in the order asked; unknown ids left out), with
+    /// their extended metadata when asked: the body of `POST /v1/assets/records`' answer.
+    package func servedAssetRecords(_ ids: [Int64], extendedMetadata: Bool) throws -> Data {
+        do {
+            let records = try engine().loadAssets(ids, visibleTo: access, extendedMetadata: extendedMetadata)
+            return try AssetWireRecord.encode(records)
+        } catch let error as LibraryError {
+            throw PHPhotosError(error)
+        }
+    }
+}
+
+/// OpenPhotoKit: the change requests of one remote client's change block, read and checked (package API: the
+/// server's).
+package struct ServedChangeBlock: Sendable {
+    let intents: [ChangeIntent]
+
+    /// Reads the requests of `POST /v1/changes` `{"requests": […]}`.
+    /// - throws: ``PHPhotosError`` `invalidResource`, saying what does not read as PhotoKit's change requests.
+    package init(_ requests: [Any]) throws {
+        do { intents = try ChangeRequestWire.decode(requests) } catch { throw PHPhotosError(error) }
+    }
+}
+
+extension PHPhotoLibrary {
+    /// Applies a remote client's change block, all or nothing, with this handle's access.
+    /// - throws: ``PHPhotosError``: what the library refuses.
+    package func applyServedChangeBlock(_ block: ServedChangeBlock) throws {
+        if block.intents.isEmpty { return }
+        do { _ = try engine().apply(block.intents, access: access) } catch { throw PHPhotosError(error) }
+    }
+}

@@ -1,0 +1,312 @@
+import Foundation
+import NIOHTTP1
+
+/// The change requests of one change block as a remote PhotoKit client sends them to its server
+/// (`POST /v1/changes` `{"requests": […]}`), and as the server reads them back: PhotoKit's changes one for one,
+/// with the local identifiers the client chose for the objects it creates (its placeholders), so that the server
+/// applies exactly the block the client made, all or nothing. One codec for both sides; the server trusts nothing
+/// in it (sizes and identifiers are checked, the client's access is the server's to apply).
+package enum ChangeRequestWire {
+    /// Requests per block, identifiers per request and membership edits per collection at most.
+    package static let maximumRequests = 1000
+    package static let maximumIdentifiers = 10_000
+
+    /// The requests as JSON objects; `changeNotSupported` for one a served library does not take yet.
+    package static func encode(_ intents: [ChangeIntent]) throws(LibraryError) -> [[String: Any]] {
+        var requests: [[String: Any]] = []
+        for intent in intents {
+            switch intent {
+            case .updateAsset(let identifier, let properties):
+                var request: [String: Any] = ["request": "updateAsset", "asset": identifier]
+                encode(properties, into: &request)
+                requests.append(request)
+            case .revertAssetContent(let identifier):
+                requests.append(["request": "revertAssetContent", "asset": identifier])
+            case .deleteAssets(let identifiers):
+                requests.append(["request": "deleteAssets", "assets": identifiers])
+            case .recoverAssets(let identifiers):
+                requests.append(["request": "recoverAssets", "assets": identifiers])
+            case .createCollection(let identifier, let kind, let title):
+                requests.append(["request": "createCollection", "collection": identifier, "kind": kind.rawValue, "title": title])
+            case .updateCollection(let identifier, let kind, let title, let edits, let snapshot):
+                var request: [String: Any] = ["request": "updateCollection", "kind": kind.rawValue, "edits": edits.map(encode)]
+                request["collection"] = identifier ?? NSNull()
+                if let title { request["title"] = title }
+                if let snapshot { request["snapshot"] = snapshot }
+                requests.append(request)
+            case .deleteCollections(let identifiers, let kind):
+                requests.append(["request": "deleteCollections", "collections": identifiers, "kind": kind.rawValue])
+            case .createAsset:
+                throw .changeNotSupported("creating assets is not available yet for a library served by photos serve")
+            case .editAssetContent:
+                throw .changeNotSupported("editing an asset's content is not available yet for a library served by photos serve")
+            case .uploadJob:
+                throw .changeNotSupported("upload jobs belong to the device's own library, not to a served one")
+            }
+        }
+        return requests
+    }
+
+    private static func encode(_ properties: AssetPropertyChanges, into request: inout [String: Any]) {
+        if let date = properties.creationDate { request["creationDate"] = date.map { $0.timeIntervalSince1970 as Any } ?? NSNull() }
+        if let location = properties.location {
+            request["location"] =
+                location.map { place -> Any in
+                    var object: [String: Any] = ["latitude": place.latitude, "longitude": place.longitude]
+                    if let altitude = place.altitude { object["altitude"] = altitude }
+                    return object
+                } ?? NSNull()
+        }
+        if let favorite = properties.isFavorite { request["isFavorite"] = favorite }
+        if let hidden = properties.isHidden { request["isHidden"] = hidden }
+        if let rating = properties.rating { request["rating"] = rating }
+        if let caption = properties.caption { request["caption"] = caption.map { $0 as Any } ?? NSNull() }
+        if !properties.keywordEdits.isEmpty {
+            request["keywords"] = properties.keywordEdits.map { edit -> [String: String] in
+                switch edit {
+                case .add(let keyword): ["add": keyword]
+                case .remove(let keyword): ["remove": keyword]
+                }
+            }
+        }
+        if let enabled = properties.livePhotoVideoPlaybackEnabled { request["livePhotoVideoPlaybackEnabled"] = enabled }
+        if let choice = properties.originalChoice { request["originalResourceChoice"] = choice }
+    }
+
+    private static func encode(_ edit: MembershipEdit) -> [String: Any] {
+        switch edit {
+        case .add(let identifiers): ["add": identifiers]
+        case .insert(let identifiers, let indexes): ["insert": identifiers, "at": Array(indexes)]
+        case .remove(let identifiers): ["remove": identifiers]
+        case .removeAt(let indexes): ["removeAt": Array(indexes)]
+        case .replace(let indexes, let identifiers): ["replace": identifiers, "at": Array(indexes)]
+        case .move(let indexes, let destination): ["move": Array(indexes), "to": destination]
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The intents the requests say, checked: what the server applies for the client.
+    /// - throws: ``LibraryError/invalidResource(_:)`` saying what is wrong (nothing is applied then).
+    package static func decode(_ requests: [Any]) throws(LibraryError) -> [ChangeIntent] {
+        guard requests.count <= maximumRequests else { throw .invalidResource("at most \(maximumRequests) change requests per block") }
+        var intents: [ChangeIntent] = []
+        for (index, item) in requests.enumerated() {
+            guard let request = item as? [String: Any], let kind = request["request"] as? String else {
+                throw .invalidResource("requests[\(index)] is not a change request ({\"request\": …})")
+            }
+            let reader = Reader(object: request, path: "requests[\(index)]")
+            switch kind {
+            case "updateAsset":
+                try reader.allow(
+                    [
+                        "asset", "creationDate", "location", "isFavorite", "isHidden", "rating", "caption", "keywords",
+                        "livePhotoVideoPlaybackEnabled", "originalResourceChoice",
+                    ])
+                intents.append(.updateAsset(localIdentifier: try reader.identifier("asset"), properties: try reader.properties()))
+            case "revertAssetContent":
+                try reader.allow(["asset"])
+                intents.append(.revertAssetContent(localIdentifier: try reader.identifier("asset")))
+            case "deleteAssets":
+                try reader.allow(["assets"])
+                intents.append(.deleteAssets(try reader.identifiers("assets")))
+            case "recoverAssets":
+                try reader.allow(["assets"])
+                intents.append(.recoverAssets(try reader.identifiers("assets")))
+            case "createCollection":
+                try reader.allow(["collection", "kind", "title"])
+                intents.append(
+                    .createCollection(
+                        localIdentifier: try reader.identifier("collection"), kind: try reader.kind(), title: try reader.string("title")))
+            case "updateCollection":
+                try reader.allow(["collection", "kind", "title", "edits", "snapshot"])
+                let collection = request["collection"] is NSNull ? nil : try reader.identifier("collection")
+                let edits = try reader.list("edits").enumerated().map { (offset, edit) throws(LibraryError) -> MembershipEdit in
+                    guard let object = edit as? [String: Any] else { throw .invalidResource("\(reader.path).edits[\(offset)] is not an object") }
+                    return try Reader(object: object, path: "\(reader.path).edits[\(offset)]").membershipEdit()
+                }
+                let snapshot = request["snapshot"] == nil ? nil : try reader.identifiers("snapshot")
+                intents.append(
+                    .updateCollection(
+                        localIdentifier: collection, kind: try reader.kind(), title: request["title"] == nil ? nil : try reader.string("title"),
+                        edits: edits, snapshot: snapshot))
+            case "deleteCollections":
+                try reader.allow(["collections", "kind"])
+                intents.append(.deleteCollections(try reader.identifiers("collections"), kind: try reader.kind()))
+            default:
+                throw .invalidResource("requests[\(index)]: \(kind.prefix(40).debugDescription) is not a change request this server takes")
+            }
+        }
+        return intents
+    }
+
+    /// Reads the fields of one JSON object, checked.
+    private struct Reader {
+        let object: [String: Any]
+        let path: String
+
+        func invalid(_ message: String) -> LibraryError { .invalidResource("\(path): \(message)") }
+
+        func allow(_ names: Set<String>) throws(LibraryError) {
+            if let unknown = object.keys.sorted().first(where: { $0 != "request" && !names.contains($0) }) {
+                throw invalid("\(unknown.prefix(40).debugDescription) is not a field of this request")
+            }
+        }
+
+        func string(_ name: String, limit: Int = 8192) throws(LibraryError) -> String {
+            guard let value = object[name] as? String, value.utf8.count <= limit else {
+                throw invalid("\(name) must be a string of at most \(limit) bytes")
+            }
+            return value
+        }
+
+        /// A local identifier: what this library's identifiers are made of, at most 128 bytes.
+        func identifier(_ name: String) throws(LibraryError) -> String {
+            try Self.checked(object[name], name: name, path: path)
+        }
+
+        static func checked(_ value: Any?, name: String, path: String) throws(LibraryError) -> String {
+            guard let text = value as? String, (1...128).contains(text.utf8.count),
+                text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/-_.".unicodeScalars.contains($0)) })
+            else { throw .invalidResource("\(path): \(name) must be a local identifier") }
+            return text
+        }
+
+        func list(_ name: String) throws(LibraryError) -> [Any] {
+            guard let value = object[name] as? [Any], value.count <= maximumIdentifiers else {
+                throw invalid("\(name) must be a list of at most \(maximumIdentifiers) items")
+            }
+            return value
+        }
+
+        func identifiers(_ name: String) throws(LibraryError) -> [String] {
+            var result: [String] = []
+            for item in try list(name) { result.append(try Self.checked(item, name: name, path: path)) }
+            return result
+        }
+
+        func indexes(_ name: String) throws(LibraryError) -> IndexSet {
+            var set = IndexSet()
+            for item in try list(name) {
+                guard let number = item as? NSNumber, let index = Int(exactly: number.doubleValue), (0...Int(Int32.max)).contains(index) else {
+                    throw invalid("\(name) must be a list of indexes")
+                }
+                set.insert(index)
+            }
+            return set
+        }
+
+        func kind() throws(LibraryError) -> CollectionKind {
+            guard let raw = object["kind"] as? Int, let kind = CollectionKind(rawValue: raw) else {
+                throw invalid("kind must be 1 (album) or 2 (folder)")
+            }
+            return kind
+        }
+
+        func number(_ name: String) throws(LibraryError) -> Double {
+            guard let value = object[name] as? NSNumber, value.doubleValue.isFinite else { throw invalid("\(name) must be a number") }
+            return value.doubleValue
+        }
+
+        func bool(_ name: String) throws(LibraryError) -> Bool {
+            guard let value = object[name] as? Bool else { throw invalid("\(name) must be true or false") }
+            return value
+        }
+
+        func properties() throws(LibraryError) -> AssetPropertyChanges {
+            var changes = AssetPropertyChanges()
+            if let value = object["creationDate"] {
+                changes.creationDate = .some(value is NSNull ? nil : Date(timeIntervalSince1970: try number("creationDate")))
+            }
+            if let value = object["location"] {
+                if value is NSNull {
+                    changes.location = .some(nil)
+                } else {
+                    guard let place = value as? [String: Any] else { throw invalid("location must be an object or null") }
+                    let reader = Reader(object: place, path: "\(path).location")
+                    let latitude = try reader.number("latitude")
+                    let longitude = try reader.number("longitude")
+                    guard abs(latitude) <= 90, abs(longitude) <= 180 else { throw invalid("location is not on Earth") }
+                    changes.location = .some(
+                        LocationRecord(
+                            latitude: latitude, longitude: longitude, altitude: place["altitude"] == nil ? nil : try reader.number("altitude")))
+                }
+            }
+            if object["isFavorite"] != nil { changes.isFavorite = try bool("isFavorite") }
+            if object["isHidden"] != nil { changes.isHidden = try bool("isHidden") }
+            if object["rating"] != nil {
+                let rating = try number("rating")
+                guard let value = Int(exactly: rating), (0...5).contains(value) else { throw invalid("rating must be 0 to 5") }
+                changes.rating = value
+            }
+            if let value = object["caption"] { changes.caption = .some(value is NSNull ? nil : try string("caption")) }
+            if object["keywords"] != nil {
+                for (offset, item) in try list("keywords").enumerated() {
+                    guard let edit = item as? [String: String], edit.count == 1 else {
+                        throw invalid("keywords[\(offset)] must be {\"add\": …} or {\"remove\": …}")
+                    }
+                    if let keyword = edit["add"], keyword.utf8.count <= 1024 {
+                        changes.keywordEdits.append(.add(keyword))
+                    } else if let keyword = edit["remove"], keyword.utf8.count <= 1024 {
+                        changes.keywordEdits.append(.remove(keyword))
+                    } else {
+                        throw invalid("keywords[\(offset)] must be {\"add\": …} or {\"remove\": …}")
+                    }
+                }
+            }
+            if object["livePhotoVideoPlaybackEnabled"] != nil { changes.livePhotoVideoPlaybackEnabled = try bool("livePhotoVideoPlaybackEnabled") }
+            if object["originalResourceChoice"] != nil {
+                guard let choice = object["originalResourceChoice"] as? Int, choice == 0 || choice == 1 else {
+                    throw invalid("originalResourceChoice must be 0 (the JPEG or HEIC) or 1 (the RAW)")
+                }
+                changes.originalChoice = choice
+            }
+            return changes
+        }
+
+        func membershipEdit() throws(LibraryError) -> MembershipEdit {
+            if object["add"] != nil {
+                try allow(["add"])
+                return .add(try identifiers("add"))
+            }
+            if object["insert"] != nil {
+                try allow(["insert", "at"])
+                return .insert(try identifiers("insert"), at: try indexes("at"))
+            }
+            if object["remove"] != nil {
+                try allow(["remove"])
+                return .remove(try identifiers("remove"))
+            }
+            if object["removeAt"] != nil {
+                try allow(["removeAt"])
+                return .removeAt(try indexes("removeAt"))
+            }
+            if object["replace"] != nil {
+                try allow(["replace", "at"])
+                return .replace(at: try indexes("at"), with: try identifiers("replace"))
+            }
+            if object["move"] != nil {
+                try allow(["move", "to"])
+                let destination = try number("to")
+                guard let to = Int(exactly: destination), to >= 0 else { throw invalid("to must be an index") }
+                return .move(at: try indexes("move"), to: to)
+            }
+            throw invalid("a membership edit is one of add, insert, remove, removeAt, replace, move")
+        }
+    }
+}
+
+extension RemoteLibrary {
+    /// Applies a change block's requests on the server, all or nothing (`POST /v1/changes`); the server's refusal
+    /// comes back as the PhotoKit error it is.
+    package func apply(_ intents: [ChangeIntent]) throws(LibraryError) {
+        let body: Data
+        do { body = try JSONSerialization.data(withJSONObject: ["requests": try ChangeRequestWire.encode(intents)]) } catch let error as LibraryError
+        {
+            throw error
+        } catch {
+            throw .internalError("cannot encode the change requests: \(error)")
+        }
+        _ = try send(.POST, "/v1/changes", body: body)
+    }
+}

@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// What a fetch result loads its objects from: the engine of a library of this process, or a served library.
+package protocol AssetRecordSource: AnyObject, Sendable {
+    /// Asset records by row id (ids with no row, or none the client may see, are absent), with their extended
+    /// metadata when `extendedMetadata` is set.
+    func loadAssets(_ ids: some Collection<Int64>, extendedMetadata: Bool) throws(LibraryError) -> (
+        records: [Int64: AssetRecord], extended: [Int64: ExtendedMetadataRecord]
+    )
+    /// How many of the given assets have a media type.
+    func countAssets(_ ids: ContiguousArray<Int64>, mediaType: Int) throws(LibraryError) -> Int
+}
+
+extension LibraryEngine: AssetRecordSource {
+    package func loadAssets(_ ids: some Collection<Int64>, extendedMetadata: Bool) throws(LibraryError) -> (
+        records: [Int64: AssetRecord], extended: [Int64: ExtendedMetadataRecord]
+    ) {
+        (try loadAssets(ids), extendedMetadata ? try self.extendedMetadata(ids) : [:])
+    }
+}
+
+extension RemoteLibrary: AssetRecordSource {
+    /// The header that carries the newest transaction a served fetch's membership reflects.
+    package static let changeTokenHeader = "Photos-Change-Token"
+    /// Ids per `POST /v1/assets/records` (the server's limit).
+    package static let recordsPerRequest = 1000
+
+    /// The row ids of the assets a fetch matches, in order, as they arrive from `GET {path}` (8 bytes each, little
+    /// endian): returns once `firstPage` ids (or all) have arrived, the rest arriving in the background; and the
+    /// transaction the membership reflects. The server reads the membership in one read transaction, so it is the
+    /// state of one moment, frozen as PhotoKit's fetch results are.
+    package func streamAssetIDs(_ path: String, parameters: [String: String], firstPage: Int = 100) throws(LibraryError) -> (
+        ids: AssetIDStream, version: Int64
+    ) {
+        // POST, the parameters in the body: a predicate of many identifiers does not fit a URL.
+        let body: Data
+        do { body = try JSONSerialization.data(withJSONObject: parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
+        var request = makeRequest(.POST, path, body: body)
+        request.headers.replaceOrAdd(name: "Accept", value: "application/octet-stream")
+        let stream = AssetIDStream.receiving()
+        let head = Outcome<Int64>()
+        let description = "GET \(path)"
+        let loop = Self.group.next()
+        precondition(!loop.inEventLoop, "a served library's thread waits for its own request")
+        Task(executorPreference: LoopTaskExecutor(loop)) {
+            do {
+                let response = try await Self.http.execute(request, deadline: .now() + Self.requestDeadline)
+                guard response.status.code < 400 else {
+                    let body = try await response.body.collect(upTo: 1 << 20)
+                    let answer = Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+                    throw Self.error(answer, path: path)
+                }
+                guard let token = response.headers.first(name: Self.changeTokenHeader).flatMap(Int64.init),
+                    response.headers.first(name: "Content-Type")?.hasPrefix("application/octet-stream") == true
+                else { throw LibraryError.networkError("\(description) did not answer a list of asset ids") }
+                head.complete(.success(token))
+                var carry: [UInt8] = []
+                var ids: [Int64] = []
+                for try await buffer in response.body {
+                    carry.append(contentsOf: buffer.readableBytesView)
+                    let whole = carry.count / 8 * 8
+                    guard whole > 0 else { continue }
+                    ids.removeAll(keepingCapacity: true)
+                    carry.withUnsafeBytes { raw in
+                        for offset in stride(from: 0, to: whole, by: 8) {
+                            ids.append(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
+                        }
+                    }
+                    carry.removeFirst(whole)
+                    ids.withUnsafeBufferPointer { stream.receive($0) }
+                }
+                guard carry.isEmpty else { throw LibraryError.networkError("\(description) ended inside an id") }
+                stream.finish(nil)
+            } catch {
+                let failure = (error as? LibraryError) ?? LibraryError.networkError("\(description) failed: \(error)")
+                head.complete(.failure(failure))
+                stream.finish(failure)
+            }
+        }
+        head.done.wait()
+        let version: Int64
+        switch head.result! {
+        case .success(let value): version = value
+        case .failure(let error as LibraryError): throw error
+        case .failure(let error): throw .networkError("\(description) failed: \(error)")
+        }
+        do { try stream.waitForFirst(firstPage) } catch let error as LibraryError { throw error } catch {
+            throw .networkError("\(description) failed: \(error)")
+        }
+        return (stream, version)
+    }
+
+    package func loadAssets(_ ids: some Collection<Int64>, extendedMetadata: Bool) throws(LibraryError) -> (
+        records: [Int64: AssetRecord], extended: [Int64: ExtendedMetadataRecord]
+    ) {
+        var records: [Int64: AssetRecord] = [:]
+        var extended: [Int64: ExtendedMetadataRecord] = [:]
+        var remaining = ids[...]
+        while !remaining.isEmpty {
+            let chunk = Array(remaining.prefix(Self.recordsPerRequest))
+            remaining = remaining.dropFirst(chunk.count)
+            let body: Data
+            do { body = try JSONSerialization.data(withJSONObject: ["ids": chunk, "extendedMetadata": extendedMetadata]) } catch {
+                throw .internalError("cannot encode the ids: \(error)")
+            }
+            let answer = try send(.POST, "/v1/assets/records", body: body)
+            let wire: [AssetWireRecord]
+            do { wire = try AssetWireRecord.decode(answer.body) } catch {
+                throw .networkError("POST /v1/assets/records answered something that is not asset records: \(error)")
+            }
+            for item in wire {
+                records[item.id] = item.record
+                if let metadata = item.extended { extended[item.id] = metadata }
+            }
+        }
+        return (records, extended)
+    }
+
+    package func countAssets(_ ids: ContiguousArray<Int64>, mediaType: Int) throws(LibraryError) -> Int {
+        try loadAssets(ids, extendedMetadata: false).records.values.reduce(0) { $0 + ($1.mediaType.rawValue == mediaType ? 1 : 0) }
+    }
+}
+
+extension RemoteLibrary {
+    /// The row ids of the assets a fetch matches on the server, in order (see ``streamAssetIDs(_:query:firstPage:)``):
+    /// the predicate and sort keys sent as PhotoKit's format (the server compiles them as it does for any fetch).
+    package func fetchAssetIDs(scope: AssetScope, options: FetchOptionsSpec, searchText: String?) throws(LibraryError) -> (
+        ids: AssetIDStream, version: Int64
+    ) {
+        var predicate = options.predicate
+        var includeHidden = options.includeHiddenAssets
+        var includeAllBurst = options.includeAllBurstAssets
+        func and(_ clause: FetchPredicate) { predicate = predicate.map { .and([clause, $0]) } ?? clause }
+        switch scope {
+        case .library: break
+        case .mediaType(let type):
+            and(.comparison(.key("mediaType"), .equal, .value(.int(Int64(type))), []))
+        case .localIdentifiers(let identifiers):
+            // As the library does: hidden assets and every burst asset included.
+            and(.comparison(.key("localIdentifier"), .in, .value(.array(identifiers.map { .string($0) })), []))
+            (includeHidden, includeAllBurst) = (true, true)
+        case .burst(let identifier):
+            and(.comparison(.key("burstIdentifier"), .equal, .value(.string(identifier)), []))
+        default:
+            throw .changeNotSupported("fetching the assets of \(scope) is not available yet for a library served by photos serve")
+        }
+        var parameters: [String: String] = [:]
+        if let predicate { parameters["predicate"] = predicate.format }
+        if !options.sortKeys.isEmpty {
+            parameters["sort"] = options.sortKeys.map { ($0.ascending ? "" : "-") + $0.key }.joined(separator: ",")
+        }
+        if includeHidden { parameters["includeHidden"] = "true" }
+        if includeAllBurst { parameters["includeAllBurstAssets"] = "true" }
+        if options.includeAssetSourceTypes != 0 { parameters["sourceTypes"] = String(options.includeAssetSourceTypes) }
+        if options.fetchLimit > 0 { parameters["fetchLimit"] = String(options.fetchLimit) }
+        if let searchText, !searchText.isEmpty { parameters["q"] = searchText }
+        return try streamAssetIDs("/v1/assets/ids", parameters: parameters)
+    }
+}

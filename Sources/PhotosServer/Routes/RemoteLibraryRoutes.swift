@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OpenPhotos
+
+/// What a remote PhotoKit client (`PHPhotoLibrary(url: https://…)`) reads a fetch result with: the membership of a
+/// fetch as a list of asset handles, read in one transaction (frozen, as PhotoKit's fetch results are), and the
+/// assets of a batch of handles. A handle is the asset's row id in this library: opaque to clients, stable while
+/// the asset exists.
+struct RemoteLibraryRoutes {
+    let services: ServerServices
+
+    /// Handles per `POST /v1/assets/records`.
+    static let maximumRecords = 1000
+    static let changeToken = HTTPField.Name("Photos-Change-Token")!
+    static let idParameters = AssetRoutes.listParameters.subtracting(["limit", "cursor", "resources"]).union(["sourceTypes", "fetchLimit"])
+
+    func register(on group: RouterGroup<PhotosRequestContext>) {
+        group.get("assets/ids") { request, context in
+            try await ids(try Query(request, allowed: Self.idParameters), context: context, predicateLimit: 4096)
+        }
+        // The same with the parameters as a JSON object: a predicate too long for a URL (a fetch by a thousand
+        // local identifiers), as the remote PhotoKit client sends every fetch.
+        group.post("assets/ids") { request, context in
+            _ = try Query(request, allowed: [])
+            let body = try await JSONBody(request, context: context, allowed: Self.idParameters)
+            return try await ids(try Query(form: body.fields, allowed: Self.idParameters), context: context, predicateLimit: 1 << 20)
+        }
+        group.post("assets/records") { request, context in try await records(request, context: context) }
+    }
+
+    /// `GET /v1/assets/ids` (or `POST` with the parameters as a JSON object): the handles of the assets the fetch matches, in order, 8 bytes each (little endian),
+    /// streamed as they are read; `Photos-Change-Token` names the transaction the membership reflects. A read that
+    /// fails midway ends the response before its end, so a client never takes part of a membership for all of it.
+    func ids(_ query: Query, context: PhotosRequestContext, predicateLimit: Int) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        let options = try AssetRoutes.fetchOptions(query, session: session, predicateLimit: predicateLimit)
+        if let types = query["sourceTypes"] {
+            guard let bits = UInt(types), bits & ~UInt(0b1111) == 0 else {
+                throw APIError.badRequest("sourceTypes must be PHAssetSourceType bits (1 to 15)")
+            }
+            options.includeAssetSourceTypes = PHAssetSourceType(rawValue: bits)
+        }
+        options.fetchLimit = try query.integer("fetchLimit", default: 0, in: 0...Int(Int32.max))
+        let library = session.library
+        let (ids, token) = try await offload { try library.servedAssetIDs(options: options) }
+        let body = ResponseBody { writer in
+            var start = 0
+            while true {
+                let from = start
+                let batch = try await offload { Array(ids.ids(in: from..<from + 65_536)) }
+                if batch.isEmpty { break }
+                var buffer = ByteBufferAllocator().buffer(capacity: batch.count * 8)
+                for id in batch { buffer.writeInteger(id, endianness: .little) }
+                try await writer.write(buffer)
+                start += batch.count
+            }
+            if let failure = ids.failure { throw failure }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/octet-stream", .cacheControl: "no-store", Self.changeToken: String(token)],
+            body: body)
+    }
+
+    /// `POST /v1/assets/records` `{"ids": [handle, …], "extendedMetadata": true}`: the assets (every property, raw
+    /// values) the client may see among them, in the order asked, `{"records": […]}`.
+    func records(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        _ = try Query(request, allowed: [])
+        let body = try await JSONBody(request, context: context, allowed: ["ids", "extendedMetadata"])
+        guard let list = body.fields["ids"] as? [Any] else { throw APIError.badRequest("ids must be a list of asset handles") }
+        guard list.count <= Self.maximumRecords else { throw APIError.badRequest("at most \(Self.maximumRecords) ids per request") }
+        let ids = try list.map { item -> Int64 in
+            guard let number = item as? NSNumber, let id = Int64(exactly: number.doubleValue) else {
+                throw APIError.badRequest("ids must be a list of asset handles (integers)")
+            }
+            return id
+        }
+        let extended = body.fields["extendedMetadata"] as? Bool ?? false
+        let library = session.library
+        let data = try await offload { try library.servedAssetRecords(ids, extendedMetadata: extended) }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import HTTPTypes
+import OpenPhotos
+import PhotosTesting
+import Testing
+
+/// Runs blocking PhotoKit calls (a served library waits for its server) off Swift's cooperative pool.
+func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+/// What a test compares of an asset: every property `PHAsset` has, as values.
+struct AssetFacts: Equatable, CustomStringConvertible {
+    var values: [String]
+    init(_ asset: PHAsset, extended: Bool = false) {
+        values = [
+            asset.localIdentifier, "\(asset.mediaType.rawValue)", "\(asset.mediaSubtypes.rawValue)", "\(asset.pixelWidth)x\(asset.pixelHeight)",
+            "\(asset.creationDate?.timeIntervalSince1970 ?? -1)", "\(asset.modificationDate?.timeIntervalSince1970 ?? -1)",
+            "\(asset.location?.coordinate.latitude ?? 999),\(asset.location?.coordinate.longitude ?? 999)", "\(asset.duration)",
+            "\(asset.isFavorite)", "\(asset.isHidden)", "\(asset.rating.rawValue)", "\(asset.sourceType.rawValue)",
+            "\(asset.playbackStyle.rawValue)", "\(asset.burstIdentifier ?? "-")", "\(asset.representsBurst)", "\(asset.hasAdjustments)",
+            "\(asset.creationTimeZone?.secondsFromGMT() ?? -99999)",
+        ]
+        if extended { values += [asset.extendedMetadata.caption ?? "-", asset.extendedMetadata.keywords.joined(separator: "|")] }
+    }
+    var description: String { values.joined(separator: " ") }
+}
+
+/// A library served by `photos serve`, opened with `PHPhotoLibrary(url: http://…)`: fetches answer what the same
+/// fetch answers on the server's own library, object for object.
+@Suite("Remote library")
+struct RemoteLibraryTests {
+    /// Seven photos: #1 and #4 favorites, #2 hidden, #3 rated 4 with a caption and keywords, #5 at a place.
+    func makeFixture() throws -> (ServerFixture, [String]) {
+        let fixture = try ServerFixture(name: "Remote")
+        let ids = try fixture.library.addImages(7) { i, request in
+            request.isFavorite = i == 1 || i == 4
+            request.isHidden = i == 2
+            if i == 5 { request.location = CLLocation(latitude: 48.8584, longitude: 2.2945) }
+        }
+        let asset = PHAsset.fetchAssets(withLocalIdentifiers: [ids[3]], options: fixture.library.options()).firstObject!
+        try fixture.library.library.performChangesAndWait {
+            let request = PHAssetChangeRequest(for: asset)
+            request.rating = PHAsset.Rating(rawValue: 4)!
+            request.caption = "Quai \"Branly\" \\ at dusk"
+            request.addKeyword("paris")
+            request.addKeyword("tower")
+        }
+        return (fixture, ids)
+    }
+
+    @Test func fetchesAnswerWhatTheServersLibraryAnswers() async throws {
+        let (fixture, ids) = try makeFixture()
+        defer { fixture.library.remove() }
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                #expect(remote.unavailabilityReason == nil)
+                #expect(remote.clientIdentifier == "app")
+                let local = fixture.library.library
+                let configurations: [(String, (PHFetchOptions) -> Void)] = [
+                    ("default", { _ in }),
+                    ("hidden included", { $0.includeHiddenAssets = true }),
+                    (
+                        "favorites, newest first",
+                        {
+                            $0.predicate = NSPredicate(format: "favorite == YES")
+                            $0.sortDescriptors = [NSSortDescriptor(key: "creationDate", ascending: false)]
+                        }
+                    ),
+                    (
+                        "a date argument and a limit",
+                        {
+                            $0.predicate = NSPredicate(format: "creationDate > %@", Date(timeIntervalSince1970: 1_700_000_000 + 90) as NSDate)
+                            $0.fetchLimit = 3
+                        }
+                    ),
+                    ("a string with quotes", { $0.predicate = NSPredicate(format: "localIdentifier IN %@", [ids[0], ids[6], "x\"y"]) }),
+                    (
+                        "compound and NOT",
+                        {
+                            $0.predicate = NSPredicate(format: "NOT (favorite == YES) AND (mediaSubtypes & %d) == 0", 8)
+                            $0.sortDescriptors = [NSSortDescriptor(key: "modificationDate", ascending: true)]
+                        }
+                    ),
+                    ("search", { $0.searchText = "dusk" }),
+                ]
+                for (name, configure) in configurations {
+                    let remoteOptions = PHFetchOptions()
+                    remoteOptions.photoLibrary = remote
+                    remoteOptions.prefetchAssetExtendedMetadata = true
+                    configure(remoteOptions)
+                    let localOptions = fixture.library.options { $0.prefetchAssetExtendedMetadata = true }
+                    configure(localOptions)
+                    let served = PHAsset.fetchAssets(with: remoteOptions)
+                    let own = PHAsset.fetchAssets(with: localOptions)
+                    #expect(served.fetchError == nil, "\(name)")
+                    #expect(own.count > 0, "\(name): the fixture must match something")
+                    #expect(served.count == own.count, "\(name)")
+                    #expect(served.map { AssetFacts($0, extended: true) } == own.map { AssetFacts($0, extended: true) }, "\(name)")
+                }
+                // By media type, and the extended metadata loaded lazily (not prefetched).
+                let remoteOptions = PHFetchOptions()
+                remoteOptions.photoLibrary = remote
+                #expect(
+                    PHAsset.fetchAssets(with: .image, options: remoteOptions).map(\.localIdentifier) == [
+                        ids[0], ids[1], ids[3], ids[4], ids[5], ids[6],
+                    ])
+                #expect(PHAsset.fetchAssets(with: .video, options: remoteOptions).count == 0)
+                #expect(local.unavailabilityReason == nil)
+            }
+        }
+    }
+
+    /// A change block becomes one request that the server applies all or nothing: properties, keywords, deletion,
+    /// an album created with assets (its placeholder names it on the server too); a block with a change the client's
+    /// access does not allow changes nothing and fails with PhotoKit's error.
+    @Test func changeBlocksApplyOnTheServerAllOrNothing() async throws {
+        let (fixture, ids) = try makeFixture()
+        defer { fixture.library.remove() }
+        let token = try fixture.token("app", .authorized)
+        let limitedToken = try fixture.token("picker", .limited, selection: [ids[0], ids[6]])
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let url = URL(string: "http://127.0.0.1:\(port)")!
+                let remote = try PHPhotoLibrary(url: url, accessToken: token)
+                let options = PHFetchOptions()
+                options.photoLibrary = remote
+                let assets = PHAsset.fetchAssets(with: options)
+                let first = assets.object(at: 0)
+                let third = assets.object(at: 2)
+                #expect(third.localIdentifier == ids[3])
+                var albumIdentifier = ""
+                try remote.performChangesAndWait {
+                    let request = PHAssetChangeRequest(for: first)
+                    request.isFavorite = true
+                    request.rating = PHAsset.Rating(rawValue: 2)!
+                    request.caption = "first"
+                    request.addKeyword("north")
+                    request.creationDate = Date(timeIntervalSince1970: 1_650_000_000.25)
+                    let other = PHAssetChangeRequest(for: third)
+                    other.removeKeyword("paris")
+                    other.caption = nil
+                    other.location = CLLocation(latitude: -33.8568, longitude: 151.2153)
+                    PHAssetChangeRequest.deleteAssets([assets.object(at: 1)] as NSArray)
+                    let album = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Remote trip")
+                    album.addAssets([first, third] as NSArray)
+                    albumIdentifier = album.placeholderForCreatedAssetCollection.localIdentifier
+                }
+                let local = fixture.library.options { $0.prefetchAssetExtendedMetadata = true }
+                let now = PHAsset.fetchAssets(withLocalIdentifiers: [ids[0], ids[1], ids[3]], options: local)
+                let byID = Dictionary(uniqueKeysWithValues: now.map { ($0.localIdentifier, $0) })
+                let changed = try #require(byID[ids[0]])
+                #expect(changed.isFavorite && changed.rating.rawValue == 2)
+                #expect(changed.extendedMetadata.caption == "first" && changed.extendedMetadata.keywords == ["north"])
+                #expect(changed.creationDate == Date(timeIntervalSince1970: 1_650_000_000.25))
+                let other = try #require(byID[ids[3]])
+                #expect(other.extendedMetadata.caption == nil && other.extendedMetadata.keywords == ["tower"])
+                #expect(other.location?.coordinate.latitude == -33.8568 && other.location?.coordinate.longitude == 151.2153)
+                #expect(byID[ids[1]] == nil, "in Recently Deleted")
+                #expect(PHAsset.fetchAssets(with: fixture.library.options()).map(\.localIdentifier) == [ids[0], ids[3], ids[4], ids[5], ids[6]])
+                let album = try #require(
+                    PHAssetCollection.fetchAssetCollections(withLocalIdentifiers: [albumIdentifier], options: fixture.library.options()).firstObject)
+                #expect(album.localizedTitle == "Remote trip")
+                #expect(PHAsset.fetchAssets(in: album, options: fixture.library.options()).map(\.localIdentifier) == [ids[0], ids[3]])
+                // The remote side sees its own change in a new fetch.
+                let again = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0], ids[2]], options: options).firstObject)
+                #expect(again.isFavorite && again.rating.rawValue == 2)
+                // By identifier, hidden ones included, in date order (the first one is now the oldest).
+                #expect(PHAsset.fetchAssets(withLocalIdentifiers: [ids[2], ids[0]], options: options).map(\.localIdentifier) == [ids[0], ids[2]])
+                #expect(PHAsset.fetchAssets(with: options).map(\.localIdentifier) == [ids[0], ids[3], ids[4], ids[5], ids[6]])
+
+                // A limited client may change its selection's properties but not make albums: the whole block fails.
+                let limited = try PHPhotoLibrary(url: url, accessToken: limitedToken)
+                let limitedOptions = PHFetchOptions()
+                limitedOptions.photoLibrary = limited
+                let mine = PHAsset.fetchAssets(with: limitedOptions).object(at: 0)
+                #expect(mine.localIdentifier == ids[0])
+                do {
+                    try limited.performChangesAndWait {
+                        PHAssetChangeRequest(for: mine).isHidden = true
+                        _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Not allowed")
+                    }
+                    Issue.record("a limited client made an album")
+                } catch let error as PHPhotosError {
+                    #expect(error.code == .accessRestricted || error.code == .accessUserDenied)
+                }
+                #expect(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: fixture.library.options()).firstObject?.isHidden == false)
+                try limited.performChangesAndWait { PHAssetChangeRequest(for: mine).isHidden = true }
+                #expect(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: fixture.library.options()).firstObject?.isHidden == true)
+            }
+        }
+    }
+
+    /// A fetch result's membership is the server's state when it ran: assets added later are not in it, and its
+    /// objects still load.
+    @Test func membershipIsFrozenAtFetchTime() async throws {
+        let (fixture, ids) = try makeFixture()
+        defer { fixture.library.remove() }
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                let options = PHFetchOptions()
+                options.photoLibrary = remote
+                let before = PHAsset.fetchAssets(with: options)
+                #expect(before.count == 6)
+                let added = try fixture.library.addImages(2, startingAt: Date(timeIntervalSince1970: 1_600_000_000))
+                #expect(before.count == 6)
+                #expect(before.map(\.localIdentifier) == [ids[0], ids[1], ids[3], ids[4], ids[5], ids[6]])
+                let after = PHAsset.fetchAssets(with: options)
+                #expect(after.map(\.localIdentifier) == added + [ids[0], ids[1], ids[3], ids[4], ids[5], ids[6]])
+            }
+        }
+    }
+
+    /// A limited client's server answers only its selection, also for handles it was never given.
+    @Test func aLimitedClientSeesItsSelectionOnly() async throws {
+        let (fixture, ids) = try makeFixture()
+        defer { fixture.library.remove() }
+        let token = try fixture.token("picker", .limited, selection: [ids[4], ids[0]])
+        let everything = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let url = URL(string: "http://127.0.0.1:\(port)")!
+                let limited = try PHPhotoLibrary(url: url, accessToken: token)
+                let options = PHFetchOptions()
+                options.photoLibrary = limited
+                #expect(PHAsset.fetchAssets(with: options).map(\.localIdentifier) == [ids[0], ids[4]])
+                // The handles of every asset, from a client that may see them all, asked for by the limited one.
+                let full = PHFetchOptions()
+                full.photoLibrary = try PHPhotoLibrary(url: url, accessToken: everything)
+                full.includeHiddenAssets = true
+                #expect(PHAsset.fetchAssets(with: full).count == 7)
+            }
+            let all = try await client.call("/v1/assets/ids?includeHidden=true", token: everything)
+            #expect(all.status == .ok)
+            #expect(all.bytes.count == 7 * 8)
+            let handles = stride(from: 0, to: all.bytes.count, by: 8).map { offset in
+                all.bytes[offset..<offset + 8].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            }
+            let answer = try await client.call("/v1/assets/records", .post, token: token, json: ["ids": handles])
+            #expect(answer.status == .ok)
+            let records = answer.json["records"] as? [[String: Any]] ?? []
+            #expect(Set(records.compactMap { $0["localIdentifier"] as? String }) == [ids[0], ids[4]])
+        }
+    }
+
+    /// Failures are typed errors in bounded time: a token the server refuses, a token file others may read, a
+    /// server that is not there, and what a served library does not offer yet.
+    @Test func failuresAreTypedErrors() async throws {
+        let (fixture, _) = try makeFixture()
+        defer { fixture.library.remove() }
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let url = URL(string: "http://127.0.0.1:\(port)")!
+                #expect(throws: PHPhotosError.self) { try PHPhotoLibrary(url: url, accessToken: "not-a-token") }
+                do {
+                    _ = try PHPhotoLibrary(url: url, accessToken: "not-a-token")
+                } catch let error as PHPhotosError {
+                    #expect(error.code == .accessUserDenied)
+                }
+                let readable = fixture.library.scratch.appendingPathComponent("token")
+                try Data(token.utf8).write(to: readable)
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable.path)
+                #expect(throws: PHPhotosError.self) { try PHPhotoLibrary.readAccessToken(fromFile: readable.path) }
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: readable.path)
+                #expect(try PHPhotoLibrary.readAccessToken(fromFile: readable.path) == token)
+
+                let remote = try PHPhotoLibrary(url: url, accessToken: token)
+                let photo = fixture.library.scratch.appendingPathComponent("new.jpg")
+                try TestMedia.writeSolidJPEG(to: photo, width: 16, height: 16, red: 200, green: 10, blue: 10)
+                do {
+                    try remote.performChangesAndWait { _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: photo) }
+                    Issue.record("an asset was created on a served library before creation requests are sent to the server")
+                } catch let error as PHPhotosError {
+                    #expect(error.code == .changeNotSupported)
+                }
+            }
+        }
+        // Nothing listens on the port any more.
+        let closed = try await blocking { () -> (PHPhotosError.Code?, TimeInterval) in
+            let start = Date()
+            do {
+                _ = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:9")!, accessToken: token)
+                return (nil, 0)
+            } catch let error as PHPhotosError {
+                return (error.code, Date().timeIntervalSince(start))
+            }
+        }
+        #expect(closed.0 == .networkError)
+        #expect(closed.1 < 10)
+    }
+}
