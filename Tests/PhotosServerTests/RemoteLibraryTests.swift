@@ -197,6 +197,81 @@ struct RemoteLibraryTests {
         }
     }
 
+    /// Albums, folders and smart albums fetch as they do on the server, with their assets, and change through the
+    /// remote library.
+    @Test func collectionsAnswerWhatTheServersLibraryAnswers() async throws {
+        let (fixture, ids) = try makeFixture()
+        defer { fixture.library.remove() }
+        let token = try fixture.token("app", .authorized)
+        let local = fixture.library.library
+        try local.performChangesAndWait {
+            let folder = PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Travel")
+            let album = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Paris")
+            folder.addChildCollections([album.placeholderForCreatedAssetCollection] as NSArray)
+            let assets = PHAsset.fetchAssets(withLocalIdentifiers: [ids[5], ids[3], ids[0]], options: fixture.library.options())
+            album.addAssets([assets[2], assets[1], assets[0]] as NSArray)
+            _ = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Empty")
+        }
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                func options(_ library: PHPhotoLibrary) -> PHFetchOptions {
+                    let options = PHFetchOptions()
+                    options.photoLibrary = library
+                    return options
+                }
+                func describe(_ collection: PHCollection) -> String {
+                    "\(collection.localIdentifier) \(collection.localizedTitle ?? "-") \(collection.canContainAssets) \(collection.canContainCollections)"
+                }
+                let albums = { (library: PHPhotoLibrary) in
+                    PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: options(library)).map(describe)
+                }
+                #expect(albums(remote) == albums(local))
+                #expect(albums(remote).count == 2)
+                let top = { (library: PHPhotoLibrary) in PHCollection.fetchTopLevelUserCollections(with: options(library)).map(describe) }
+                #expect(top(remote) == top(local))
+                let smart = { (library: PHPhotoLibrary) in
+                    PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .any, options: options(library)).map(describe)
+                }
+                #expect(smart(remote) == smart(local))
+                // A folder's children, an album's assets in album order, a smart album's assets, key assets.
+                let folder = try #require(
+                    PHCollectionList.fetchTopLevelUserCollections(with: options(remote)).compactMap { $0 as? PHCollectionList }.first)
+                let children = PHCollection.fetchCollections(in: folder, options: options(remote))
+                #expect(children.map { $0.localizedTitle ?? "" } == ["Paris"])
+                let paris = try #require(children.firstObject as? PHAssetCollection)
+                // The album's own order: the assets were added newest first.
+                #expect(PHAsset.fetchAssets(in: paris, options: options(remote)).map(\.localIdentifier) == [ids[5], ids[3], ids[0]])
+                #expect(PHAsset.fetchKeyAssets(in: paris, options: options(remote))?.map(\.localIdentifier) == [ids[5]])
+                let favorites = try #require(
+                    PHAssetCollection.fetchAssetCollections(with: .smartAlbum, subtype: .smartAlbumFavorites, options: options(remote)).firstObject)
+                #expect(PHAsset.fetchAssets(in: favorites, options: options(remote)).map(\.localIdentifier) == [ids[1], ids[4]])
+                let first = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: options(remote)).firstObject)
+                #expect(
+                    PHAssetCollection.fetchAssetCollectionsContaining(first, with: .album, options: options(remote)).map(\.localizedTitle) == [
+                        "Paris"
+                    ])
+
+                // Renaming, reordering and deleting through the remote library.
+                let empty = try #require(
+                    PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: options(remote)).first {
+                        $0.localizedTitle == "Empty"
+                    })
+                try remote.performChangesAndWait {
+                    let request = PHAssetCollectionChangeRequest(for: paris)
+                    request?.title = "Paris, 2023"
+                    request?.moveAssets(at: IndexSet(integer: 2), to: 0)
+                    PHAssetCollectionChangeRequest.deleteAssetCollections([empty] as NSArray)
+                }
+                #expect(albums(local).count == 1)
+                let renamed = try #require(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: options(local)).firstObject)
+                #expect(renamed.localizedTitle == "Paris, 2023")
+                #expect(PHAsset.fetchAssets(in: renamed, options: options(local)).map(\.localIdentifier) == [ids[0], ids[5], ids[3]])
+            }
+        }
+    }
+
     /// A fetch result's membership is the server's state when it ran: assets added later are not in it, and its
     /// objects still load.
     @Test func membershipIsFrozenAtFetchTime() async throws {

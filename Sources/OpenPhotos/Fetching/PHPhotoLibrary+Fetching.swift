@@ -99,6 +99,13 @@ extension PHPhotoLibrary {
     func fetchKeyAssets(in collection: PHAssetCollection, options: PHFetchOptions?) -> PHFetchResult<PHAsset>? {
         if collection.isTransient { return nil }
         let spec = spec(options)
+        if let remote {
+            var first = spec
+            first.fetchLimit = spec.fetchLimit > 0 ? spec.fetchLimit : 1
+            let (ids, _) = run(
+                { try remote.fetchAssetIDs(scope: assetScope(of: collection), options: first, searchText: nil) }, empty: (AssetIDStream([]), 0))
+            return PHFetchResult(storage: .assets(remote, AssetIDStream(ids.all)), library: self, options: options)
+        }
         guard let engine = engineIfAvailable else { return nil }
         let ids = run({ try engine.keyAssetIDs(scope: assetScope(of: collection), options: spec, access: access) }, empty: [])
         return PHFetchResult(storage: .assets(engine, AssetIDStream(ids)), library: self, options: options)
@@ -107,6 +114,10 @@ extension PHPhotoLibrary {
     func fetchStoredCollections<T: PHCollection>(_ scope: CollectionScope, entity: FetchEntity, options: PHFetchOptions?) -> PHFetchResult<T> {
         reportingFailure {
             let spec = spec(options)
+            if let remote {
+                let records = run({ try remote.fetchCollections(scope: scope, entity: entity, options: spec) }, empty: [])
+                return PHFetchResult(objects: records.compactMap { makeCollection($0) as? T }, library: self, options: options)
+            }
             guard let engine = engineIfAvailable else { return unavailable() }
             let records = run({ try engine.fetchCollections(scope: scope, entity: entity, options: spec, access: access) }, empty: [])
             return PHFetchResult(objects: records.compactMap { makeCollection($0) as? T }, library: self, options: options)
@@ -120,6 +131,7 @@ extension PHPhotoLibrary {
 
     func fetchMomentRecords(_ filter: MomentFilter, options: PHFetchOptions?) -> [CollectionRecord] {
         let spec = spec(options)
+        if remote != nil { return run({ throw Self.servedLibraryLimit }, empty: []) }
         guard let engine = engineIfAvailable else { return [] }
         return run({ try engine.fetchMoments(filter, options: spec, access: access) }, empty: [])
     }

@@ -17,18 +17,72 @@ package struct ServedAssetIDs: Sendable {
     }
 }
 
+/// OpenPhotoKit: which assets a remote client's fetch draws from (its `scope`), read and checked. Package API.
+package struct ServedAssetScope: Sendable {
+    let scope: AssetScope
+
+    /// The library's assets (`fetchAssets(with:)`).
+    package static let library = ServedAssetScope(scope: .library)
+
+    private init(scope: AssetScope) { self.scope = scope }
+
+    /// Reads a request's `scope` object.
+    /// - throws: ``PHPhotosError`` `invalidResource`, saying what is wrong.
+    package init(_ json: Any) throws {
+        do { scope = try FetchScopeWire.decodeAssetScope(json) } catch { throw PHPhotosError(error) }
+    }
+}
+
+/// OpenPhotoKit: which collections a remote client's fetch draws from, and of which kind. Package API.
+package struct ServedCollectionScope: Sendable {
+    let scope: CollectionScope
+    let entity: FetchEntity
+    /// The class the fetch's options are checked against.
+    package let objectClass: PHObject.Type
+
+    /// Reads a request's `scope` object and `entity` (`assetCollection`, `collectionList` or `collection`).
+    /// - throws: ``PHPhotosError`` `invalidResource`, saying what is wrong.
+    package init(_ json: Any, entity: String) throws {
+        do { scope = try FetchScopeWire.decodeCollectionScope(json) } catch { throw PHPhotosError(error) }
+        switch entity {
+        case "assetCollection": (self.entity, objectClass) = (.assetCollection, PHAssetCollection.self)
+        case "collectionList": (self.entity, objectClass) = (.collectionList, PHCollectionList.self)
+        case "collection": (self.entity, objectClass) = (.collection, PHCollection.self)
+        default:
+            throw PHPhotosError(
+                .invalidResource, userInfo: [NSLocalizedDescriptionKey: "entity must be assetCollection, collectionList or collection"])
+        }
+    }
+}
+
 extension PHPhotoLibrary {
-    /// The row ids of the assets `options` fetch (in `collection`, else the library), in order, as one read
-    /// transaction reads them, and the newest transaction that state reflects: what a remote client's
-    /// `PHFetchResult` holds. Unusable options throw instead of trapping (they come from a request).
-    package func servedAssetIDs(options: PHFetchOptions) throws -> (ids: ServedAssetIDs, changeToken: Int64) {
+    /// The wire form of the stored collections a remote client's fetch answers, in order.
+    package func servedCollectionRecords(_ scope: ServedCollectionScope, options: PHFetchOptions) throws -> Data {
         let spec: FetchOptionsSpec
         do { spec = try PHFetchOptions.spec(from: options) } catch { throw FetchOptionsError(error) }
         do {
-            let (stream, version) = try engine().streamAssetIDs(scope: .library, options: spec, access: access)
+            let records = try engine().fetchCollections(scope: scope.scope, entity: scope.entity, options: spec, access: access)
+            return try CollectionWireRecord.encode(records.map(CollectionWireRecord.init))
+        } catch let error as LibraryError {
+            throw PHPhotosError(error)
+        } catch let error as FetchPredicateError {
+            throw FetchOptionsError(error)
+        }
+    }
+
+    /// The row ids of the assets `options` fetch in `scope`, in order, as one read transaction reads them, and the
+    /// newest transaction that state reflects: what a remote client's `PHFetchResult` holds. Unusable options
+    /// throw instead of trapping (they come from a request).
+    package func servedAssetIDs(options: PHFetchOptions, scope: ServedAssetScope = .library) throws -> (ids: ServedAssetIDs, changeToken: Int64) {
+        let spec: FetchOptionsSpec
+        do { spec = try PHFetchOptions.spec(from: options) } catch { throw FetchOptionsError(error) }
+        do {
+            let (stream, version) = try engine().streamAssetIDs(scope: scope.scope, options: spec, access: access)
             return (ServedAssetIDs(stream: stream), version)
         } catch let error as LibraryError {
             throw PHPhotosError(error)
+        } catch let error as FetchPredicateError {
+            throw FetchOptionsError(error)
         }
     }
 

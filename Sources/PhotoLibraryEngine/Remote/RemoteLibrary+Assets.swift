@@ -33,7 +33,7 @@ extension RemoteLibrary: AssetRecordSource {
     /// endian): returns once `firstPage` ids (or all) have arrived, the rest arriving in the background; and the
     /// transaction the membership reflects. The server reads the membership in one read transaction, so it is the
     /// state of one moment, frozen as PhotoKit's fetch results are.
-    package func streamAssetIDs(_ path: String, parameters: [String: String], firstPage: Int = 100) throws(LibraryError) -> (
+    package func streamAssetIDs(_ path: String, parameters: [String: Any], firstPage: Int = 100) throws(LibraryError) -> (
         ids: AssetIDStream, version: Int64
     ) {
         // POST, the parameters in the body: a predicate of many identifiers does not fit a URL.
@@ -126,38 +126,14 @@ extension RemoteLibrary: AssetRecordSource {
 }
 
 extension RemoteLibrary {
-    /// The row ids of the assets a fetch matches on the server, in order (see ``streamAssetIDs(_:query:firstPage:)``):
-    /// the predicate and sort keys sent as PhotoKit's format (the server compiles them as it does for any fetch).
+    /// The row ids of the assets a fetch matches on the server, in order (see
+    /// ``streamAssetIDs(_:parameters:firstPage:)``): the scope as it is, the predicate and sort keys as PhotoKit's
+    /// format (the server compiles them as it does for any fetch).
     package func fetchAssetIDs(scope: AssetScope, options: FetchOptionsSpec, searchText: String?) throws(LibraryError) -> (
         ids: AssetIDStream, version: Int64
     ) {
-        var predicate = options.predicate
-        var includeHidden = options.includeHiddenAssets
-        var includeAllBurst = options.includeAllBurstAssets
-        func and(_ clause: FetchPredicate) { predicate = predicate.map { .and([clause, $0]) } ?? clause }
-        switch scope {
-        case .library: break
-        case .mediaType(let type):
-            and(.comparison(.key("mediaType"), .equal, .value(.int(Int64(type))), []))
-        case .localIdentifiers(let identifiers):
-            // As the library does: hidden assets and every burst asset included.
-            and(.comparison(.key("localIdentifier"), .in, .value(.array(identifiers.map { .string($0) })), []))
-            (includeHidden, includeAllBurst) = (true, true)
-        case .burst(let identifier):
-            and(.comparison(.key("burstIdentifier"), .equal, .value(.string(identifier)), []))
-        default:
-            throw .changeNotSupported("fetching the assets of \(scope) is not available yet for a library served by photos serve")
-        }
-        var parameters: [String: String] = [:]
-        if let predicate { parameters["predicate"] = predicate.format }
-        if !options.sortKeys.isEmpty {
-            parameters["sort"] = options.sortKeys.map { ($0.ascending ? "" : "-") + $0.key }.joined(separator: ",")
-        }
-        if includeHidden { parameters["includeHidden"] = "true" }
-        if includeAllBurst { parameters["includeAllBurstAssets"] = "true" }
-        if options.includeAssetSourceTypes != 0 { parameters["sourceTypes"] = String(options.includeAssetSourceTypes) }
-        if options.fetchLimit > 0 { parameters["fetchLimit"] = String(options.fetchLimit) }
-        if let searchText, !searchText.isEmpty { parameters["q"] = searchText }
+        var parameters = Self.parameters(options, searchText: searchText)
+        parameters["scope"] = FetchScopeWire.encode(scope)
         return try streamAssetIDs("/v1/assets/ids", parameters: parameters)
     }
 }

@@ -4077,6 +4077,10 @@ enum EmbeddedFiles {
                       "type": "integer",
                       "minimum": 0,
                       "description": "PHFetchOptions.fetchLimit (0: no limit)"
+                     },
+                     "scope": {
+                      "type": "object",
+                      "description": "Which assets the fetch draws from (default: the library), one field: library (true), mediaType (0-3), localIdentifiers ([…]: hidden and burst assets included), burst (identifier), album (a collection's handle: its order), smartAlbum (a PHAssetCollectionSubtype), moment ({day, place}), ordered ([…]: that order, a transient collection)"
                      }
                     }
                    }
@@ -4128,6 +4132,102 @@ enum EmbeddedFiles {
                        "type": "array",
                        "items": {
                         "$ref": "#/components/schemas/AssetRecord"
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/collections/records": {
+               "post": {
+                "summary": "Stored collections a fetch answers (albums, smart albums, folders), every field (what a remote PHFetchResult of collections holds)",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "required": [
+                     "scope",
+                     "entity"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                     "scope": {
+                      "type": "object",
+                      "description": "One field: assetCollections ({type, subtype}), collectionLists ({type, subtype}), localIdentifiers ({identifiers, kind}), children (a folder's handle, or null: the top level), albumsContaining (an asset's handle), parent (a collection's handle)"
+                     },
+                     "entity": {
+                      "type": "string",
+                      "enum": [
+                       "assetCollection",
+                       "collectionList",
+                       "collection"
+                      ]
+                     },
+                     "predicate": {
+                      "type": "string",
+                      "description": "A PhotoKit predicate over the entity's keys"
+                     },
+                     "sort": {
+                      "type": "string",
+                      "description": "Sort keys, comma-separated, - for descending"
+                     },
+                     "fetchLimit": {
+                      "type": "string",
+                      "description": "PHFetchOptions.fetchLimit"
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The collections",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "records": {
+                       "type": "array",
+                       "items": {
+                        "$ref": "#/components/schemas/CollectionRecord"
                        }
                       }
                      }
@@ -5038,6 +5138,61 @@ enum EmbeddedFiles {
                  "originalFilename": {
                   "type": [
                    "string",
+                   "null"
+                  ]
+                 }
+                }
+               },
+               "CollectionRecord": {
+                "type": "object",
+                "properties": {
+                 "id": {
+                  "type": [
+                   "integer",
+                   "null"
+                  ],
+                  "description": "The handle"
+                 },
+                 "localIdentifier": {
+                  "type": "string"
+                 },
+                 "kind": {
+                  "type": "integer",
+                  "description": "1 asset collection, 2 collection list"
+                 },
+                 "type": {
+                  "type": "integer"
+                 },
+                 "subtype": {
+                  "type": "integer"
+                 },
+                 "title": {
+                  "type": [
+                   "string",
+                   "null"
+                  ]
+                 },
+                 "parentID": {
+                  "type": [
+                   "integer",
+                   "null"
+                  ]
+                 },
+                 "startDate": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "endDate": {
+                  "type": [
+                   "number",
+                   "null"
+                  ]
+                 },
+                 "assetCount": {
+                  "type": [
+                   "integer",
                    "null"
                   ]
                  }

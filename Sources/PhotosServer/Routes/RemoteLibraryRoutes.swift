@@ -18,22 +18,24 @@ struct RemoteLibraryRoutes {
 
     func register(on group: RouterGroup<PhotosRequestContext>) {
         group.get("assets/ids") { request, context in
-            try await ids(try Query(request, allowed: Self.idParameters), context: context, predicateLimit: 4096)
+            try await ids(try Query(request, allowed: Self.idParameters), scope: .library, context: context, predicateLimit: 4096)
         }
         // The same with the parameters as a JSON object: a predicate too long for a URL (a fetch by a thousand
         // local identifiers), as the remote PhotoKit client sends every fetch.
         group.post("assets/ids") { request, context in
             _ = try Query(request, allowed: [])
-            let body = try await JSONBody(request, context: context, allowed: Self.idParameters)
-            return try await ids(try Query(form: body.fields, allowed: Self.idParameters), context: context, predicateLimit: 1 << 20)
+            var fields = try await JSONBody(request, context: context, allowed: Self.idParameters.union(["scope"])).fields
+            let scope = try fields.removeValue(forKey: "scope").map { try ServedAssetScope($0) } ?? .library
+            return try await ids(try Query(form: fields, allowed: Self.idParameters), scope: scope, context: context, predicateLimit: 1 << 20)
         }
+        group.post("collections/records") { request, context in try await collections(request, context: context) }
         group.post("assets/records") { request, context in try await records(request, context: context) }
     }
 
     /// `GET /v1/assets/ids` (or `POST` with the parameters as a JSON object): the handles of the assets the fetch matches, in order, 8 bytes each (little endian),
     /// streamed as they are read; `Photos-Change-Token` names the transaction the membership reflects. A read that
     /// fails midway ends the response before its end, so a client never takes part of a membership for all of it.
-    func ids(_ query: Query, context: PhotosRequestContext, predicateLimit: Int) async throws -> Response {
+    func ids(_ query: Query, scope: ServedAssetScope, context: PhotosRequestContext, predicateLimit: Int) async throws -> Response {
         let session = try context.client()
         try session.requireRead()
         let options = try AssetRoutes.fetchOptions(query, session: session, predicateLimit: predicateLimit)
@@ -45,7 +47,7 @@ struct RemoteLibraryRoutes {
         }
         options.fetchLimit = try query.integer("fetchLimit", default: 0, in: 0...Int(Int32.max))
         let library = session.library
-        let (ids, token) = try await offload { try library.servedAssetIDs(options: options) }
+        let (ids, token) = try await offload { try library.servedAssetIDs(options: options, scope: scope) }
         let body = ResponseBody { writer in
             var start = 0
             while true {
@@ -84,6 +86,40 @@ struct RemoteLibraryRoutes {
         let extended = body.fields["extendedMetadata"] as? Bool ?? false
         let library = session.library
         let data = try await offload { try library.servedAssetRecords(ids, extendedMetadata: extended) }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `POST /v1/collections/records` `{"scope": {…}, "entity": "assetCollection", "predicate", "sort", "fetchLimit"}`:
+    /// the stored collections (albums, smart albums, folders) the fetch answers, `{"records": […]}`.
+    func collections(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        _ = try Query(request, allowed: [])
+        let body = try await JSONBody(request, context: context, allowed: ["scope", "entity", "predicate", "sort", "fetchLimit"])
+        guard let scopeJSON = body.fields["scope"], let entity = body.fields["entity"] as? String else {
+            throw APIError.badRequest("scope and entity are required")
+        }
+        let scope = try ServedCollectionScope(scopeJSON, entity: entity)
+        let options = session.fetchOptions()
+        if let format = body.fields["predicate"] as? String, !format.isEmpty {
+            guard format.utf8.count <= 1 << 20 else { throw APIError.badRequest("the predicate is longer than 1 MiB") }
+            options.predicate = try NSPredicate(validatingFormat: format)
+        }
+        if let sort = body.fields["sort"] as? String, !sort.isEmpty {
+            options.sortDescriptors = sort.split(separator: ",").map { term in
+                let descending = term.hasPrefix("-")
+                return NSSortDescriptor(key: String(descending ? term.dropFirst() : term), ascending: !descending)
+            }
+        }
+        if let limit = body.fields["fetchLimit"] {
+            guard let text = limit as? String, let value = Int(text), value >= 0 else { throw APIError.badRequest("fetchLimit must be a count") }
+            options.fetchLimit = value
+        }
+        try options.validate(for: scope.objectClass)
+        let library = session.library
+        let data = try await offload { try library.servedCollectionRecords(scope, options: options) }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
