@@ -376,3 +376,98 @@ struct RemoteLibraryTests {
         #expect(closed.1 < 10)
     }
 }
+
+/// Images of a served library: rendered by the server, kept on this machine, "in the cloud" until then.
+@Suite("Remote library images")
+struct RemoteLibraryImageTests {
+    final class Box: @unchecked Sendable {
+        var results: [(size: CGSize?, degraded: Bool, inCloud: Bool, error: PHPhotosError.Code?)] = []
+        var progress: [Double] = []
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    @Test func imagesDownloadOnceAndAnswerFromTheCacheAfterwards() async throws {
+        let fixture = try ServerFixture(name: "RemoteImages")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(2)
+        let token = try fixture.token("app", .authorized)
+        let cache = fixture.library.scratch.appendingPathComponent("image-cache")
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let url = URL(string: "http://127.0.0.1:\(port)")!
+                let remote = try PHPhotoLibrary(url: url, accessToken: token, cacheDirectory: cache)
+                let options = PHFetchOptions()
+                options.photoLibrary = remote
+                let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: options).firstObject)
+                let own = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: fixture.library.options()).firstObject)
+                let manager = PHImageManager()
+                func request(
+                    _ manager: PHImageManager, _ asset: PHAsset, _ size: CGSize, _ mode: PHImageContentMode, network: Bool,
+                    mode delivery: PHImageRequestOptionsDeliveryMode = .highQualityFormat, synchronous: Bool = true
+                ) -> Box {
+                    let box = Box()
+                    let options = PHImageRequestOptions()
+                    options.isSynchronous = synchronous
+                    options.isNetworkAccessAllowed = network
+                    options.deliveryMode = delivery
+                    options.progressHandler = { fraction, _, _, _ in box.progress.append(fraction) }
+                    manager.requestImage(for: asset, targetSize: size, contentMode: mode, options: options) { image, info in
+                        let result = ImageResultInfo(info)
+                        box.results.append((image?.size, result.isDegraded, result.isInCloud, result.error?.code))
+                        if !result.isDegraded { box.done.signal() }
+                    }
+                    box.done.wait()
+                    return box
+                }
+                // Not here and no network: in the cloud.
+                let offline = request(manager, asset, CGSize(width: 120, height: 120), .aspectFit, network: false)
+                #expect(offline.results.count == 1)
+                #expect(offline.results.first?.size == nil && offline.results.first?.inCloud == true)
+                #expect(offline.results.first?.error == .networkAccessRequired)
+                // Downloaded: the size the library's own manager renders, progress told to the end.
+                for (size, mode) in [
+                    (CGSize(width: 120, height: 120), PHImageContentMode.aspectFit), (CGSize(width: 50, height: 30), .aspectFill),
+                    (CGSize(width: 33, height: 33), .aspectFit), (CGSize(width: 10, height: 40), .aspectFill),
+                ] {
+                    let online = request(manager, asset, size, mode, network: true)
+                    let local = request(PHImageManager(), own, size, mode, network: false)
+                    #expect(online.results.count == 1)
+                    #expect(
+                        online.results.first?.size != nil && online.results.first?.size == local.results.first?.size,
+                        "\(size) \(mode): \(String(describing: online.results.first?.size)) vs \(String(describing: local.results.first?.size)) of \(own.pixelWidth)x\(own.pixelHeight)"
+                    )
+                    #expect(online.results.first?.inCloud == false)
+                    #expect(online.progress.last == 1)
+                }
+                // Another handle on the same cache: what was downloaded is here without the network.
+                let again = try PHPhotoLibrary(url: url, accessToken: token, cacheDirectory: cache)
+                let options2 = PHFetchOptions()
+                options2.photoLibrary = again
+                let same = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[0]], options: options2).firstObject)
+                let cached = request(PHImageManager(), same, CGSize(width: 33, height: 33), .aspectFit, network: false)
+                #expect(cached.results.first?.size != nil && cached.results.first?.inCloud == false)
+                // Opportunistic, a larger size not here: the cached smaller one first (degraded), then the download.
+                let larger = request(
+                    PHImageManager(), same, CGSize(width: 60, height: 60), .aspectFit, network: true, mode: .opportunistic, synchronous: false)
+                #expect(larger.results.map(\.degraded) == [true, false])
+                // The largest of the smaller renderings here (53 × 40, of the 10 × 40 fill), then the 60 × 45 one.
+                #expect(larger.results.first?.size == CGSize(width: 53, height: 40))
+                #expect(larger.results.last?.size == CGSize(width: 60, height: 45))
+                // A caching manager downloads ahead of the requests (with network access), which then need no network.
+                let caching = PHCachingImageManager()
+                let ahead = PHImageRequestOptions()
+                ahead.isNetworkAccessAllowed = true
+                caching.startCachingImages(for: [same], targetSize: CGSize(width: 20, height: 20), contentMode: .aspectFit, options: ahead)
+                caching.waitForCaching()
+                let prepared = request(caching, same, CGSize(width: 20, height: 20), .aspectFit, network: false)
+                #expect(prepared.results.first?.size == CGSize(width: 20, height: 15))
+                // Without the network, the degraded one comes, then nil in the cloud.
+                let other = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [ids[1]], options: options2).firstObject)
+                let none = request(
+                    PHImageManager(), other, CGSize(width: 400, height: 400), .aspectFit, network: false, mode: .opportunistic, synchronous: false)
+                #expect(none.results.count == 1 && none.results.first?.inCloud == true)
+            }
+        }
+    }
+}

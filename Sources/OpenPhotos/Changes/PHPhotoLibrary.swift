@@ -100,11 +100,14 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     /// OpenPhotoKit: opens the library a `photos serve` serves at `url` (`https://photos.example.com`), acting as
     /// the client `accessToken` was issued for (`photos token create`). Apple's API has no such initializer: a
     /// device's library needs no token.
+    /// - parameter cacheDirectory: where this machine keeps the images it downloads from the server (bounded:
+    ///   `$PHOTOS_REMOTE_CACHE_MB`, 256 MiB by default); nil: a folder of this server and client under
+    ///   `$XDG_CACHE_HOME/openphotokit/remote` (else `~/.cache/…`).
     /// - throws: ``PHPhotosError``: `accessUserDenied` for a token the server refuses, `networkError` for a server
     ///   that cannot be reached or does not answer as `photos serve` does (in bounded time).
-    public init(url: URL, accessToken: String) throws {
+    public init(url: URL, accessToken: String, cacheDirectory: URL? = nil) throws {
         do {
-            let remote = try RemoteLibrary.open(url, token: accessToken)
+            let remote = try RemoteLibrary.open(url, token: accessToken, cacheFolder: cacheDirectory)
             (self.remote, self.state, self.clientIdentifier) = (remote, .failure(Self.servedLibraryLimit), remote.clientIdentifier)
         } catch {
             throw PHPhotosError(error)

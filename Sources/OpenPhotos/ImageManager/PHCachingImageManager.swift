@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibraryEngine
 import PhotoMedia
 import Synchronization
 
@@ -23,11 +24,31 @@ open class PHCachingImageManager: PHImageManager, @unchecked Sendable {
     /// A caching manager with its own memory cache.
     public override init() {}
 
-    /// Renders these assets' images in the background, for requests with the same size, mode and options.
+    /// Renders these assets' images in the background, for requests with the same size, mode and options. For a
+    /// served library's assets, downloads their renderings to this machine's cache when `isNetworkAccessAllowed`.
     open func startCachingImages(for assets: [PHAsset], targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions?) {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
         options.isSynchronous = false
         for asset in assets {
+            if let remote = asset.library?.remote {
+                // A served library's asset: its rendering downloaded to this machine's cache (when the network may
+                // be used), so that the request that follows answers from disk.
+                guard let request = try? Self.remoteRequest(asset, targetSize: targetSize, contentMode: contentMode, options: options),
+                    !remote.imageCache.contains(request.name)
+                else { continue }
+                let allowNetwork = options.isNetworkAccessAllowed
+                preheating.withLock { $0.pending += 1 }
+                workers.addOperation { [self] in
+                    defer {
+                        idle.lock()
+                        preheating.withLock { $0.pending -= 1 }
+                        idle.broadcast()
+                        idle.unlock()
+                    }
+                    _ = try? remote.image(request, allowNetwork: allowNetwork)
+                }
+                continue
+            }
             guard let full = try? plan(asset, targetSize: targetSize, contentMode: contentMode, options: options, id: PHInvalidImageRequestID) else {
                 continue
             }

@@ -64,6 +64,10 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         resultHandler: @escaping (UIImage?, [AnyHashable: Any]?) -> Void
     ) -> PHImageRequestID {
         let options = (options?.copy() as? PHImageRequestOptions) ?? PHImageRequestOptions()
+        if let remote = asset.library?.remote {
+            return requestRemoteImage(
+                remote, for: asset, targetSize: targetSize, contentMode: contentMode, options: options, resultHandler: resultHandler)
+        }
         let id = nextRequestID(running: !options.isSynchronous)
         nonisolated(unsafe) let handler = resultHandler
         let plan: RenderPlan

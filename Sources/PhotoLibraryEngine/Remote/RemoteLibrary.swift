@@ -45,11 +45,17 @@ package final class RemoteLibrary: Sendable {
         return HTTPClient(eventLoopGroup: group, configuration: configuration)
     }()
 
-    private init(baseURL: String, token: String, clientIdentifier: String, session: Session) {
+    /// Renderings of this server's assets for this client, on this machine's disk.
+    let imageCacheStorage: RemoteImageCache
+
+    private init(baseURL: String, token: String, clientIdentifier: String, session: Session, cacheFolder: URL? = nil) {
         self.baseURL = baseURL
         self.token = token
         self.clientIdentifier = clientIdentifier
         self.session = session
+        let megabytes = ProcessInfo.processInfo.environment["PHOTOS_REMOTE_CACHE_MB"].flatMap(Int64.init) ?? 256
+        imageCacheStorage = RemoteImageCache(
+            folder: cacheFolder ?? RemoteImageCache.folder(baseURL: baseURL, client: clientIdentifier), limit: max(1, megabytes) << 20)
     }
 
     /// Whether `url` names a served library (`http://` or `https://`).
@@ -84,7 +90,8 @@ package final class RemoteLibrary: Sendable {
     }
 
     /// Opens the library `url` serves, checking the token with the server (`GET /v1/session`).
-    package static func open(_ url: URL, token: String) throws(LibraryError) -> RemoteLibrary {
+    /// - parameter cacheFolder: where this machine keeps the server's renderings (nil: the user's cache folder).
+    package static func open(_ url: URL, token: String, cacheFolder: URL? = nil) throws(LibraryError) -> RemoteLibrary {
         guard isServed(url), url.host != nil else { throw .invalidResource("\(url) is not an http(s) address of photos serve") }
         var base = url.absoluteString
         if let query = base.firstIndex(where: { $0 == "?" || $0 == "#" }) { base = String(base[..<query]) }
@@ -102,7 +109,7 @@ package final class RemoteLibrary: Sendable {
         let session = Session(
             status: status, canRead: answer["canRead"] as? Bool ?? false, canAdd: answer["canAdd"] as? Bool ?? false,
             canManageCollections: answer["canManageCollections"] as? Bool ?? false)
-        return RemoteLibrary(baseURL: base, token: token, clientIdentifier: client, session: session)
+        return RemoteLibrary(baseURL: base, token: token, clientIdentifier: client, session: session, cacheFolder: cacheFolder)
     }
 
     // MARK: - Requests
