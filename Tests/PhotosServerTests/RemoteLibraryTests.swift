@@ -471,3 +471,103 @@ struct RemoteLibraryImageTests {
         }
     }
 }
+
+/// Observers of a served library hear of changes made by any client, through the server's change feed.
+@Suite("Remote library observation")
+struct RemoteLibraryObservationTests {
+    final class Recorder: NSObject, PHPhotoLibraryChangeObserver, PHPhotoLibraryAvailabilityObserver, @unchecked Sendable {
+        let condition = NSCondition()
+        var result: PHFetchResult<PHAsset>
+        var steps: [(removed: [Int], inserted: [Int], changed: [Int])] = []
+        var favoriteAfter: [Bool] = []
+        var watched: PHAsset
+        var unavailable: PHPhotosError?
+
+        init(result: PHFetchResult<PHAsset>, watched: PHAsset) {
+            self.result = result
+            self.watched = watched
+        }
+
+        func photoLibraryDidChange(_ changeInstance: PHChange) {
+            condition.lock()
+            defer {
+                condition.broadcast()
+                condition.unlock()
+            }
+            if let details = changeInstance.changeDetails(for: result) {
+                steps.append(
+                    (Array(details.removedIndexes ?? []), Array(details.insertedIndexes ?? []), Array(details.changedIndexes ?? [])))
+                result = details.fetchResultAfterChanges
+            }
+            if let object = changeInstance.changeDetails(for: watched), let after = object.objectAfterChanges {
+                favoriteAfter.append(after.isFavorite)
+                watched = after
+            }
+        }
+
+        func photoLibraryDidBecomeUnavailable(_ photoLibrary: PHPhotoLibrary) {
+            condition.lock()
+            unavailable = photoLibrary.unavailabilityReason as? PHPhotosError
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Waits (at most a minute: a bound, not a timing assertion) until `done` holds.
+        func wait(_ what: String, until done: () -> Bool) {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date().addingTimeInterval(60)
+            while !done() {
+                if !condition.wait(until: deadline) {
+                    Issue.record("gave up waiting for \(what)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test func changesByAnotherClientReachTheObserverWithDetails() async throws {
+        let fixture = try ServerFixture(name: "RemoteObservation")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(3)
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                let options = PHFetchOptions()
+                options.photoLibrary = remote
+                let all = PHAsset.fetchAssets(with: options)
+                #expect(all.count == 3)
+                let recorder = Recorder(result: all, watched: all.object(at: 1))
+                remote.register(recorder as any PHPhotoLibraryChangeObserver)
+                remote.register(recorder as any PHPhotoLibraryAvailabilityObserver)
+                defer { remote.unregisterChangeObserver(recorder) }
+                let owner = fixture.library.library
+                let local = PHAsset.fetchAssets(with: fixture.library.options())
+                // Another client favorites the second photo: one change, the second slot reloaded.
+                try owner.performChangesAndWait { PHAssetChangeRequest(for: local.object(at: 1)).isFavorite = true }
+                recorder.wait("the favorite") { recorder.steps.count == 1 }
+                #expect(recorder.steps.last?.changed == [1] && recorder.steps.last?.inserted == [] && recorder.steps.last?.removed == [])
+                #expect(recorder.favoriteAfter == [true])
+                // A newer photo: inserted at the end. Then the first one deleted: removed from the front.
+                let added = try fixture.library.addImages(1, startingAt: Date(timeIntervalSince1970: 1_800_000_000))
+                recorder.wait("the insertion") { recorder.steps.count == 2 }
+                #expect(recorder.steps.last?.inserted == [3])
+                try owner.performChangesAndWait { PHAssetChangeRequest.deleteAssets([local.object(at: 0)] as NSArray) }
+                recorder.wait("the deletion") { recorder.steps.count == 3 }
+                #expect(recorder.steps.last?.removed == [0])
+                #expect(recorder.result.map(\.localIdentifier) == [ids[1], ids[2], added[0]])
+                #expect(recorder.result.object(at: 0).isFavorite)
+
+                // The owner revokes the token: observation ends with an authorization error (the stream ends at the
+                // next event; the client's reconnection is refused).
+                _ = try owner.revokeAccessTokens(matching: "app")
+                try owner.performChangesAndWait { PHAssetChangeRequest(for: local.object(at: 2)).isHidden = true }
+                recorder.wait("the revoked token") { recorder.unavailable != nil }
+                #expect(recorder.unavailable?.code == .accessUserDenied)
+                #expect((remote.unavailabilityReason as? PHPhotosError)?.code == .accessUserDenied)
+            }
+        }
+    }
+}

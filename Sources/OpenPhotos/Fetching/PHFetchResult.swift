@@ -32,6 +32,8 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
         case assets(AssetScope, FetchOptionsSpec, AccessContext)
         /// Any other fetch: run it again (against the state a change describes).
         case refetch((PHPhotoLibrary) -> PHFetchResult<ObjectType>)
+        /// An asset fetch of a served library: its change details fetch the membership again from the server.
+        case remote(AssetScope, FetchOptionsSpec, searchText: String?)
         /// Transient lists and empty results: no change details.
         case none
     }

@@ -60,6 +60,7 @@ extension PHPhotoLibrary {
             let (ids, version) = run(
                 { try remote.fetchAssetIDs(scope: scope, options: spec, searchText: options?.searchText) }, empty: (AssetIDStream([]), 0))
             let result = PHFetchResult<PHAsset>(storage: .assets(remote, ids), library: self, options: options)
+            if case .ordered = scope {} else { result.origin = .remote(scope, spec, searchText: options?.searchText) }
             result.version = version
             return result
         }

@@ -7,15 +7,24 @@ import PhotoLibraryEngine
 /// transaction, so applying each change in turn keeps a user interface exact. Both methods return nil when the
 /// transaction did not affect what you passed.
 open class PHChange: NSObject, @unchecked Sendable {
-    let delivery: ChangeDelivery
+    /// The transaction, for a library of this process's engine (nil for a served library's: see `RemoteChange`).
+    let delivery: ChangeDelivery!
     let library: PHPhotoLibrary
-    /// The library as it was right after the transaction (or later: see ``ChangeDelivery/isExact``).
-    let state: LibraryEngine
+    /// The library as it was right after the transaction (or later: see ``ChangeDelivery/isExact``); nil for a
+    /// served library's change.
+    let state: LibraryEngine!
 
     init(delivery: ChangeDelivery, library: PHPhotoLibrary, engine: LibraryEngine) {
         self.delivery = delivery
         self.library = library
         self.state = engine.pinned(to: delivery.state)
+    }
+
+    /// A served library's change (`RemoteChange` answers every question itself).
+    init(servedBy library: PHPhotoLibrary) {
+        self.delivery = nil
+        self.library = library
+        self.state = nil
     }
 
     /// OpenPhotoKit: the point in the library's history right after this transaction.
@@ -53,7 +62,7 @@ open class PHChange: NSObject, @unchecked Sendable {
     open func changeDetails<T: PHObject>(for fetchResult: PHFetchResult<T>) -> PHFetchResultChangeDetails<T>? {
         let incremental = fetchResult.fetchOptions?.wantsIncrementalChangeDetails ?? true
         switch fetchResult.origin {
-        case .none:
+        case .none, .remote:
             return nil
         case .assets(let scope, let spec, let access):
             guard case .assets(let live, let before) = fetchResult.storage else { return nil }

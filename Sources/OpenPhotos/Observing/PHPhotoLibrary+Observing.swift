@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import PhotoLibraryEngine
+import PhotoMedia
 
 /// The observers of one ``PHPhotoLibrary`` handle (held weakly) and its subscription to the library's changes.
 final class ObserverRegistry: @unchecked Sendable {
@@ -16,6 +18,8 @@ final class ObserverRegistry: @unchecked Sendable {
     private var persistentObservers: [WeakPersistentObserver] = []
     private var streams: [UUID: AsyncStream<PHChange>.Continuation] = [:]
     private var subscription: Int?
+    /// A served library's change feed, while someone observes.
+    private var feed: RemoteChangeFeed?
 
     func add(_ observer: any PHPhotoLibraryChangeObserver, library: PHPhotoLibrary) {
         lock.withLock {
@@ -56,6 +60,31 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 
     private func subscribeIfNeeded(_ library: PHPhotoLibrary) {
+        if let remote = library.remote {
+            lock.lock()
+            defer { lock.unlock() }
+            guard feed == nil, library.availabilityMonitor.reason == nil else { return }
+            // From the server's newest transaction: observers hear of what happens after they register.
+            guard let token = try? remote.currentChangeToken() else {
+                PhotosLog.library.error("the served library's change feed could not start: the server did not answer its change token")
+                return
+            }
+            feed = RemoteChangeFeed(
+                library: remote, after: token,
+                deliver: { [weak self, weak library] event in
+                    guard let self, let library else { return }
+                    self.deliver(RemoteChange(event: event, library: library, remote: remote), library: library)
+                },
+                ended: { [weak self, weak library] error in
+                    guard let self, let library else { return }
+                    self.lock.withLock {
+                        self.feed?.stop()
+                        self.feed = nil
+                    }
+                    library.availabilityMonitor.markUnavailable(PHPhotosError(error), library: library)
+                })
+            return
+        }
         guard let engine = try? library.state.get() else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -67,6 +96,16 @@ final class ObserverRegistry: @unchecked Sendable {
     }
 
     private func unsubscribeIfUnused(_ library: PHPhotoLibrary) {
+        if library.remote != nil {
+            let stopped: RemoteChangeFeed? = lock.withLock {
+                guard observers.allSatisfy({ $0.observer == nil }), persistentObservers.allSatisfy({ $0.observer == nil }), streams.isEmpty
+                else { return nil }
+                defer { feed = nil }
+                return feed
+            }
+            stopped?.stop()
+            return
+        }
         guard let engine = try? library.state.get() else { return }
         let token: Int? = lock.withLock {
             guard observers.allSatisfy({ $0.observer == nil }), persistentObservers.allSatisfy({ $0.observer == nil }), streams.isEmpty,
@@ -80,6 +119,11 @@ final class ObserverRegistry: @unchecked Sendable {
 
     /// Runs on the change center's serial queue: one PHChange per transaction, to every live observer in turn.
     private func deliver(_ delivery: ChangeDelivery, library: PHPhotoLibrary, engine: LibraryEngine) {
+        deliver(PHChange(delivery: delivery, library: library, engine: engine), library: library)
+    }
+
+    /// One PHChange (made only when someone wants it) to every live observer in turn.
+    private func deliver(_ makeChange: @autoclosure () -> PHChange, library: PHPhotoLibrary) {
         let (live, persistent, continuations) = lock.withLock {
             () -> ([any PHPhotoLibraryChangeObserver], [any PHPhotoLibraryPersistentChangesObserver], [AsyncStream<PHChange>.Continuation]) in
             observers.removeAll { $0.observer == nil }
@@ -91,7 +135,7 @@ final class ObserverRegistry: @unchecked Sendable {
             return
         }
         if !live.isEmpty || !continuations.isEmpty {
-            let change = PHChange(delivery: delivery, library: library, engine: engine)
+            let change = makeChange()
             for observer in live { observer.photoLibraryDidChange(change) }
             for continuation in continuations { continuation.yield(change) }
         }

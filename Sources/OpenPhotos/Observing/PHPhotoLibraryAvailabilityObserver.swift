@@ -62,6 +62,19 @@ final class AvailabilityMonitor: Sendable {
         }
     }
 
+    /// The library became unavailable for `reason` (a served library's server no longer accepts the token): its
+    /// observers are told once.
+    func markUnavailable(_ reason: PHPhotosError, library: PHPhotoLibrary) {
+        let observers: [any PHPhotoLibraryAvailabilityObserver] = state.withLock { state in
+            guard state.reason == nil else { return [] }
+            state.reason = reason
+            state.timer?.cancel()
+            state.timer = nil
+            return state.observers.compactMap(\.observer)
+        }
+        for observer in observers { observer.photoLibraryDidBecomeUnavailable(library) }
+    }
+
     private func check(library: PHPhotoLibrary, engine: LibraryEngine?) {
         let observers: [any PHPhotoLibraryAvailabilityObserver] = state.withLock { state in
             guard state.reason == nil, let before = state.identity, let engine else { return [] }
