@@ -272,6 +272,54 @@ struct RemoteLibraryTests {
         }
     }
 
+    /// Assets created through the remote library: the resources are uploaded, the creation is one change block with
+    /// its placeholder's identifier, and the server keeps the bytes as sent.
+    @Test func assetsCreatedRemotelyKeepTheirBytesAndIdentifiers() async throws {
+        let fixture = try ServerFixture(name: "RemoteCreate")
+        defer { fixture.library.remove() }
+        let token = try fixture.token("app", .authorized)
+        let photo = fixture.library.scratch.appendingPathComponent("IMG_0001.JPG")
+        try TestMedia.writeSolidJPEG(to: photo, width: 40, height: 30, red: 200, green: 10, blue: 10)
+        let moved = fixture.library.scratch.appendingPathComponent("IMG_0002.JPG")
+        try TestMedia.writeSolidJPEG(to: moved, width: 30, height: 40, red: 10, green: 200, blue: 10)
+        let bytes = try Data(contentsOf: photo)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                var identifiers: [String] = []
+                try remote.performChangesAndWait {
+                    let first = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: photo)
+                    first?.isFavorite = true
+                    first?.creationDate = Date(timeIntervalSince1970: 1_600_000_000)
+                    identifiers.append(first?.placeholderForCreatedAsset?.localIdentifier ?? "")
+                    let second = PHAssetCreationRequest.forAsset()
+                    let options = PHAssetResourceCreationOptions()
+                    options.shouldMoveFile = true
+                    options.originalFilename = "Moved.JPG"
+                    second.addResource(with: .photo, fileURL: moved, options: options)
+                    identifiers.append(second.placeholderForCreatedAsset?.localIdentifier ?? "")
+                    let album = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "New")
+                    album.addAssets([first!.placeholderForCreatedAsset!, second.placeholderForCreatedAsset!] as NSArray)
+                }
+                #expect(FileManager.default.fileExists(atPath: photo.path), "copied: the caller's file stays")
+                #expect(!FileManager.default.fileExists(atPath: moved.path), "moved: the library has it now")
+                let local = PHAsset.fetchAssets(withLocalIdentifiers: identifiers, options: fixture.library.options())
+                #expect(Set(local.map(\.localIdentifier)) == Set(identifiers))
+                let first = try #require(local.first { $0.localIdentifier == identifiers[0] })
+                #expect(first.isFavorite && first.creationDate == Date(timeIntervalSince1970: 1_600_000_000))
+                let resource = try #require(PHAssetResource.assetResources(for: first).first)
+                #expect(resource.originalFilename == "IMG_0001.JPG")
+                #expect(resource.sha256 == BackupDestinationTests.sha256(bytes))
+                let second = try #require(local.first { $0.localIdentifier == identifiers[1] })
+                #expect(PHAssetResource.assetResources(for: second).first?.originalFilename == "Moved.JPG")
+                // The remote side finds them in the album it made.
+                let album = try #require(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: .remote(remote)).firstObject)
+                #expect(PHAsset.fetchAssets(in: album, options: .remote(remote)).map(\.localIdentifier) == identifiers)
+            }
+        }
+    }
+
     /// A fetch result's membership is the server's state when it ran: assets added later are not in it, and its
     /// objects still load.
     @Test func membershipIsFrozenAtFetchTime() async throws {
@@ -352,14 +400,20 @@ struct RemoteLibraryTests {
                 #expect(try PHPhotoLibrary.readAccessToken(fromFile: readable.path) == token)
 
                 let remote = try PHPhotoLibrary(url: url, accessToken: token)
-                let photo = fixture.library.scratch.appendingPathComponent("new.jpg")
-                try TestMedia.writeSolidJPEG(to: photo, width: 16, height: 16, red: 200, green: 10, blue: 10)
+                let text = fixture.library.scratch.appendingPathComponent("notes.jpg")
+                try Data("not a photo".utf8).write(to: text)
+                let before = PHAsset.fetchAssets(with: fixture.library.options { $0.includeHiddenAssets = true }).count
                 do {
-                    try remote.performChangesAndWait { _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: photo) }
-                    Issue.record("an asset was created on a served library before creation requests are sent to the server")
+                    try remote.performChangesAndWait {
+                        PHAssetChangeRequest(for: PHAsset.fetchAssets(with: PHFetchOptions.remote(remote)).object(at: 0)).isFavorite = false
+                        _ = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: text)
+                    }
+                    Issue.record("a file that is not a photo became an asset")
                 } catch let error as PHPhotosError {
-                    #expect(error.code == .changeNotSupported)
+                    #expect(error.code == .invalidResource)
                 }
+                #expect(PHAsset.fetchAssets(with: fixture.library.options { $0.includeHiddenAssets = true }).count == before)
+                #expect(FileManager.default.fileExists(atPath: text.path), "the caller's file stays when nothing was created")
             }
         }
         // Nothing listens on the port any more.
@@ -569,5 +623,14 @@ struct RemoteLibraryObservationTests {
                 #expect((remote.unavailabilityReason as? PHPhotosError)?.code == .accessUserDenied)
             }
         }
+    }
+}
+
+extension PHFetchOptions {
+    /// Options that fetch from `library`.
+    static func remote(_ library: PHPhotoLibrary) -> PHFetchOptions {
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        return options
     }
 }

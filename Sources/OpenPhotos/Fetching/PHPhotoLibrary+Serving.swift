@@ -103,10 +103,23 @@ extension PHPhotoLibrary {
 package struct ServedChangeBlock: Sendable {
     let intents: [ChangeIntent]
 
-    /// Reads the requests of `POST /v1/changes` `{"requests": […]}`.
-    /// - throws: ``PHPhotosError`` `invalidResource`, saying what does not read as PhotoKit's change requests.
-    package init(_ requests: [Any]) throws {
-        do { intents = try ChangeRequestWire.decode(requests) } catch { throw PHPhotosError(error) }
+    /// Reads the requests of `POST /v1/changes` `{"requests": […]}`; `upload` answers the file of an upload id a
+    /// created asset's resource names (the library moves it in).
+    /// - throws: ``PHPhotosError`` `invalidResource`, saying what does not read as PhotoKit's change requests, or
+    ///   what `upload` threw.
+    package init(_ requests: [Any], upload: (String) throws -> URL) throws {
+        var failure: (any Error)?
+        do {
+            intents = try ChangeRequestWire.decode(requests) { id throws(LibraryError) in
+                do { return try upload(id) } catch {
+                    failure = error
+                    throw .identifierNotFound("no upload \(id)")
+                }
+            }
+        } catch {
+            if let failure { throw failure }
+            throw PHPhotosError(error)
+        }
     }
 }
 

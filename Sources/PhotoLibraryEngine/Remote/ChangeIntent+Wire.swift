@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import NIOHTTP1
 
 /// The change requests of one change block as a remote PhotoKit client sends them to its server
@@ -11,11 +13,30 @@ package enum ChangeRequestWire {
     package static let maximumRequests = 1000
     package static let maximumIdentifiers = 10_000
 
-    /// The requests as JSON objects; `changeNotSupported` for one a served library does not take yet.
-    package static func encode(_ intents: [ChangeIntent]) throws(LibraryError) -> [[String: Any]] {
+    /// The requests as JSON objects; `changeNotSupported` for one a served library does not take yet. A created
+    /// asset's resources are uploaded first (`upload` answers each one's upload id), the requests name them.
+    package static func encode(
+        _ intents: [ChangeIntent],
+        upload: (ResourceInput) throws(LibraryError) -> String = { _ throws(LibraryError) in
+            throw .changeNotSupported("creating assets needs the resources uploaded")
+        }
+    ) throws(LibraryError) -> [[String: Any]] {
         var requests: [[String: Any]] = []
         for intent in intents {
             switch intent {
+            case .createAsset(let identifier, let resources, let properties):
+                guard properties.origin == nil else { throw .changeNotSupported("a backup's origin is the server's to record") }
+                var request: [String: Any] = ["request": "createAsset", "asset": identifier]
+                var sent: [[String: Any]] = []
+                for resource in resources {
+                    var entry: [String: Any] = ["type": resource.type, "upload": try upload(resource)]
+                    if let name = resource.originalFilename { entry["filename"] = name }
+                    if let type = resource.uniformTypeIdentifier { entry["uniformTypeIdentifier"] = type }
+                    sent.append(entry)
+                }
+                request["resources"] = sent
+                encode(properties, into: &request)
+                requests.append(request)
             case .updateAsset(let identifier, let properties):
                 var request: [String: Any] = ["request": "updateAsset", "asset": identifier]
                 encode(properties, into: &request)
@@ -36,8 +57,6 @@ package enum ChangeRequestWire {
                 requests.append(request)
             case .deleteCollections(let identifiers, let kind):
                 requests.append(["request": "deleteCollections", "collections": identifiers, "kind": kind.rawValue])
-            case .createAsset:
-                throw .changeNotSupported("creating assets is not available yet for a library served by photos serve")
             case .editAssetContent:
                 throw .changeNotSupported("editing an asset's content is not available yet for a library served by photos serve")
             case .uploadJob:
@@ -88,7 +107,12 @@ package enum ChangeRequestWire {
 
     /// The intents the requests say, checked: what the server applies for the client.
     /// - throws: ``LibraryError/invalidResource(_:)`` saying what is wrong (nothing is applied then).
-    package static func decode(_ requests: [Any]) throws(LibraryError) -> [ChangeIntent] {
+    package static func decode(
+        _ requests: [Any],
+        upload: (String) throws(LibraryError) -> URL = { _ throws(LibraryError) in
+            throw .changeNotSupported("this server takes no uploads in change blocks")
+        }
+    ) throws(LibraryError) -> [ChangeIntent] {
         guard requests.count <= maximumRequests else { throw .invalidResource("at most \(maximumRequests) change requests per block") }
         var intents: [ChangeIntent] = []
         for (index, item) in requests.enumerated() {
@@ -104,6 +128,32 @@ package enum ChangeRequestWire {
                         "livePhotoVideoPlaybackEnabled", "originalResourceChoice",
                     ])
                 intents.append(.updateAsset(localIdentifier: try reader.identifier("asset"), properties: try reader.properties()))
+            case "createAsset":
+                try reader.allow(
+                    [
+                        "asset", "resources", "creationDate", "location", "isFavorite", "isHidden", "rating", "caption", "keywords",
+                        "livePhotoVideoPlaybackEnabled", "originalResourceChoice",
+                    ])
+                var resources: [ResourceInput] = []
+                let list = try reader.list("resources")
+                guard (1...16).contains(list.count) else { throw reader.invalid("resources must list 1 to 16 resources") }
+                for (offset, item) in list.enumerated() {
+                    guard let object = item as? [String: Any] else { throw reader.invalid("resources[\(offset)] is not an object") }
+                    let entry = Reader(object: object, path: "\(reader.path).resources[\(offset)]")
+                    try entry.allow(["type", "upload", "filename", "uniformTypeIdentifier"])
+                    guard let type = object["type"] as? Int, (1...19).contains(type) else {
+                        throw entry.invalid("type must be a PHAssetResourceType")
+                    }
+                    let id = try entry.string("upload", limit: 128)
+                    resources.append(
+                        ResourceInput(
+                            type: type, source: .file(try upload(id), move: true),
+                            originalFilename: object["filename"] == nil ? nil : try entry.string("filename", limit: 1024),
+                            uniformTypeIdentifier: object["uniformTypeIdentifier"] == nil
+                                ? nil : try entry.string("uniformTypeIdentifier", limit: 255)))
+                }
+                intents.append(
+                    .createAsset(localIdentifier: try reader.identifier("asset"), resources: resources, properties: try reader.properties()))
             case "revertAssetContent":
                 try reader.allow(["asset"])
                 intents.append(.revertAssetContent(localIdentifier: try reader.identifier("asset")))
@@ -300,13 +350,72 @@ extension RemoteLibrary {
     /// Applies a change block's requests on the server, all or nothing (`POST /v1/changes`); the server's refusal
     /// comes back as the PhotoKit error it is.
     package func apply(_ intents: [ChangeIntent]) throws(LibraryError) {
+        var moved: [URL] = []
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: ["requests": try ChangeRequestWire.encode(intents)]) } catch let error as LibraryError
-        {
+        do {
+            let requests = try ChangeRequestWire.encode(intents) { resource throws(LibraryError) in
+                if case .file(let url, true) = resource.source { moved.append(url) }
+                return try upload(resource)
+            }
+            body = try JSONSerialization.data(withJSONObject: ["requests": requests])
+        } catch let error as LibraryError {
             throw error
         } catch {
             throw .internalError("cannot encode the change requests: \(error)")
         }
         _ = try send(.POST, "/v1/changes", body: body)
+        // Committed: files the requests asked to move are the library's now.
+        for url in moved { try? FileManager.default.removeItem(at: url) }
     }
+
+    /// Sends a resource's bytes (`POST /v1/uploads`, streamed from its file) and answers the upload's id.
+    func upload(_ resource: ResourceInput) throws(LibraryError) -> String {
+        // Named as the file is (what the library takes as the original file name when the request gives none).
+        var name = resource.originalFilename ?? "resource"
+        if resource.originalFilename == nil, case .file(let url, _) = resource.source { name = url.lastPathComponent }
+        var request = makeRequest(.POST, "/v1/uploads", query: [URLQueryItem(name: "filename", value: name)])
+        request.headers.replaceOrAdd(name: "Content-Type", value: "application/octet-stream")
+        func stream(_ url: URL) throws(LibraryError) -> HTTPClientRequest.Body {
+            guard let handle = try? FileHandle(forReadingFrom: url), let size = try? handle.seekToEnd() else {
+                throw .invalidResource("cannot read \(url.path)")
+            }
+            try? handle.seek(toOffset: 0)
+            return .stream(FileChunks(handle: handle), length: .known(Int64(size)))
+        }
+        switch resource.source {
+        case .data(let data): request.body = .bytes(ByteBuffer(bytes: data))
+        case .file(let url, _): request.body = try stream(url)
+        case .staged(let staged, _): request.body = try stream(staged.url)
+        }
+        let prepared = request
+        let answer = try Self.run(description: "POST /v1/uploads") {
+            let response = try await Self.http.execute(prepared, deadline: .now() + .hours(1))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+        }
+        if answer.status >= 400 { throw Self.error(answer, path: "/v1/uploads") }
+        guard let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any], let id = object["upload"] as? String else {
+            throw .networkError("POST /v1/uploads answered no upload id")
+        }
+        return id
+    }
+}
+
+/// A file's bytes in 1 MiB pieces, read as the request is sent.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let handle: FileHandle
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let handle: FileHandle
+        mutating func next() async throws -> ByteBuffer? {
+            guard let data = try handle.read(upToCount: 1 << 20), !data.isEmpty else {
+                try? handle.close()
+                return nil
+            }
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: handle) }
 }

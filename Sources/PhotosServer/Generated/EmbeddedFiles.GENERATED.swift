@@ -4820,6 +4820,7 @@ enum EmbeddedFiles {
                     "request": {
                      "type": "string",
                      "enum": [
+                      "createAsset",
                       "updateAsset",
                       "revertAssetContent",
                       "deleteAssets",
@@ -4831,7 +4832,7 @@ enum EmbeddedFiles {
                     }
                    },
                    "additionalProperties": true,
-                   "description": "updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind."
+                   "description": "createAsset: asset (the new local identifier), resources ([{type (PHAssetResourceType), upload (an id POST /v1/uploads answered, moved into the library), filename, uniformTypeIdentifier}]) and the properties updateAsset takes. updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind."
                   }
                  }
                 },

@@ -25,9 +25,28 @@ struct ChangeRoutes {
                 guard body.fields["changes"] == nil, let requests = requests as? [Any] else {
                     throw APIError.badRequest("\"requests\" must be a list of change requests, without \"changes\"")
                 }
-                let block = try ServedChangeBlock(requests)
+                // A created asset's resources are uploads of this client (POST /v1/uploads), moved into the library.
+                let uploads = services.uploads
+                let client = session.identifier
+                var taken: [(id: String, folder: URL)] = []
+                defer {
+                    for (id, folder) in taken {
+                        try? FileManager.default.removeItem(at: folder)
+                        uploads.discard(id)
+                    }
+                }
+                let block = try ServedChangeBlock(requests) { id in
+                    let batch = try uploads.batch([id], client: client)
+                    taken.append((id, batch.folder))
+                    guard let file = batch.files.first?.file else { throw APIError.notFound("no upload \(id)") }
+                    return file
+                }
                 let library = session.library
                 try await offload { try library.applyServedChangeBlock(block) }
+                if uploads.isShared, !taken.isEmpty {
+                    let ids = taken.map(\.id)
+                    try? await offload { try services.owner.removeSharedUploads(ids) }
+                }
                 return try Self.json(["token": FeedToken.encode(session.library.currentChangeToken), "created": [String: String]()], status: .ok)
             }
             guard let changes = body.fields["changes"] as? [[String: Any]] else { throw APIError.badRequest("\"changes\" must be a list of objects") }
