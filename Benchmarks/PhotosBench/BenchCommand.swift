@@ -20,7 +20,7 @@ struct PhotosBench: ParsableCommand {
         subcommands: [
             BenchCore.self, BenchChanges.self, BenchImport.self, BenchImages.self, BenchReliability.self, BenchCoreImage.self, BenchEditing.self,
             BenchVideoEditing.self, BenchServe.self, BenchObjects.self, BenchCluster.self, BenchWebVideo.self, BenchSearch.self, BenchBackup.self,
-            BenchObserveChild.self,
+            BenchObserveChild.self, BenchRemote.self,
         ],
         defaultSubcommand: BenchCore.self
     )
