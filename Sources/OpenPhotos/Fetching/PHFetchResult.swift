@@ -24,6 +24,8 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     struct BatchCache {
         var batches: [Int: [ObjectType]] = [:]
         var recent: [Int] = []
+        /// Batches a served library is loading ahead of the reader (their numbers).
+        var loadingAhead: Set<Int> = []
     }
 
     /// How to run the fetch again (for change details).
@@ -53,7 +55,8 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     public internal(set) var fetchError: PHPhotosError?
     /// The options the result was fetched with (for change details).
     let fetchOptions: PHFetchOptions?
-    private let cacheLock = NSLock()
+    /// Guards the batch cache; broadcast when a batch loaded ahead is kept.
+    private let cacheLock = NSCondition()
     private var cacheStorage = BatchCache()
 
     /// Objects loaded per batch.
@@ -114,25 +117,65 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
                 return objects[index - batch * Self.batchSize]
             }
             if let cached { return cached }
-            let start = batch * Self.batchSize
-            let slice = ids.ids(in: start..<start + Self.batchSize)
-            let loaded = try? engine.loadAssets(slice, extendedMetadata: fetchOptions?.prefetchAssetExtendedMetadata == true)
-            let records = loaded?.records ?? [:]
-            let extended = loaded?.extended ?? [:]
-            let objects: [ObjectType] = slice.map { id in
-                let record = records[id] ?? Self.missingRecord(id)
-                return PHAsset(record: record, library: library, extendedMetadata: extended[id]) as! ObjectType
-            }
-            withCache { cache in
-                cache.batches[batch] = objects
-                cache.recent.removeAll { $0 == batch }
-                cache.recent.append(batch)
-                while cache.recent.count > Self.maximumCachedBatches {
-                    cache.batches[cache.recent.removeFirst()] = nil
+            // A batch a served library is loading ahead: wait for it rather than ask the server twice.
+            cacheLock.lock()
+            while cacheStorage.loadingAhead.contains(batch) { cacheLock.wait() }
+            let arrived = cacheStorage.batches[batch]
+            cacheLock.unlock()
+            if let arrived { return arrived[index - batch * Self.batchSize] }
+            let objects = loadBatch(batch, from: engine, ids: ids)
+            store(objects, batch: batch)
+            // Reading a served library in order: the next batch is asked for while this one is used, so scrolling
+            // waits for one round trip at a time at most.
+            if engine is RemoteLibrary, ids.id(at: (batch + 1) * Self.batchSize) != nil {
+                let next = batch + 1
+                let starts = withCache { cache -> Bool in
+                    guard cache.batches[next] == nil, !cache.loadingAhead.contains(next) else { return false }
+                    cache.loadingAhead.insert(next)
+                    return true
+                }
+                if starts {
+                    DispatchQueue.global(qos: .userInitiated).async { [self] in
+                        let loaded = loadBatch(next, from: engine, ids: ids)
+                        store(loaded, batch: next, ahead: true)
+                    }
                 }
             }
-            return objects[index - start]
+            return objects[index - batch * Self.batchSize]
         }
+    }
+
+    /// The objects of one batch, loaded from the library (or its server).
+    private func loadBatch(_ batch: Int, from engine: any AssetRecordSource, ids: AssetIDStream) -> [ObjectType] {
+        let start = batch * Self.batchSize
+        let slice = ids.ids(in: start..<start + Self.batchSize)
+        let loaded = try? engine.loadAssets(slice, extendedMetadata: fetchOptions?.prefetchAssetExtendedMetadata == true)
+        let records = loaded?.records ?? [:]
+        let extended = loaded?.extended ?? [:]
+        return slice.map { id in
+            let record = records[id] ?? Self.missingRecord(id)
+            return PHAsset(record: record, library: library, extendedMetadata: extended[id]) as! ObjectType
+        }
+    }
+
+    /// Keeps a loaded batch (the least recently used ones beyond the bound go), and wakes readers waiting for it.
+    private func store(_ objects: [ObjectType], batch: Int, ahead: Bool = false) {
+        cacheLock.lock()
+        cacheStorage.batches[batch] = objects
+        if ahead {
+            cacheStorage.loadingAhead.remove(batch)
+            // Loaded ahead of the reader: the least recent of the kept batches but the current one.
+            cacheStorage.recent.removeAll { $0 == batch }
+            cacheStorage.recent.insert(batch, at: Swift.max(0, cacheStorage.recent.count - 1))
+        } else {
+            cacheStorage.recent.removeAll { $0 == batch }
+            cacheStorage.recent.append(batch)
+        }
+        while cacheStorage.recent.count > Self.maximumCachedBatches {
+            cacheStorage.batches[cacheStorage.recent.removeFirst()] = nil
+        }
+        cacheLock.broadcast()
+        cacheLock.unlock()
     }
 
     private func withCache<T>(_ body: (inout BatchCache) -> T) -> T {
