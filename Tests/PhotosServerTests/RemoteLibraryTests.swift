@@ -371,8 +371,9 @@ struct RemoteLibraryTests {
             }
             let answer = try await client.call("/v1/assets/records", .post, token: token, json: ["ids": handles])
             #expect(answer.status == .ok)
-            let records = answer.json["records"] as? [[String: Any]] ?? []
-            #expect(Set(records.compactMap { $0["localIdentifier"] as? String }) == [ids[0], ids[4]])
+            let columns = answer.json["columns"] as? [String: Any] ?? [:]
+            #expect(Set(columns["localIdentifier"] as? [String] ?? []) == [ids[0], ids[4]])
+            #expect((columns["id"] as? [Any])?.count == 2)
         }
     }
 
