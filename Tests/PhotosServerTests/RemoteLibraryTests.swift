@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OpenPhotos
 import PhotosTesting
+import Synchronization
 import Testing
 
 /// Runs blocking PhotoKit calls (a served library waits for its server) off Swift's cooperative pool.
@@ -316,6 +317,51 @@ struct RemoteLibraryTests {
                 // The remote side finds them in the album it made.
                 let album = try #require(PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: .remote(remote)).firstObject)
                 #expect(PHAsset.fetchAssets(in: album, options: .remote(remote)).map(\.localIdentifier) == identifiers)
+            }
+        }
+    }
+
+    /// An asset's resources are the server's, read by ranges when network access is allowed ("in the cloud").
+    @Test func resourcesReadFromTheServer() async throws {
+        let fixture = try ServerFixture(name: "RemoteResources")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(1)
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: ids, options: .remote(remote)).firstObject)
+                let own = try #require(PHAsset.fetchAssets(withLocalIdentifiers: ids, options: fixture.library.options()).firstObject)
+                func describe(_ resources: [PHAssetResource]) -> [String] {
+                    resources.map { "\($0.type.rawValue) \($0.originalFilename) \($0.uniformTypeIdentifier) \($0.sha256) \($0.fileSize)" }
+                }
+                let resources = PHAssetResource.assetResources(for: asset)
+                #expect(!resources.isEmpty)
+                #expect(describe(resources) == describe(PHAssetResource.assetResources(for: own)))
+                let resource = try #require(resources.first)
+                func read(network: Bool) -> (Data, (any Error)?, [Double]) {
+                    let done = DispatchSemaphore(value: 0)
+                    let box = Mutex<(Data, (any Error)?, [Double])>((Data(), nil, []))
+                    let options = PHAssetResourceRequestOptions()
+                    options.isNetworkAccessAllowed = network
+                    options.progressHandler = { fraction in box.withLock { $0.2.append(fraction) } }
+                    PHAssetResourceManager.default().requestData(for: resource, options: options) { data in
+                        box.withLock { $0.0.append(data) }
+                    } completionHandler: { error in
+                        box.withLock { $0.1 = error }
+                        done.signal()
+                    }
+                    done.wait()
+                    return box.withLock { $0 }
+                }
+                let offline = read(network: false)
+                #expect((offline.1 as? PHPhotosError)?.code == .networkAccessRequired)
+                let online = read(network: true)
+                #expect(online.1 == nil)
+                let stored = try #require(PHAssetResource.assetResources(for: own).first?.fileURL)
+                #expect(online.0 == (try Data(contentsOf: stored)))
+                #expect(online.2.last == 1)
             }
         }
     }

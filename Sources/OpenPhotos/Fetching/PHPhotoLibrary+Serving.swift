@@ -86,6 +86,13 @@ extension PHPhotoLibrary {
         }
     }
 
+    /// The wire form of the files of the assets among `ids` the client may see (`POST /v1/assets/resources`).
+    package func servedResourceRecords(_ ids: [Int64]) throws -> Data {
+        do { return try ResourceWireRecord.encode(try engine().resources(ofAssets: ids, visibleTo: access)) } catch let error as LibraryError {
+            throw PHPhotosError(error)
+        }
+    }
+
     /// The wire form of assets by row id (those the client may see, in the order asked; unknown ids left out), with
     /// their extended metadata when asked: the body of `POST /v1/assets/records`' answer.
     package func servedAssetRecords(_ ids: [Int64], extendedMetadata: Bool) throws -> Data {

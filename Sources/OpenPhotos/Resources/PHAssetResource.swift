@@ -13,6 +13,9 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
 
     /// The resources of an asset.
     open class func assetResources(for asset: PHAsset) -> [PHAssetResource] {
+        if let library = asset.library, let remote = library.remote {
+            return ((try? remote.resources(assetID: asset.record.id)) ?? []).map { PHAssetResource(record: $0, library: library) }
+        }
         guard let library = asset.library, let engine = library.engineIfAvailable, library.access.canRead else { return [] }
         let records = (try? engine.resources(assetID: asset.record.id)) ?? []
         // A resource of a type this version does not know is kept in the library but not listed: PhotoKit's enum

@@ -175,20 +175,31 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
         guard let library = resource.library, library.access.canRead else {
             return PHPhotosError(.accessUserDenied, userInfo: [NSLocalizedDescriptionKey: "this client may not read the library's resources"])
         }
-        guard let engine = library.engineIfAvailable else {
-            return PHPhotosError(.libraryVolumeOffline, userInfo: [NSLocalizedDescriptionKey: "the library is not available"])
-        }
-        if !network, !engine.isLocal(resource.record) {
-            return PHPhotosError(
-                .networkAccessRequired,
-                userInfo: [NSLocalizedDescriptionKey: "\(resource.originalFilename) is not on this machine: allow network access to read it"])
-        }
         let reader: any BlobReader
-        do { reader = try engine.open(resource.record) } catch {
-            let missing = error.code == LibraryError.missingResource("").code
-            return missing
-                ? PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
-                : PHPhotosError(error)
+        if let remote = library.remote {
+            // A served library's files are on its server: "in the cloud".
+            guard network else {
+                return PHPhotosError(
+                    .networkAccessRequired,
+                    userInfo: [NSLocalizedDescriptionKey: "\(resource.originalFilename) is on the server: allow network access to read it"])
+            }
+            reader = remote.openResource(resource.record)
+        } else {
+            guard let engine = library.engineIfAvailable else {
+                return PHPhotosError(.libraryVolumeOffline, userInfo: [NSLocalizedDescriptionKey: "the library is not available"])
+            }
+            if !network, !engine.isLocal(resource.record) {
+                return PHPhotosError(
+                    .networkAccessRequired,
+                    userInfo: [NSLocalizedDescriptionKey: "\(resource.originalFilename) is not on this machine: allow network access to read it"])
+            }
+            do { reader = try engine.open(resource.record) } catch {
+                let missing = error.code == LibraryError.missingResource("").code
+                return missing
+                    ? PHPhotosError(
+                        .missingResource, userInfo: [NSLocalizedDescriptionKey: "the stored file of \(resource.originalFilename) is missing"])
+                    : PHPhotosError(error)
+            }
         }
         let total = max(reader.size, 1)
         var done: Int64 = 0

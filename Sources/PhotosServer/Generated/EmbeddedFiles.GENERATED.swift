@@ -2211,24 +2211,9 @@ enum EmbeddedFiles {
                   "name": "type",
                   "in": "path",
                   "required": true,
-                  "description": "photo, video, pairedVideo, fullSizePhoto, fullSizeVideo, fullSizePairedVideo, adjustmentData, adjustmentBasePhoto …",
+                  "description": "photo, video, pairedVideo, fullSizePhoto, fullSizeVideo, fullSizePairedVideo, adjustmentData, adjustmentBasePhoto … — or its PHAssetResourceType raw value (1)",
                   "schema": {
-                   "type": "string",
-                   "enum": [
-                    "photo",
-                    "video",
-                    "audio",
-                    "alternatePhoto",
-                    "fullSizePhoto",
-                    "fullSizeVideo",
-                    "adjustmentData",
-                    "adjustmentBasePhoto",
-                    "pairedVideo",
-                    "fullSizePairedVideo",
-                    "adjustmentBasePairedVideo",
-                    "adjustmentBaseVideo",
-                    "photoProxy"
-                   ]
+                   "type": "string"
                   }
                  },
                  {
@@ -4228,6 +4213,118 @@ enum EmbeddedFiles {
                        "type": "array",
                        "items": {
                         "$ref": "#/components/schemas/CollectionRecord"
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/resources": {
+               "post": {
+                "summary": "The stored files of up to 1000 assets by handle (what a remote PHAssetResource describes)",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "required": [
+                     "ids"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                     "ids": {
+                      "type": "array",
+                      "maxItems": 1000,
+                      "items": {
+                       "type": "integer"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The files (bytes: GET /v1/assets/{id}/resources/{type}, by ranges)",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "resources": {
+                       "type": "array",
+                       "items": {
+                        "type": "object",
+                        "properties": {
+                         "id": {
+                          "type": "integer"
+                         },
+                         "assetID": {
+                          "type": "integer",
+                          "description": "The asset's handle"
+                         },
+                         "assetLocalIdentifier": {
+                          "type": "string"
+                         },
+                         "type": {
+                          "type": "integer",
+                          "description": "PHAssetResourceType raw value"
+                         },
+                         "originalFilename": {
+                          "type": "string"
+                         },
+                         "uniformTypeIdentifier": {
+                          "type": "string"
+                         },
+                         "fileSize": {
+                          "type": "integer"
+                         },
+                         "sha256": {
+                          "type": "string"
+                         },
+                         "pixelWidth": {
+                          "type": "integer"
+                         },
+                         "pixelHeight": {
+                          "type": "integer"
+                         }
+                        }
                        }
                       }
                      }

@@ -145,7 +145,8 @@ struct ImageRoutes {
         let id = try context.parameters.require("id")
         let typeName = try context.parameters.require("type")
         _ = try Query(request, allowed: [])
-        guard let type = PHAssetResourceType(apiName: typeName) else {
+        // By name (`photo`), or by PHAssetResourceType raw value (`1`, as the remote PhotoKit client asks).
+        guard let type = PHAssetResourceType(apiName: typeName) ?? Int(typeName).flatMap(PHAssetResourceType.init(rawValue:)) else {
             throw APIError.badRequest("unknown resource type \(typeName.debugDescription)")
         }
         let bytes = try await offload { () throws -> ServedBytes in

@@ -29,6 +29,7 @@ struct RemoteLibraryRoutes {
             return try await ids(try Query(form: fields, allowed: Self.idParameters), scope: scope, context: context, predicateLimit: 1 << 20)
         }
         group.post("collections/records") { request, context in try await collections(request, context: context) }
+        group.post("assets/resources") { request, context in try await resources(request, context: context) }
         group.post("assets/records") { request, context in try await records(request, context: context) }
     }
 
@@ -86,6 +87,30 @@ struct RemoteLibraryRoutes {
         let extended = body.fields["extendedMetadata"] as? Bool ?? false
         let library = session.library
         let data = try await offload { try library.servedAssetRecords(ids, extendedMetadata: extended) }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `POST /v1/assets/resources` `{"ids": [handle, …]}`: the stored files of those assets the client may see,
+    /// `{"resources": [{id, assetID, assetLocalIdentifier, type, originalFilename, uniformTypeIdentifier, fileSize,
+    /// sha256, pixelWidth, pixelHeight}]}` (bytes: `GET /v1/assets/{id}/resources/{type}`, by ranges).
+    func resources(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        _ = try Query(request, allowed: [])
+        let body = try await JSONBody(request, context: context, allowed: ["ids"])
+        guard let list = body.fields["ids"] as? [Any], list.count <= Self.maximumRecords else {
+            throw APIError.badRequest("ids must be a list of at most \(Self.maximumRecords) asset handles")
+        }
+        let ids = try list.map { item -> Int64 in
+            guard let number = item as? NSNumber, let id = Int64(exactly: number.doubleValue) else {
+                throw APIError.badRequest("ids must be a list of asset handles (integers)")
+            }
+            return id
+        }
+        let library = session.library
+        let data = try await offload { try library.servedResourceRecords(ids) }
         return Response(
             status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
