@@ -681,3 +681,72 @@ extension PHFetchOptions {
         return options
     }
 }
+
+/// The persistent history of a served library, read through the remote library.
+@Suite("Remote library history")
+struct RemoteLibraryHistoryTests {
+    final class Updates: NSObject, PHPhotoLibraryPersistentChangesObserver, @unchecked Sendable {
+        let count = Mutex(0)
+        let arrived = DispatchSemaphore(value: 0)
+        func photoLibraryPersistentChangesDidUpdate(_ photoLibrary: PHPhotoLibrary) {
+            count.withLock { $0 += 1 }
+            arrived.signal()
+        }
+    }
+
+    @Test func historyAnswersWhatTheServersLibraryAnswers() async throws {
+        let fixture = try ServerFixture(name: "RemoteHistory")
+        defer { fixture.library.remove() }
+        let owner = fixture.library.library
+        let start = owner.currentChangeToken
+        let ids = try fixture.library.addImages(2)
+        let assets = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: fixture.library.options())
+        try owner.performChangesAndWait {
+            PHAssetChangeRequest(for: assets.object(at: 0)).isFavorite = true
+            let album = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "History")
+            album.addAssets([assets.object(at: 1)] as NSArray)
+            _ = PHCollectionListChangeRequest.creationRequestForCollectionList(withTitle: "Folder")
+        }
+        try owner.performChangesAndWait { PHAssetChangeRequest.deleteAssets([assets.object(at: 1)] as NSArray) }
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                #expect(remote.currentChangeToken == owner.currentChangeToken)
+                func describe(_ result: PHPersistentChangeFetchResult) throws -> [String] {
+                    try result.map { change in
+                        var line = "\(change.changeToken.wireForm) \(change.clientIdentifier ?? "-")"
+                        for type in [PHObjectType.asset, .assetCollection, .collectionList] {
+                            let details = try change.changeDetails(for: type)
+                            line +=
+                                " \(type.rawValue):+\(details.insertedLocalIdentifiers.sorted())~\(details.updatedLocalIdentifiers.sorted())-\(details.deletedLocalIdentifiers.sorted())"
+                        }
+                        return line
+                    }
+                }
+                let served = try describe(remote.fetchPersistentChanges(since: start))
+                #expect(served.count >= 3)
+                #expect(served == (try describe(owner.fetchPersistentChanges(since: start))))
+                // A token of another library.
+                let other = try TestLibrary(name: "Other")
+                defer { other.remove() }
+                do {
+                    _ = try remote.fetchPersistentChanges(since: other.library.currentChangeToken)
+                    Issue.record("another library's token was taken")
+                } catch let error as PHPhotosError {
+                    #expect(error.code == .identifierNotFound)
+                }
+                // The iOS 27 observer: told after a change made elsewhere.
+                let updates = Updates()
+                remote.register(updates)
+                defer { remote.unregisterPersistentChangesObserver(updates) }
+                let before = remote.currentChangeToken
+                try owner.performChangesAndWait { PHAssetChangeRequest(for: assets.object(at: 0)).isFavorite = false }
+                #expect(updates.arrived.wait(timeout: .now() + 60) == .success)
+                let latest = try describe(remote.fetchPersistentChanges(since: before))
+                #expect(latest.count == 1)
+            }
+        }
+    }
+}

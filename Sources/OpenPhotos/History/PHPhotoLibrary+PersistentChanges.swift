@@ -4,6 +4,10 @@ import PhotoLibraryEngine
 extension PHPhotoLibrary {
     /// The point in the library's history right now.
     public var currentChangeToken: PHPersistentChangeToken {
+        if let remote {
+            return (try? remote.currentChangeToken()).flatMap(PHPersistentChangeToken.fromWireForm)
+                ?? PHPersistentChangeToken(libraryUUID: "", transaction: 0)
+        }
         let engine = engineIfAvailable
         let current = (try? engine?.changeHistoryBounds().current) ?? 0
         return PHPersistentChangeToken(libraryUUID: engine?.setting("uuid") ?? "", transaction: current)
@@ -16,6 +20,18 @@ extension PHPhotoLibrary {
     /// changes. A token of another library fails with ``PHPhotosError/Code/identifierNotFound``.
     /// - throws: ``PHPhotosError``; `accessUserDenied` / `accessRestricted` for clients without full read access.
     public func fetchPersistentChanges(since token: PHPersistentChangeToken) throws -> PHPersistentChangeFetchResult {
+        if let remote {
+            // The server checks the token (expired, another library's) and the client's access on the first page;
+            // the result ends at the server's newest transaction now.
+            do {
+                let first = try remote.history(after: token.wireForm)
+                let through = PHPersistentChangeToken.fromWireForm(try remote.currentChangeToken())?.transactionNumber ?? 0
+                return PHPersistentChangeFetchResult(
+                    remote: remote, libraryUUID: token.libraryUUID, after: token.transaction, through: through, first: first)
+            } catch {
+                throw PHPhotosError(error)
+            }
+        }
         do {
             let engine = try engine()
             let access = self.access

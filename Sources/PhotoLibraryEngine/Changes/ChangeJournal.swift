@@ -12,6 +12,10 @@ package struct JournalEntry: Sendable, Equatable {
     package var clientID: String?
     package var changes: CommitSummary
 
+    package init(id: Int64, date: Date, clientID: String?, changes: CommitSummary) {
+        (self.id, self.date, self.clientID, self.changes) = (id, date, clientID, changes)
+    }
+
     init(row: some SQLRow) throws {
         id = row[0]
         date = Date(timeIntervalSince1970: row[1])

@@ -11,6 +11,10 @@ package struct RemoteChangeEvent: Sendable {
     package var token: String
     /// The client that made it, when the server knows.
     package var clientIdentifier: String?
+    /// When it was committed, when the server says.
+    package var date: Date?
+    /// The local identifiers of the folders among the collections (the rest are albums).
+    package var collectionLists: Set<String> = []
     package var insertedAssets: Set<String> = []
     package var updatedAssets: Set<String> = []
     package var deletedAssets: Set<String> = []
@@ -31,6 +35,7 @@ package struct RemoteChangeEvent: Sendable {
         guard let object = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] else { return nil }
         self.token = token
         clientIdentifier = object["client"] as? String
+        date = (object["date"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }
         func identifiers(_ kind: String, _ field: String) -> Set<String> {
             let list = (object[kind] as? [String: Any])?[field] as? [String] ?? []
             return Set(list.map { $0.replacingOccurrences(of: "_", with: "/") })
@@ -43,6 +48,7 @@ package struct RemoteChangeEvent: Sendable {
             updatedCollections.formUnion(identifiers(kind, "updated"))
             deletedCollections.formUnion(identifiers(kind, "deleted"))
         }
+        for field in ["inserted", "updated", "deleted"] { collectionLists.formUnion(identifiers("collectionLists", field)) }
         contentChangedAssets = Set(((object["contentChangedAssets"] as? [String]) ?? []).map { $0.replacingOccurrences(of: "_", with: "/") })
     }
 }

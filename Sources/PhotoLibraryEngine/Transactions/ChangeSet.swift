@@ -212,6 +212,23 @@ package struct CommitSummary: Sendable, Equatable, Codable {
 
     package init() {}
 
+    /// What a served library's history says of a transaction: objects by local identifier only (row ids are the
+    /// server's, and 0 here).
+    package init(remote event: RemoteChangeEvent, collectionKinds: (String) -> CollectionKind) {
+        func assets(_ identifiers: Set<String>) -> [Asset] { identifiers.sorted().map { Asset(id: 0, localIdentifier: $0) } }
+        func collections(_ identifiers: Set<String>) -> [Collection] {
+            identifiers.sorted().map { Collection(localIdentifier: $0, kind: collectionKinds($0)) }
+        }
+        insertedAssets = assets(event.insertedAssets)
+        updatedAssets = assets(event.updatedAssets)
+        deletedAssets = assets(event.deletedAssets)
+        contentChangedAssets = assets(event.contentChangedAssets)
+        (inserted, updated, deleted) = (Set(insertedAssets), Set(updatedAssets), Set(deletedAssets))
+        insertedCollections = collections(event.insertedCollections)
+        updatedCollections = collections(event.updatedCollections)
+        deletedCollections = collections(event.deletedCollections)
+    }
+
     enum CodingKeys: String, CodingKey {
         case insertedAssets = "ai", updatedAssets = "au", deletedAssets = "ad", contentChangedAssets = "ac"
         case insertedCollections = "ci", updatedCollections = "cu", deletedCollections = "cd"
