@@ -100,7 +100,11 @@ struct FetchSQLTests {
     /// the plan a page gets decides how the database finds the matches.
     @Test func searchesBindTheirWordsAndDates() throws {
         var options = FetchOptionsSpec()
-        options.search = try #require(SearchQuery("Beach IMG_45 2019-07 july"))
+        guard let query = SearchQuery("Beach IMG_45 2019-07 july") else {
+            Issue.record("the search did not parse")
+            return
+        }
+        options.search = query
         let owner = AccessContext(clientID: nil, grant: .readWrite, libraryIsReadOnly: false)
         let sqlite = try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options)
         #expect(

@@ -153,7 +153,9 @@ package enum ChangeRequestWire {
                                 ? nil : try entry.string("uniformTypeIdentifier", limit: 255)))
                 }
                 intents.append(
-                    .createAsset(localIdentifier: try reader.identifier("asset"), resources: resources, properties: try reader.properties()))
+                    .createAsset(
+                        localIdentifier: try reader.newIdentifier("asset", suffix: "/L0/001"), resources: resources,
+                        properties: try reader.properties()))
             case "revertAssetContent":
                 try reader.allow(["asset"])
                 intents.append(.revertAssetContent(localIdentifier: try reader.identifier("asset")))
@@ -165,9 +167,11 @@ package enum ChangeRequestWire {
                 intents.append(.recoverAssets(try reader.identifiers("assets")))
             case "createCollection":
                 try reader.allow(["collection", "kind", "title"])
+                let kind = try reader.kind()
                 intents.append(
                     .createCollection(
-                        localIdentifier: try reader.identifier("collection"), kind: try reader.kind(), title: try reader.string("title")))
+                        localIdentifier: try reader.newIdentifier("collection", suffix: kind == .assetCollection ? "/L0/040" : "/L0/020"), kind: kind,
+                        title: try reader.string("title")))
             case "updateCollection":
                 try reader.allow(["collection", "kind", "title", "edits", "snapshot"])
                 let collection = request["collection"] is NSNull ? nil : try reader.identifier("collection")
@@ -215,9 +219,20 @@ package enum ChangeRequestWire {
             try Self.checked(object[name], name: name, path: path)
         }
 
+        /// The identifier a client chose for an object it creates: a UUID and the kind's suffix, as this library makes
+        /// them (the UUID names the asset's files and renderings: no other shape is taken).
+        func newIdentifier(_ name: String, suffix: String) throws(LibraryError) -> String {
+            let text = try identifier(name)
+            let prefix = String(text.dropLast(suffix.count))
+            guard text.hasSuffix(suffix), let uuid = UUID(uuidString: prefix), uuid.uuidString == prefix else {
+                throw invalid("\(name) must be a new local identifier: an upper-case UUID and \(suffix)")
+            }
+            return text
+        }
+
         static func checked(_ value: Any?, name: String, path: String) throws(LibraryError) -> String {
             guard let text = value as? String, (1...128).contains(text.utf8.count),
-                text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/-_.".unicodeScalars.contains($0)) })
+                text.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "/-".unicodeScalars.contains($0)) })
             else { throw .invalidResource("\(path): \(name) must be a local identifier") }
             return text
         }
