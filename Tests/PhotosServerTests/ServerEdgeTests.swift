@@ -362,7 +362,9 @@ struct OpenAPIAgreementTests {
             let paths = try #require(document["paths"] as? [String: [String: Any]])
             let resource = try #require((paths["/v1/assets/{id}/resources/{type}"]?["get"] as? [String: Any]))
             let parameters = try #require(resource["parameters"] as? [[String: Any]])
-            let types = (parameters.first { $0["name"] as? String == "type" }?["schema"] as? [String: Any])?["enum"] as? [String]
+            // By name (the string alternative's enum) or by raw value.
+            let schema = parameters.first { $0["name"] as? String == "type" }?["schema"] as? [String: Any]
+            let types = (schema?["anyOf"] as? [[String: Any]])?.first { $0["type"] as? String == "string" }?["enum"] as? [String]
             #expect(types?.contains("fullSizePhoto") == true && types?.contains("pairedVideo") == true)
             let folder = try await client.call("/v1/collections/\(folderURLID)/assets", token: token)
             #expect(folder.status == .notFound, "\(folder.status)")

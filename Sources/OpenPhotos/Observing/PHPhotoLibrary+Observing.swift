@@ -61,15 +61,14 @@ final class ObserverRegistry: @unchecked Sendable {
 
     private func subscribeIfNeeded(_ library: PHPhotoLibrary) {
         if let remote = library.remote {
-            lock.lock()
-            defer { lock.unlock() }
-            guard feed == nil, library.availabilityMonitor.reason == nil else { return }
-            // From the server's newest transaction: observers hear of what happens after they register.
+            guard lock.withLock({ feed == nil }), library.availabilityMonitor.reason == nil else { return }
+            // From the server's newest transaction: observers hear of what happens after they register. (Asked
+            // without the lock held: a slow server must not hold up the registry.)
             guard let token = try? remote.currentChangeToken() else {
                 PhotosLog.library.error("the served library's change feed could not start: the server did not answer its change token")
                 return
             }
-            feed = RemoteChangeFeed(
+            let started = RemoteChangeFeed(
                 library: remote, after: token,
                 deliver: { [weak self, weak library] event in
                     guard let self, let library else { return }
@@ -77,12 +76,20 @@ final class ObserverRegistry: @unchecked Sendable {
                 },
                 ended: { [weak self, weak library] error in
                     guard let self, let library else { return }
-                    self.lock.withLock {
-                        self.feed?.stop()
-                        self.feed = nil
+                    let ended = self.lock.withLock {
+                        defer { self.feed = nil }
+                        return self.feed
                     }
+                    ended?.stop()
                     library.availabilityMonitor.markUnavailable(PHPhotosError(error), library: library)
                 })
+            // Two registrations at once: the first feed kept stays.
+            let kept = lock.withLock { () -> Bool in
+                guard feed == nil else { return false }
+                feed = started
+                return true
+            }
+            if !kept { started.stop() }
             return
         }
         guard let engine = try? library.state.get() else { return }

@@ -2211,9 +2211,33 @@ enum EmbeddedFiles {
                   "name": "type",
                   "in": "path",
                   "required": true,
-                  "description": "photo, video, pairedVideo, fullSizePhoto, fullSizeVideo, fullSizePairedVideo, adjustmentData, adjustmentBasePhoto … — or its PHAssetResourceType raw value (1)",
+                  "description": "The resource type by name (photo, video, pairedVideo, fullSizePhoto, fullSizeVideo, fullSizePairedVideo, adjustmentData, adjustmentBasePhoto …) or by its PHAssetResourceType raw value (1)",
                   "schema": {
-                   "type": "string"
+                   "anyOf": [
+                    {
+                     "type": "string",
+                     "enum": [
+                      "photo",
+                      "video",
+                      "audio",
+                      "alternatePhoto",
+                      "fullSizePhoto",
+                      "fullSizeVideo",
+                      "adjustmentData",
+                      "adjustmentBasePhoto",
+                      "pairedVideo",
+                      "fullSizePairedVideo",
+                      "adjustmentBasePairedVideo",
+                      "adjustmentBaseVideo",
+                      "photoProxy"
+                     ]
+                    },
+                    {
+                     "type": "integer",
+                     "minimum": 1,
+                     "maximum": 19
+                    }
+                   ]
                   }
                  },
                  {
