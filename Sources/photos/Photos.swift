@@ -13,7 +13,9 @@ struct Photos: ParsableCommand {
         commandName: "photos",
         abstract: "Manage an OpenPhotoKit photo library (a .photoslibrary folder).",
         discussion: """
-            The library is --library PATH, else $PHOTOS_LIBRARY, else ~/Pictures/Photos Library.photoslibrary.
+            The library is --library PATH, else $PHOTOS_LIBRARY, else ~/Pictures/Photos Library.photoslibrary; a
+            postgres:// URL names a library on a database server, an https:// URL one that photos serve serves (its
+            token in $PHOTOS_TOKEN or a 0600 file named by $PHOTOS_TOKEN_FILE; what it does not serve yet fails).
             Every command takes --json (field names are PhotoKit's property names) and --verbose (warnings of the
             library and its decoders); these and --library may come before or after the command.
             Exit status: 0 done; 1 failed; 2 partly done (import: some files could not be imported); 64 usage;

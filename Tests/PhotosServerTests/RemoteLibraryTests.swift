@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenPhotos
+import PhotosTestHarness
 import PhotosTesting
 import Synchronization
 import Testing
@@ -747,6 +748,85 @@ struct RemoteLibraryHistoryTests {
                 let latest = try describe(remote.fetchPersistentChanges(since: before))
                 #expect(latest.count == 1)
             }
+        }
+    }
+}
+
+/// The command line against a served library, and servers that fail: typed errors in bounded time.
+@Suite("Remote library from the command line")
+struct RemoteLibraryCommandLineTests {
+    /// A loopback listener that never accepts (connections complete in its backlog, requests are never answered), or
+    /// that answers every request with `reply`.
+    final class FakeServer: @unchecked Sendable {
+        let fd: Int32
+        let port: Int
+
+        init(reply: String?) throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = listener
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
+            guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+            port = Int(UInt16(bigEndian: address.sin_port))
+            guard let reply else { return }
+            Thread.detachNewThread {
+                while true {
+                    let client = accept(listener, nil, nil)
+                    guard client >= 0 else { return }
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    _ = read(client, &buffer, buffer.count)
+                    _ = reply.utf8CString.withUnsafeBufferPointer { write(client, $0.baseAddress, $0.count - 1) }
+                    close(client)
+                }
+            }
+        }
+
+        deinit {
+            shutdown(fd, Int32(SHUT_RDWR))
+            close(fd)
+        }
+    }
+
+    @Test func photosListsAServedLibrary() async throws {
+        let fixture = try ServerFixture(name: "RemoteCLI")
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(3)
+        let token = try fixture.token("cli", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            let run = try await blocking {
+                try PhotosCommandLine.run(["ls", "--json", "--library", "http://127.0.0.1:\(port)"], environment: ["PHOTOS_TOKEN": token])
+            }
+            #expect(run.status == 0, "\(run.stderr)")
+            let listed = (try run.json() as? [[String: Any]])?.compactMap { $0["localIdentifier"] as? String }
+            #expect(listed == ids)
+            let refused = try await blocking {
+                try PhotosCommandLine.run(["ls", "--library", "http://127.0.0.1:\(port)"], environment: ["PHOTOS_TOKEN": "not-a-token"])
+            }
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("3311"), "\(refused.stderr)")
+        }
+    }
+
+    @Test func aServerThatIsSilentOrSpeaksSomethingElseIsANetworkErrorInBoundedTime() async throws {
+        let silent = try FakeServer(reply: nil)
+        let garbage = try FakeServer(
+            reply: "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\nConnection: close\r\n\r\n<html></html>")
+        for (server, what) in [(silent, "silent"), (garbage, "garbage")] {
+            let start = Date()
+            let run = try await blocking {
+                try PhotosCommandLine.run(
+                    ["ls", "--library", "http://127.0.0.1:\(server.port)"], environment: ["PHOTOS_TOKEN": "t", "PHOTOS_REMOTE_TIMEOUT": "2"])
+            }
+            #expect(run.status == 1, "\(what)")
+            #expect(run.stderr.contains("3169"), "\(what): \(run.stderr)")
+            // Two seconds of timeout, and the process's own start (a bound, not a timing assertion).
+            #expect(Date().timeIntervalSince(start) < 60, "\(what)")
         }
     }
 }

@@ -29,8 +29,13 @@ package final class RemoteLibrary: Sendable {
         package var canManageCollections: Bool
     }
 
-    /// How long one request may take, from its start to its last byte (a page of ids of a million assets included).
-    package static let requestDeadline: TimeAmount = .seconds(30)
+    /// How long one request may take, from its start to its last byte (a page of ids of a million assets included):
+    /// `$PHOTOS_REMOTE_TIMEOUT` seconds, 30 by default. Connecting may take 5 s of it, a silence between two reads 20.
+    package static let timeout: Double = {
+        let seconds = ProcessInfo.processInfo.environment["PHOTOS_REMOTE_TIMEOUT"].flatMap(Double.init) ?? 30
+        return seconds.isFinite && seconds > 0 ? min(seconds, 86_400) : 30
+    }()
+    package static let requestDeadline: TimeAmount = .milliseconds(Int64(timeout * 1000))
 
     /// The event loops of this process's served libraries: the engine is synchronous and may be called on a thread of
     /// the process's shared event loop group, so requests run on loops of their own while the caller waits.
@@ -39,7 +44,10 @@ package final class RemoteLibrary: Sendable {
     /// The HTTP client of every served library of the process (never shut down).
     static let http: HTTPClient = {
         var configuration = HTTPClient.Configuration()
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(20), write: .seconds(20))
+        let milliseconds = Int64(timeout * 1000)
+        configuration.timeout = HTTPClient.Configuration.Timeout(
+            connect: .milliseconds(min(5000, milliseconds)), read: .milliseconds(min(20_000, milliseconds)),
+            write: .milliseconds(min(20_000, milliseconds)))
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroup: group, configuration: configuration)
