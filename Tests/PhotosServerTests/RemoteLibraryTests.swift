@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OpenPhotos
+import PhotosServer
 import PhotosTestHarness
 import PhotosTesting
 import Synchronization
@@ -624,6 +625,49 @@ struct RemoteLibraryObservationTests {
                     Issue.record("gave up waiting for \(what)")
                     return
                 }
+            }
+        }
+    }
+
+    /// An observer registered while the server is down hears of changes once it is back (the feed keeps asking).
+    @Test func anObserverRegisteredWhileTheServerIsDownHearsOnceItIsBack() async throws {
+        // A port of our own: the server comes back on it.
+        let port = try { try RemoteLibraryCommandLineTests.FakeServer(reply: nil).port }()
+        let fixture = try ServerFixture(name: "RemoteRestart", configuration: .init(port: port))
+        defer { fixture.library.remove() }
+        let ids = try fixture.library.addImages(1)
+        let token = try fixture.token("app", .authorized)
+        let remote = Mutex<PHPhotoLibrary?>(nil)
+        try await fixture.test { _ in
+            let opened = try await blocking { try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token) }
+            remote.withLock { $0 = opened }
+        }
+        let library = try #require(remote.withLock { $0 })
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        let recorder = Recorder(
+            result: PHFetchResult(), watched: PHAsset.fetchAssets(withLocalIdentifiers: ids, options: fixture.library.options()).object(at: 0))
+        library.register(recorder as any PHPhotoLibraryChangeObserver)
+        defer { library.unregisterChangeObserver(recorder) }
+        try await fixture.test { _ in
+            try await blocking {
+                let owner = fixture.library.library
+                let asset = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: fixture.library.options()).object(at: 0)
+                // Changes until one is heard (the feed starts from the server's newest transaction once it answers).
+                var favorite = true
+                for _ in 0..<120 {
+                    try owner.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = favorite }
+                    favorite.toggle()
+                    recorder.condition.lock()
+                    let heard =
+                        !recorder.favoriteAfter.isEmpty
+                        || recorder.condition.wait(until: Date().addingTimeInterval(0.5)) && !recorder.favoriteAfter.isEmpty
+                    recorder.condition.unlock()
+                    if heard { break }
+                }
+                recorder.condition.lock()
+                #expect(!recorder.favoriteAfter.isEmpty, "no change reached the observer")
+                recorder.condition.unlock()
             }
         }
     }

@@ -63,10 +63,11 @@ final class ObserverRegistry: @unchecked Sendable {
         if let remote = library.remote {
             guard lock.withLock({ feed == nil }), library.availabilityMonitor.reason == nil else { return }
             // From the server's newest transaction: observers hear of what happens after they register. (Asked
-            // without the lock held: a slow server must not hold up the registry.)
-            guard let token = try? remote.currentChangeToken() else {
-                PhotosLog.library.error("the served library's change feed could not start: the server did not answer its change token")
-                return
+            // without the lock held: a slow server must not hold up the registry; one that cannot be reached now is
+            // asked again by the feed, which starts from its answer.)
+            let token = try? remote.currentChangeToken()
+            if token == nil {
+                PhotosLog.library.warning("the served library's change feed waits for the server (its change token did not come)")
             }
             let started = RemoteChangeFeed(
                 library: remote, after: token,

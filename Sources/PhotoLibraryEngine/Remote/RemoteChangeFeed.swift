@@ -61,9 +61,10 @@ package final class RemoteChangeFeed: Sendable {
     /// Deliveries run here, in order (they may ask the server for details: never on the feed's loop).
     package let queue = DispatchQueue(label: "OpenPhotoKit.remote-changes")
 
-    /// Starts following `library`'s changes after the transaction `token` names.
+    /// Starts following `library`'s changes after the transaction `token` names (nil: after the newest one when the
+    /// server first answers — a server that cannot be reached now is tried again, with the same backoff).
     package init(
-        library: RemoteLibrary, after token: String, deliver: @escaping @Sendable (RemoteChangeEvent) -> Void,
+        library: RemoteLibrary, after token: String?, deliver: @escaping @Sendable (RemoteChangeEvent) -> Void,
         ended: @escaping @Sendable (LibraryError) -> Void
     ) {
         let queue = self.queue
@@ -72,9 +73,17 @@ package final class RemoteChangeFeed: Sendable {
             var last = token
             var pause = 0.25
             while !Task.isCancelled {
+                guard let from = last else {
+                    last = try? await library.fetchChangeToken()
+                    if last == nil {
+                        try? await Task.sleep(for: .milliseconds(Int(pause * 1000)))
+                        pause = min(pause * 2, 5)
+                    }
+                    continue
+                }
                 var request = library.makeRequest(.GET, "/v1/changes/stream")
                 request.headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
-                request.headers.replaceOrAdd(name: "Last-Event-ID", value: last)
+                request.headers.replaceOrAdd(name: "Last-Event-ID", value: from)
                 do {
                     // No deadline but the reads': a quiet feed gets a heartbeat every 15 s.
                     let response = try await RemoteLibrary.http.execute(request, timeout: .hours(24 * 365))
@@ -167,6 +176,17 @@ struct EventStreamParser {
 }
 
 extension RemoteLibrary {
+    /// The change token of the newest transaction, asked from a task (the feed's own).
+    func fetchChangeToken() async throws -> String {
+        let response = try await Self.http.execute(makeRequest(.GET, "/v1/changes/token"), deadline: .now() + Self.requestDeadline)
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status.code < 400,
+            let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any],
+            let token = object["token"] as? String
+        else { throw LibraryError.networkError("/v1/changes/token answered no token") }
+        return token
+    }
+
     /// The change token of the newest transaction (`GET /v1/changes/token`), in the feed's wire form.
     package func currentChangeToken() throws(LibraryError) -> String {
         guard let token = try json(.GET, "/v1/changes/token")["token"] as? String else {
