@@ -212,7 +212,17 @@ public struct KillCampaign {
             let lost = ledger.subtracting(present)
             result.lostCommits += lost.count
             for identifier in lost.sorted().prefix(5) { result.inconsistencies.append("after \(what): \(identifier) was acknowledged and is gone") }
-            let slots = (try? FileManager.default.contentsOfDirectory(atPath: engine.bundle.writersURL.path)) ?? []
+            var slots = (try? FileManager.default.contentsOfDirectory(atPath: engine.bundle.writersURL.path)) ?? []
+            // On a database server a slot's lock is its writer's session: PostgreSQL ends a killed client's backend
+            // (and its advisory locks) only once it notices the connection gone — a moment later on a busy machine.
+            // Until then the slot is rightly left alone; opening again (recovery sweeps) once the backend is gone.
+            var waited = 0
+            while !slots.isEmpty, !library.isFileURL, waited < 100 {
+                usleep(100_000)
+                waited += 1
+                _ = try? LibraryEngine.open(at: library)
+                slots = (try? FileManager.default.contentsOfDirectory(atPath: engine.bundle.writersURL.path)) ?? []
+            }
             // The engine just opened holds no slot (it wrote nothing); anything there was left by a dead writer.
             result.orphans += slots.count
             for slot in slots where result.orphanDetails.count < 20 {
