@@ -231,6 +231,17 @@ struct BenchCore: ParsableCommand {
     }
 }
 
+/// How many assets the library at `url` holds, hidden ones included (0 when it cannot be opened): whether a benchmark
+/// can reuse the synthetic library it kept from an earlier run.
+func assetCount(ofLibraryAt url: URL) -> Int {
+    (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { library -> Int in
+        let options = PHFetchOptions()
+        options.photoLibrary = library
+        options.includeHiddenAssets = true
+        return PHAsset.fetchAssets(with: options).count
+    } ?? 0
+}
+
 func printBenchJSON(_ value: Any) {
     let data = (try? JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys])) ?? Data()
     print(String(decoding: data, as: UTF8.self))

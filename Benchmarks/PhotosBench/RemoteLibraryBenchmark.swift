@@ -85,14 +85,7 @@ struct BenchRemote: ParsableCommand {
 
     private func fetchAndScroll(_ root: URL, into results: inout [String: Any]) throws {
         let url = URL(fileURLWithPath: library)
-        let existing =
-            (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { library -> Int in
-                let options = PHFetchOptions()
-                options.photoLibrary = library
-                options.includeHiddenAssets = true
-                return PHAsset.fetchAssets(with: options).count
-            } ?? 0
-        if existing != assets {
+        if assetCount(ofLibraryAt: url) != assets {
             try? FileManager.default.removeItem(at: url)
             log("building a \(assets)-asset library…")
             _ = try SyntheticLibrary.insertAssets(into: url, count: assets)

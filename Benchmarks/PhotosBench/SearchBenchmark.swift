@@ -72,14 +72,7 @@ struct BenchSearch: ParsableCommand {
         let zipf = Zipf(words.count)
         let keywordZipf = Zipf(300)
 
-        let existing =
-            (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { lib -> Int in
-                let o = PHFetchOptions()
-                o.photoLibrary = lib
-                o.includeHiddenAssets = true
-                return PHAsset.fetchAssets(with: o).count
-            } ?? 0
-        if existing != assets {
+        if assetCount(ofLibraryAt: url) != assets {
             try? LibraryStorage.removeLibrary(at: url)
             let start = Date()
             try SyntheticLibrary.insertAssets(into: url, count: assets)
@@ -123,7 +116,7 @@ struct BenchSearch: ParsableCommand {
             }
             log(String(format: "made %d assets with captions and keywords in %.0f s", assets, Date().timeIntervalSince(start)))
         } else {
-            log("reusing \(url) (\(existing) assets)")
+            log("reusing \(url) (\(assets) assets)")
         }
 
         let handle = try PHPhotoLibrary(url: url, clientIdentifier: nil)

@@ -197,14 +197,7 @@ struct BenchServe: ParsableCommand {
 
     private func timelinePages() async throws -> [String: Any] {
         let url = URL(fileURLWithPath: library)
-        let existing =
-            (try? PHPhotoLibrary(url: url, clientIdentifier: nil)).map { library -> Int in
-                let options = PHFetchOptions()
-                options.photoLibrary = library
-                options.includeHiddenAssets = true
-                return PHAsset.fetchAssets(with: options).count
-            } ?? 0
-        if existing != assets {
+        if assetCount(ofLibraryAt: url) != assets {
             try? FileManager.default.removeItem(at: url)
             log("timeline: building a \(assets)-asset library…")
             _ = try SyntheticLibrary.insertAssets(into: url, count: assets)
