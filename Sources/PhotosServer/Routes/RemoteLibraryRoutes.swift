@@ -16,6 +16,20 @@ struct RemoteLibraryRoutes {
     static let changeToken = HTTPField.Name("Photos-Change-Token")!
     static let idParameters = AssetRoutes.listParameters.subtracting(["limit", "cursor", "resources"]).union(["sourceTypes", "fetchLimit"])
 
+    /// A body's `ids`: at most ``maximumRecords`` asset handles (integers, exactly).
+    static func handles(_ value: Any?) throws -> [Int64] {
+        guard let list = value as? [Any], list.count <= maximumRecords else {
+            throw APIError.badRequest("ids must be a list of at most \(maximumRecords) asset handles")
+        }
+        return try list.map { item -> Int64 in
+            // Row ids: far below 2^53, where a JSON number is exact.
+            guard let number = item as? NSNumber, let id = Int64(exactly: number.doubleValue) else {
+                throw APIError.badRequest("ids must be a list of asset handles (integers)")
+            }
+            return id
+        }
+    }
+
     func register(on group: RouterGroup<PhotosRequestContext>) {
         group.get("assets/ids") { request, context in
             try await ids(try Query(request, allowed: Self.idParameters), scope: .library, context: context, predicateLimit: 4096)
@@ -76,14 +90,7 @@ struct RemoteLibraryRoutes {
         try session.requireRead()
         _ = try Query(request, allowed: [])
         let body = try await JSONBody(request, context: context, allowed: ["ids", "extendedMetadata"])
-        guard let list = body.fields["ids"] as? [Any] else { throw APIError.badRequest("ids must be a list of asset handles") }
-        guard list.count <= Self.maximumRecords else { throw APIError.badRequest("at most \(Self.maximumRecords) ids per request") }
-        let ids = try list.map { item -> Int64 in
-            guard let number = item as? NSNumber, let id = Int64(exactly: number.doubleValue) else {
-                throw APIError.badRequest("ids must be a list of asset handles (integers)")
-            }
-            return id
-        }
+        let ids = try Self.handles(body.fields["ids"])
         let extended = body.fields["extendedMetadata"] as? Bool ?? false
         let library = session.library
         let data = try await offload { try library.servedAssetRecords(ids, extendedMetadata: extended) }
@@ -100,15 +107,7 @@ struct RemoteLibraryRoutes {
         try session.requireRead()
         _ = try Query(request, allowed: [])
         let body = try await JSONBody(request, context: context, allowed: ["ids"])
-        guard let list = body.fields["ids"] as? [Any], list.count <= Self.maximumRecords else {
-            throw APIError.badRequest("ids must be a list of at most \(Self.maximumRecords) asset handles")
-        }
-        let ids = try list.map { item -> Int64 in
-            guard let number = item as? NSNumber, let id = Int64(exactly: number.doubleValue) else {
-                throw APIError.badRequest("ids must be a list of asset handles (integers)")
-            }
-            return id
-        }
+        let ids = try Self.handles(body.fields["ids"])
         let library = session.library
         let data = try await offload { try library.servedResourceRecords(ids) }
         return Response(
