@@ -259,7 +259,7 @@ let package = Package(
             swiftSettings: strict
         ),
         // PhotoKit's public behaviour, run against every kind of library a LibraryProvider makes (PhotosTesting).
-        .testTarget(name: "ConformanceTests", dependencies: ["Photos", "PhotosTesting"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["Photos", "PhotosTesting", "photos"], swiftSettings: strict),
         .testTarget(
             name: "ObjectStorageTests",
             dependencies: [

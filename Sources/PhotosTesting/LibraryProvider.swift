@@ -12,6 +12,19 @@ public protocol LibraryProvider: Sendable, CustomStringConvertible {
     func makeLibrary(name: String, scratch: URL) throws -> URL
     /// Removes a library this provider made (its files and rows), and nothing else.
     func removeLibrary(at url: URL)
+    /// A handle onto the library at `url` acting for `clientIdentifier` (nil: the owner, or for a served library the
+    /// test's own client with full access), as another process or device opens it.
+    func openLibrary(at url: URL, clientIdentifier: String?) throws -> PHPhotoLibrary
+    /// The owner's handle, where it is not the one ``openLibrary(at:clientIdentifier:)`` gives with nil: for a served
+    /// library, the server's library (grants and tokens are the owner's to make).
+    func owner(ofLibraryAt url: URL) -> PHPhotoLibrary?
+}
+
+extension LibraryProvider {
+    public func openLibrary(at url: URL, clientIdentifier: String?) throws -> PHPhotoLibrary {
+        try PHPhotoLibrary(url: url, clientIdentifier: clientIdentifier)
+    }
+    public func owner(ofLibraryAt url: URL) -> PHPhotoLibrary? { nil }
 }
 
 /// The embedded store: SQLite and the files in a `.photoslibrary` folder, beside the scratch folder.
@@ -87,10 +100,14 @@ public struct ObjectStorageLibraryProvider: LibraryProvider {
     }
 }
 
-/// Every kind of library this machine can run the conformance suite against: the embedded store always, a
-/// PostgreSQL server where `OPENPHOTOKIT_TEST_POSTGRES` names one, and that server with object storage where
-/// `OPENPHOTOKIT_TEST_S3_BUCKET` names a bucket too (the test command starts both).
+/// Every kind of store this machine can run the suites against: the embedded store always, a PostgreSQL server where
+/// `OPENPHOTOKIT_TEST_POSTGRES` names one, and that server with object storage where `OPENPHOTOKIT_TEST_S3_BUCKET`
+/// names a bucket too (the test command starts both); ``conformance`` adds a served library.
 public enum LibraryProviders {
+    /// Every kind of library PhotoKit's public behaviour is checked on: every store (``all``), and a library served
+    /// by `photos serve` reached over HTTP (``ServedLibraryProvider``).
+    public static var conformance: [any LibraryProvider] { all + [ServedLibraryProvider()] }
+
     public static var all: [any LibraryProvider] {
         var providers: [any LibraryProvider] = [LocalLibraryProvider()]
         let environment = ProcessInfo.processInfo.environment

@@ -4,8 +4,11 @@ import OpenPhotos
 /// A new, empty photo library for a test, of the kind a ``LibraryProvider`` makes (a folder by default), with a
 /// temporary scratch folder for generated media: both removed when ``remove()`` is called.
 public final class TestLibrary: @unchecked Sendable {
-    /// The library handle (the owner's).
+    /// The library handle: the owner's, or for a served library the test's client's (with full access).
     public let library: PHPhotoLibrary
+    /// The owner's handle, who grants access and issues tokens: ``library``, or for a served library the server's
+    /// own handle onto it.
+    public let owner: PHPhotoLibrary
     /// The library's URL (`PHPhotoLibrary(url:)` opens another handle onto it): for the default provider, its folder.
     public let url: URL
     /// A scratch folder for generated media.
@@ -20,7 +23,19 @@ public final class TestLibrary: @unchecked Sendable {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         self.provider = provider
         url = try provider.makeLibrary(name: name, scratch: scratch)
-        library = try PHPhotoLibrary(url: url, clientIdentifier: nil)
+        do {
+            library = try provider.openLibrary(at: url, clientIdentifier: nil)
+        } catch {
+            provider.removeLibrary(at: url)
+            throw error
+        }
+        owner = provider.owner(ofLibraryAt: url) ?? library
+    }
+
+    /// Another handle onto the library, as another process or device opens it, acting for `clientIdentifier` (nil:
+    /// as ``library`` does).
+    public func open(clientIdentifier: String? = nil) throws -> PHPhotoLibrary {
+        try provider.openLibrary(at: url, clientIdentifier: clientIdentifier)
     }
 
     /// The folder of the library's local files (uploads in progress, writer slots; and originals and renderings
@@ -37,6 +52,14 @@ public final class TestLibrary: @unchecked Sendable {
     public func options(_ configure: (PHFetchOptions) -> Void = { _ in }) -> PHFetchOptions {
         let options = PHFetchOptions()
         options.photoLibrary = library
+        configure(options)
+        return options
+    }
+
+    /// Options that fetch from the owner's handle (``owner``).
+    public func ownerOptions(_ configure: (PHFetchOptions) -> Void = { _ in }) -> PHFetchOptions {
+        let options = PHFetchOptions()
+        options.photoLibrary = owner
         configure(options)
         return options
     }

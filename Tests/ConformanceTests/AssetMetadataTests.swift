@@ -13,7 +13,7 @@ struct AssetMetadataTests {
                 .firstObject)
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func ratingCaptionAndKeywordsAreStoredAsSet(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "Metadata", provider: provider)
         defer { library.remove() }
@@ -71,7 +71,7 @@ struct AssetMetadataTests {
         #expect(unchanged.rating == .two && unchanged.extendedMetadata.keywords == ["Normandy", "Beach", "sunset"])
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func ratingIsAFetchKey(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "Ratings", provider: provider)
         defer { library.remove() }
@@ -88,7 +88,7 @@ struct AssetMetadataTests {
         #expect(rated[0].value(forKey: "rating") as? Int == 5)
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func metadataChangesAreObservedAndJournaledAsPropertyChanges(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "MetadataChanges", provider: provider)
         defer { library.remove() }
@@ -126,12 +126,12 @@ struct AssetMetadataTests {
 
     /// Two handles on one library (as two processes) add keywords to the same asset from what each fetched: both
     /// keep theirs, since keywords are edited against the asset's state at commit.
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func keywordsAddedByTwoWritersAreBothKept(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "Keywords", provider: provider)
         defer { library.remove() }
         let id = try library.addImages(1)[0]
-        let other = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
+        let other = try library.open()
         let mine = try Self.asset(id, library)
         let theirs = try #require(
             PHAsset.fetchAssets(
@@ -145,7 +145,7 @@ struct AssetMetadataTests {
         #expect(try Self.asset(id, library).extendedMetadata.keywords == ["mine", "theirs"])
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func aLivePhotosVideoTurnsOffAndOnAgain(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "LiveToggle", provider: provider)
         defer { library.remove() }
@@ -205,7 +205,7 @@ struct AssetMetadataTests {
         return file
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func importReadsRatingCaptionAndKeywordsFromTheFile(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "DescribedImport", provider: provider)
         defer { library.remove() }

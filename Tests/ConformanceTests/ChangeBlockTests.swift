@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Change blocks")
 struct ChangeBlockTests {
-    @Test(arguments: LibraryProviders.all) func performChangesRunsOffTheCallersThreadAndReportsSuccess(_ provider: any LibraryProvider) async throws {
+    @Test(arguments: LibraryProviders.conformance) func performChangesRunsOffTheCallersThreadAndReportsSuccess(_ provider: any LibraryProvider)
+        async throws
+    {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let file = try library.makeImage()
@@ -23,7 +25,7 @@ struct ChangeBlockTests {
         #expect(PHAsset.fetchAssets(with: library.options()).count == 1)
     }
 
-    @Test(arguments: LibraryProviders.all) func asyncPerformChangesThrowsPhotosErrors(_ provider: any LibraryProvider) async throws {
+    @Test(arguments: LibraryProviders.conformance) func asyncPerformChangesThrowsPhotosErrors(_ provider: any LibraryProvider) async throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let missing = library.scratch.appendingPathComponent("missing.jpg")
@@ -37,7 +39,7 @@ struct ChangeBlockTests {
         #expect(PHAsset.fetchAssets(with: library.options()).count == 1)
     }
 
-    @Test(arguments: LibraryProviders.all) func propertyChangesApply(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func propertyChangesApply(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(1)

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Change observation")
 struct ChangeObservationTests {
-    @Test(arguments: LibraryProviders.all) func favoritingAnAssetMovesItIntoFavoritesAndChangesItInPlace(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func favoritingAnAssetMovesItIntoFavoritesAndChangesItInPlace(_ provider: any LibraryProvider)
+        throws
+    {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(4)
@@ -44,7 +46,9 @@ struct ChangeObservationTests {
         #expect(recorder.nothingArrives(within: 0.2))
     }
 
-    @Test(arguments: LibraryProviders.all) func aNewCreationDateIsAMoveAndHiddenAssetsLeaveTheDefaultFetch(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func aNewCreationDateIsAMoveAndHiddenAssetsLeaveTheDefaultFetch(_ provider: any LibraryProvider)
+        throws
+    {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(5)  // 1_700_000_000 + 0, 60, … 240
@@ -77,7 +81,7 @@ struct ChangeObservationTests {
         #expect(identifiers(hidden.fetchResultAfterChanges) == [ids[4], ids[0], ids[2], ids[1]])
     }
 
-    @Test(arguments: LibraryProviders.all) func deletionsRecoveriesAndAlbumOrder(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func deletionsRecoveriesAndAlbumOrder(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(4)
@@ -124,7 +128,9 @@ struct ChangeObservationTests {
         #expect(change.changeDetails(for: smartAlbums) == nil)
     }
 
-    @Test(arguments: LibraryProviders.all) func withoutIncrementalDetailsObserversAreOnlyToldThatTheResultChanged(_ provider: any LibraryProvider)
+    @Test(arguments: LibraryProviders.conformance) func withoutIncrementalDetailsObserversAreOnlyToldThatTheResultChanged(
+        _ provider: any LibraryProvider
+    )
         throws
     {
         let library = try TestLibrary(provider: provider)
@@ -141,7 +147,9 @@ struct ChangeObservationTests {
         #expect(details.fetchResultAfterChanges.count == 3)
     }
 
-    @Test(arguments: LibraryProviders.all) func transientCollectionsGetNoDetailsButTwoResultsCanBeCompared(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func transientCollectionsGetNoDetailsButTwoResultsCanBeCompared(_ provider: any LibraryProvider)
+        throws
+    {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3)
@@ -161,14 +169,14 @@ struct ChangeObservationTests {
         #expect(applying(details, to: identifiers(picked)) == [ids[2], ids[0]])
     }
 
-    @Test(arguments: LibraryProviders.all) func changesFromAnotherHandleArriveOnceEachInCommitOrder(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func changesFromAnotherHandleArriveOnceEachInCommitOrder(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3)
         let recorder = ChangeRecorder()
         library.library.register(recorder)
         // A second handle on the same folder has its own database connections: to the first, it is another process.
-        let other = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
+        let other = try library.open()
         let otherOptions = PHFetchOptions()
         otherOptions.photoLibrary = other
         let theirs = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: otherOptions)
@@ -184,7 +192,7 @@ struct ChangeObservationTests {
         #expect(recorder.nothingArrives(within: 0.3))
     }
 
-    @Test(arguments: LibraryProviders.all) func changesAsAnAsyncSequence(_ provider: any LibraryProvider) async throws {
+    @Test(arguments: LibraryProviders.conformance) func changesAsAnAsyncSequence(_ provider: any LibraryProvider) async throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         try library.addImages(2)
@@ -199,7 +207,7 @@ struct ChangeObservationTests {
         #expect(change.changeDetails(for: all)?.removedIndexes == [1])
     }
 
-    @Test(arguments: LibraryProviders.all) func persistentHistorySurvivesReopeningTheLibrary(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func persistentHistorySurvivesReopeningTheLibrary(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let start = library.library.currentChangeToken
@@ -213,7 +221,7 @@ struct ChangeObservationTests {
 
         // Tokens survive a restart as bytes.
         let saved = try JSONEncoder().encode(start)
-        let reopened = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
+        let reopened = try library.open()
         let token = try JSONDecoder().decode(PHPersistentChangeToken.self, from: saved)
         #expect(token == start)
         let changes = Array(try reopened.fetchPersistentChanges(since: token))

@@ -19,7 +19,7 @@ struct FetchTests {
         result.map(\.localIdentifier)
     }
 
-    @Test(arguments: LibraryProviders.all) func defaultFetchExcludesHiddenAndSortsByCreationDate(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func defaultFetchExcludesHiddenAndSortsByCreationDate(_ provider: any LibraryProvider) throws {
         let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         #expect(identifiers(PHAsset.fetchAssets(with: library.options())) == [ids[0], ids[1], ids[2], ids[4]])
@@ -32,7 +32,7 @@ struct FetchTests {
     /// Assets without a creation date sort before every date when ascending and after when descending (as a Core
     /// Data sort puts nil first), the same on every store — PostgreSQL's own default is the reverse — and pages
     /// through `fetchLimit`-sized keys walk them in that order.
-    @Test(arguments: LibraryProviders.all) func undatedAssetsSortFirstAscendingLastDescending(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func undatedAssetsSortFirstAscendingLastDescending(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(5) { i, request in
@@ -53,7 +53,7 @@ struct FetchTests {
         #expect(Set(PHAsset.fetchAssets(with: library.options()).map(\.localIdentifier).prefix(2)) == undated)
     }
 
-    @Test(arguments: LibraryProviders.all) func predicatesSortDescriptorsAndLimits(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func predicatesSortDescriptorsAndLimits(_ provider: any LibraryProvider) throws {
         let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         let newestNonFavorite = library.options {
@@ -102,7 +102,7 @@ struct FetchTests {
         #expect(identifiers(PHAsset.fetchAssets(with: keyPathSort)) == [ids[4], ids[2], ids[1], ids[0]])
     }
 
-    @Test(arguments: LibraryProviders.all) func unsupportedKeysAreReportedToCallersWhoValidate(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func unsupportedKeysAreReportedToCallersWhoValidate(_ provider: any LibraryProvider) throws {
         let options = PHFetchOptions()
         options.predicate = NSPredicate(format: "filename == %@", "IMG_0001.JPG")
         #expect(throws: FetchOptionsError.self) { try options.validate(for: PHAsset.self) }
@@ -133,7 +133,7 @@ struct FetchTests {
         }
     }
 
-    @Test(arguments: LibraryProviders.all) func fetchResultAccessors(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func fetchResultAccessors(_ provider: any LibraryProvider) throws {
         let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         let result = PHAsset.fetchAssets(with: library.options())
@@ -167,7 +167,7 @@ struct FetchTests {
         #expect(PHFetchResult<PHAsset>().firstObject == nil)
     }
 
-    @Test(arguments: LibraryProviders.all) func membershipIsFixedAtFetchTimeWhilePropertiesRefresh(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func membershipIsFixedAtFetchTimeWhilePropertiesRefresh(_ provider: any LibraryProvider) throws {
         let (library, ids) = try makeLibrary(provider)
         defer { library.remove() }
         let result = PHAsset.fetchAssets(with: library.options())

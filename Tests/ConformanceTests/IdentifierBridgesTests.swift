@@ -7,7 +7,7 @@ import Testing
 /// identifiers.
 @Suite("Identifier bridges")
 struct IdentifierBridgesTests {
-    @Test(arguments: LibraryProviders.all) func changeTokensSurviveKeyedArchiving(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func changeTokensSurviveKeyedArchiving(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         _ = try library.addImages(1)
@@ -23,7 +23,7 @@ struct IdentifierBridgesTests {
         #expect((try? NSKeyedUnarchiver.unarchivedObject(ofClass: PHPersistentChangeToken.self, from: other)) == nil)
     }
 
-    @Test(arguments: LibraryProviders.all) func assetsLibraryURLsNameAssetsByTheirUUID(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func assetsLibraryURLsNameAssetsByTheirUUID(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(2)
@@ -38,7 +38,7 @@ struct IdentifierBridgesTests {
         #expect(assets.firstObject?.localIdentifier == ids[1])
     }
 
-    @Test(arguments: LibraryProviders.all) func cloudIdentifiersMapBothWaysAndOnlyAssets(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func cloudIdentifiersMapBothWaysAndOnlyAssets(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(2)

@@ -8,7 +8,7 @@ import Testing
 /// observer, and `PHAssetResource.filename`.
 @Suite("Root folder, persistent-changes observer")
 struct RootFolderAndPersistentObserverTests {
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func theRootFolderHoldsTheTopLevelAndIsNeverRenamedOrDeleted(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "Root", provider: provider)
         defer { library.remove() }
@@ -75,14 +75,14 @@ struct RootFolderAndPersistentObserverTests {
         }
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func thePersistentObserverIsToldOfEveryCommitAndThenFetchesIt(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "PersistentObserver", provider: provider)
         defer { library.remove() }
-        try library.library.setAuthorization(.authorized, for: "phone")
-        try library.library.setAuthorization(.limited, for: "limited")
-        let phone = try PHPhotoLibrary(url: library.url, clientIdentifier: "phone")
-        let limited = try PHPhotoLibrary(url: library.url, clientIdentifier: "limited")
+        try library.owner.setAuthorization(.authorized, for: "phone")
+        try library.owner.setAuthorization(.limited, for: "limited")
+        let phone = try library.open(clientIdentifier: "phone")
+        let limited = try library.open(clientIdentifier: "limited")
         let observer = PersistentObserver()
         let unauthorized = PersistentObserver()
         phone.register(observer)
@@ -116,7 +116,7 @@ struct RootFolderAndPersistentObserverTests {
         #expect(observer.calls.withLock { $0 } == count)
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func resourcesHaveTheirFilename(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "Filename", provider: provider)
         defer { library.remove() }

@@ -39,7 +39,7 @@ struct SearchTests {
                 }))
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func wordsMatchCaptionsKeywordsNamesAndDates(_ provider: any LibraryProvider) throws {
         let (library, ids) = try Self.library(provider)
         defer { library.remove() }
@@ -73,7 +73,7 @@ struct SearchTests {
             } == [ids[4]])
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func theIndexFollowsEveryChange(_ provider: any LibraryProvider) throws {
         let (library, ids) = try Self.library(provider)
         defer { library.remove() }
@@ -105,7 +105,7 @@ struct SearchTests {
         #expect(PHAsset.fetchAssets(in: trash, options: library.options { $0.searchText = "family" }).count == 0)
     }
 
-    @Test(arguments: LibraryProviders.all)
+    @Test(arguments: LibraryProviders.conformance)
     func pagesAndLimitedClientsSearchTheirs(_ provider: any LibraryProvider) throws {
         let (library, ids) = try Self.library(provider)
         defer { library.remove() }
@@ -124,8 +124,8 @@ struct SearchTests {
             _ = try library.library.fetchAssetPage(options: library.options { $0.searchText = "beach" }, cursor: first.nextCursor, limit: 1)
         }
 
-        try library.library.setAuthorization(.limited, for: "picker", selection: [ids[1]])
-        let limited = try PHPhotoLibrary(url: library.url, clientIdentifier: "picker")
+        try library.owner.setAuthorization(.limited, for: "picker", selection: [ids[1]])
+        let limited = try library.open(clientIdentifier: "picker")
         let found = PHAsset.fetchAssets(
             with: {
                 let o = PHFetchOptions(); o.photoLibrary = limited; o.searchText = "beach"; return o

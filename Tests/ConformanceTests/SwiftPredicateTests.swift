@@ -5,7 +5,7 @@ import Testing
 
 @Suite("#Predicate in fetch options")
 struct SwiftPredicateTests {
-    @Test(arguments: LibraryProviders.all) func swiftPredicatesCompileLikeFormatStrings(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func swiftPredicatesCompileLikeFormatStrings(_ provider: any LibraryProvider) throws {
         let image = PHAssetMediaType.image
         let minimum = 100
         let compiled = try #require(NSPredicate(#Predicate<PHAsset> { $0.mediaType == image && $0.pixelWidth > minimum }))
@@ -19,7 +19,7 @@ struct SwiftPredicateTests {
         #expect(inList.photosPredicateFormat == "pixelHeight IN {1, 2}")
     }
 
-    @Test(arguments: LibraryProviders.all) func unsupportedExpressionsAreNamed(_ provider: any LibraryProvider) {
+    @Test(arguments: LibraryProviders.conformance) func unsupportedExpressionsAreNamed(_ provider: any LibraryProvider) {
         #expect(NSPredicate(#Predicate<PHAsset> { $0.pixelWidth * 2 > $0.pixelHeight }) == nil)
         let userLibrary = PHAssetSourceType.typeUserLibrary
         #expect(throws: FetchOptionsError.self) {
@@ -27,7 +27,7 @@ struct SwiftPredicateTests {
         }
     }
 
-    @Test(arguments: LibraryProviders.all) func swiftPredicatesFetch(_ provider: any LibraryProvider) throws {
+    @Test(arguments: LibraryProviders.conformance) func swiftPredicatesFetch(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(provider: provider)
         defer { library.remove() }
         let ids = try library.addImages(3) { i, request in request.isFavorite = i != 1 }

@@ -155,6 +155,11 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         originalChoice: PHAsset.OriginalResourceChoice = .compressed, workspaceParent: URL? = nil,
         network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?) = (true, nil)
     ) throws -> PHContentEditingInput {
+        if let remote = library.remote {
+            return try makeRemote(
+                asset, remote: remote, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage,
+                originalChoice: originalChoice, workspaceParent: workspaceParent, network: network)
+        }
         let engine = try library.engine()
         let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access, rawChosen: originalChoice == .raw)
         guard state.asset.mediaType == .image || state.asset.mediaType == .video else {
@@ -235,6 +240,84 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
             if let video {
                 let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\(video.pathExtension)")
                 try FileStager.copyOut(video, to: videoCopy)
+                input.livePhoto = PHLivePhoto(
+                    size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
+                    videoURL: videoCopy, asset: nil)
+            }
+        }
+        return input
+    }
+}
+
+extension PHContentEditingInput {
+    /// The input of an asset of a served library: the server says which files the asset has and its last edit's
+    /// adjustment data; the file the editor edits (by the same rule as a local input) is downloaded into the session's
+    /// folder — only with network access, as an iCloud asset's is — and the screen-sized image made from the copy.
+    static func makeRemote(
+        _ asset: PHAsset, remote: RemoteLibrary, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool,
+        originalChoice: PHAsset.OriginalResourceChoice, workspaceParent: URL?, network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?)
+    ) throws -> PHContentEditingInput {
+        let (state, stored) = try remote.editingState(localIdentifier: asset.localIdentifier, rawChosen: originalChoice == .raw)
+        guard state.asset.mediaType == .image || state.asset.mediaType == .video else {
+            throw LibraryError.requestNotSupportedForAsset("\(asset.localIdentifier) is neither a photo nor a video: it has no editing input")
+        }
+        let adjustment = stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
+        let handles = adjustment.map { canHandle?($0) ?? false } ?? false
+        let (chosen, basis) = state.inputSource(editorHandlesAdjustment: handles)
+        let what = "the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier)"
+        guard let resource = chosen else { throw LibraryError.missingResource("\(what) is missing") }
+        guard network.allowed else {
+            throw LibraryError.networkAccessRequired("\(what) is on the server: allow network access to download it")
+        }
+        let workspace = try EditingWorkspace(in: workspaceParent)
+        let input = PHContentEditingInput(
+            asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
+            library: library, workspace: workspace)
+        let inputFolder = workspace.url.appendingPathComponent("Input")
+        do { try POSIXFiles.createDirectory(inputFolder) } catch {
+            throw LibraryError.internalError("cannot create \(inputFolder.path): \(error)")
+        }
+        let copy = inputFolder.appendingPathComponent(
+            ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\((resource.originalFilename as NSString).pathExtension)"))
+        try remote.download(resource, to: copy, progress: network.progress)
+        let isPhoto = state.asset.mediaType == .image
+        if !skipsDisplaySizeImage {
+            let request = RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact)
+            let display: PixelBuffer
+            do {
+                if isPhoto {
+                    display = try ImageRenderer.render(
+                        copy.path, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight, request: request)
+                } else {
+                    let rotation = (try? MediaProbe().probe(copy).rotation) ?? 0
+                    display = try ImageRenderer.renderPosterFrame(
+                        copy.path, rotation: rotation, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight, request: request)
+                }
+            } catch {
+                throw LibraryError.invalidResource("cannot read the input of \(asset.localIdentifier): \(error)")
+            }
+            input.displayImage = UIImage(pixels: display)
+        }
+        if isPhoto {
+            input.fullSizeImageURL = copy
+            input.fullSizeImageOrientation = Int32((try? MediaProbe().probe(copy).orientation) ?? 1)
+        } else {
+            input.audiovisualAsset = AVURLAsset(url: copy)
+        }
+        if state.asset.mediaSubtypes & PHAssetMediaSubtype.photoLive.rawValue != 0 {
+            // The video of the same version as the still, as for a local input.
+            let resources = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
+            let video: PHAssetResource? =
+                switch basis {
+                case .original: PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true)
+                case .adjustmentBase:
+                    resources.first { $0.type == .adjustmentBasePairedVideo }
+                        ?? PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true)
+                case .currentRendering: PHAssetResource.resource(among: resources, version: .current, pairedVideo: true)
+                }
+            if let video {
+                let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\((video.originalFilename as NSString).pathExtension)")
+                try remote.download(video.record, to: videoCopy, progress: network.progress)
                 input.livePhoto = PHLivePhoto(
                     size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
                     videoURL: videoCopy, asset: nil)
@@ -410,9 +493,16 @@ extension PHAsset {
     package func storedAdjustmentData() throws(PHPhotosError) -> PHAdjustmentData? {
         let library = self.library ?? PHPhotoLibrary.shared()
         do {
-            let engine = try library.engine()
-            let state = try engine.editingState(localIdentifier: localIdentifier, access: library.access)
-            guard state.asset.hasAdjustments, let stored = engine.adjustment(of: state) else { return nil }
+            let stored: StoredAdjustment?
+            if let remote = library.remote {
+                let (state, adjustment) = try remote.editingState(localIdentifier: localIdentifier, rawChosen: false)
+                stored = state.asset.hasAdjustments ? adjustment : nil
+            } else {
+                let engine = try library.engine()
+                let state = try engine.editingState(localIdentifier: localIdentifier, access: library.access)
+                stored = state.asset.hasAdjustments ? engine.adjustment(of: state) : nil
+            }
+            guard let stored else { return nil }
             return PHAdjustmentData(formatIdentifier: stored.formatIdentifier, formatVersion: stored.formatVersion, data: stored.data)
         } catch {
             throw PHPhotosError(error)

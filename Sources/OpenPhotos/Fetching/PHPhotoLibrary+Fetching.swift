@@ -132,7 +132,7 @@ extension PHPhotoLibrary {
 
     func fetchMomentRecords(_ filter: MomentFilter, options: PHFetchOptions?) -> [CollectionRecord] {
         let spec = spec(options)
-        if remote != nil { return run({ throw Self.servedLibraryLimit }, empty: []) }
+        if let remote { return run({ try remote.fetchMoments(filter, options: spec) }, empty: []) }
         guard let engine = engineIfAvailable else { return [] }
         return run({ try engine.fetchMoments(filter, options: spec, access: access) }, empty: [])
     }
@@ -188,8 +188,13 @@ extension PHPhotoLibrary {
     }
 
     func momentLists(subtype: Int?) -> [PHCollectionList] {
-        guard let engine = engineIfAvailable else { return [] }
-        let records = run({ try engine.fetchMomentLists(subtype: subtype, access: access) }, empty: [])
+        let records: [CollectionRecord]
+        if let remote {
+            records = run({ try remote.fetchMomentLists(subtype: subtype) }, empty: [])
+        } else {
+            guard let engine = engineIfAvailable else { return [] }
+            records = run({ try engine.fetchMomentLists(subtype: subtype, access: access) }, empty: [])
+        }
         return records.map { PHCollectionList(record: $0, library: self) }
     }
 

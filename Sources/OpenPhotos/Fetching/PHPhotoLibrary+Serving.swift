@@ -35,7 +35,7 @@ package struct ServedAssetScope: Sendable {
 
 /// OpenPhotoKit: which collections a remote client's fetch draws from, and of which kind. Package API.
 package struct ServedCollectionScope: Sendable {
-    let scope: CollectionScope
+    let scope: FetchScopeWire.CollectionFetch
     let entity: FetchEntity
     /// The class the fetch's options are checked against.
     package let objectClass: PHObject.Type
@@ -43,7 +43,7 @@ package struct ServedCollectionScope: Sendable {
     /// Reads a request's `scope` object and `entity` (`assetCollection`, `collectionList` or `collection`).
     /// - throws: ``PHPhotosError`` `invalidResource`, saying what is wrong.
     package init(_ json: Any, entity: String) throws {
-        do { scope = try FetchScopeWire.decodeCollectionScope(json) } catch { throw PHPhotosError(error) }
+        do { scope = try FetchScopeWire.decodeCollectionFetch(json) } catch { throw PHPhotosError(error) }
         switch entity {
         case "assetCollection": (self.entity, objectClass) = (.assetCollection, PHAssetCollection.self)
         case "collectionList": (self.entity, objectClass) = (.collectionList, PHCollectionList.self)
@@ -61,7 +61,13 @@ extension PHPhotoLibrary {
         let spec: FetchOptionsSpec
         do { spec = try PHFetchOptions.spec(from: options) } catch { throw FetchOptionsError(error) }
         do {
-            let records = try engine().fetchCollections(scope: scope.scope, entity: scope.entity, options: spec, access: access)
+            let engine = try engine()
+            let records: [CollectionRecord]
+            switch scope.scope {
+            case .stored(let stored): records = try engine.fetchCollections(scope: stored, entity: scope.entity, options: spec, access: access)
+            case .moments(let filter): records = try engine.fetchMoments(filter, options: spec, access: access)
+            case .momentLists(let subtype): records = try engine.fetchMomentLists(subtype: subtype, access: access)
+            }
             return try CollectionWireRecord.encode(records.map(CollectionWireRecord.init))
         } catch let error as LibraryError {
             throw PHPhotosError(error)
@@ -83,6 +89,14 @@ extension PHPhotoLibrary {
             throw PHPhotosError(error)
         } catch let error as FetchPredicateError {
             throw FetchOptionsError(error)
+        }
+    }
+
+    /// The wire form of what a remote client makes an editing input of (`GET /v1/assets/{id}/editing-state`), checked
+    /// as a local request for an editing input is.
+    package func servedEditingState(localIdentifier: String, rawChosen: Bool) throws -> Data {
+        do { return try engine().servedEditingState(localIdentifier: localIdentifier, access: access, rawChosen: rawChosen) } catch {
+            throw PHPhotosError(error)
         }
     }
 

@@ -102,7 +102,7 @@ extension PHImageManager {
             default: "current"
             }
         return RemoteLibrary.ImageRequest(
-            localIdentifier: asset.localIdentifier, contentVersion: asset.record.contentVersion,
+            localIdentifier: asset.localIdentifier, contentVersion: asset.record.contentVersion, originalChoice: asset.record.originalChoice,
             width: max(1, Int(Double(output.width) * scale)), height: max(1, Int(Double(output.height) * scale)),
             mode: output.cropToTarget ? "fill" : "fit", version: version)
     }

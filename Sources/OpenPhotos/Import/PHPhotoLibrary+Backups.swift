@@ -190,15 +190,32 @@ extension PHPhotoLibrary {
         do { return try engine().expireIncoming(olderThan: age) } catch { throw PHPhotosError(error) }
     }
 
-    /// The cloud identifier of each asset: the one its device sent with its backup, else its own (the asset was
-    /// made in this library); `identifierNotFound` for an identifier of no asset.
+    /// The cloud identifier of each asset this handle may see: the one its device sent with its backup, else its
+    /// own (the asset was made in this library); absent for an identifier of no asset.
     package func storedCloudIdentifiers(forLocalIdentifiers localIdentifiers: [String]) throws -> [String: String] {
-        do { return try engine().cloudIdentifiers(forLocalIdentifiers: localIdentifiers) } catch { throw PHPhotosError(error) }
+        if let remote { do { return try remote.cloudIdentifiers(forLocalIdentifiers: localIdentifiers) } catch { throw PHPhotosError(error) } }
+        let found: [String: String]
+        do { found = try engine().cloudIdentifiers(forLocalIdentifiers: localIdentifiers) } catch { throw PHPhotosError(error) }
+        let visible = try visibleAssets(Array(found.keys))
+        return found.filter { visible.contains($0.key) }
     }
 
-    /// The assets each cloud identifier names.
+    /// The assets this handle may see that each cloud identifier names.
     package func storedLocalIdentifiers(forCloudIdentifiers cloudIdentifiers: [String]) throws -> [String: [String]] {
-        do { return try engine().localIdentifiers(forCloudIdentifiers: cloudIdentifiers) } catch { throw PHPhotosError(error) }
+        if let remote { do { return try remote.localIdentifiers(forCloudIdentifiers: cloudIdentifiers) } catch { throw PHPhotosError(error) } }
+        let found: [String: [String]]
+        do { found = try engine().localIdentifiers(forCloudIdentifiers: cloudIdentifiers) } catch { throw PHPhotosError(error) }
+        let visible = try visibleAssets(found.values.flatMap { $0 })
+        return found.mapValues { $0.filter(visible.contains) }.filter { !$0.value.isEmpty }
+    }
+
+    /// Which of these assets a client may see (all of them for the owner).
+    private func visibleAssets(_ localIdentifiers: [String]) throws -> Set<String> {
+        guard clientIdentifier != nil, !localIdentifiers.isEmpty else { return Set(localIdentifiers) }
+        let options = PHFetchOptions()
+        options.photoLibrary = self
+        options.includeHiddenAssets = true
+        return Set(PHAsset.fetchAssets(withLocalIdentifiers: localIdentifiers, options: options).map(\.localIdentifier))
     }
 }
 

@@ -110,6 +110,9 @@ extension PHPhotoLibrary {
         at urls: [URL], recursive: Bool = false, batchSize: Int = 64, progress: (@Sendable (ImportProgress) -> Void)? = nil,
         isCancelled: (@Sendable () -> Bool)? = nil, movingFiles: Bool, knownSHA256: [String: String] = [:]
     ) throws -> ImportReport {
+        if let remote, !movingFiles {
+            return try importItems(at: urls, into: remote, recursive: recursive, progress: progress, isCancelled: isCancelled)
+        }
         let engine: LibraryEngine
         do { engine = try self.engine() } catch { throw PHPhotosError(error) }
         var report = ImportReport()
@@ -498,5 +501,62 @@ extension PHPhotoLibrary {
             if let video = videoOfStill[index] { units.append([items[index], items[video]]) } else { units.append([items[index]]) }
         }
         return units
+    }
+}
+
+extension PHPhotoLibrary {
+    /// The import into a served library: the same walk, then each folder's files sent to the server and imported
+    /// there together (as uploads are), so that what pairs by name — Live Photos, RAW + JPEG, Photos' edits and
+    /// sidecars — pairs as it does among the files of one folder. A folder of more than
+    /// ``RemoteLibrary/filesPerImport`` files is imported in parts of that many.
+    private func importItems(
+        at urls: [URL], into remote: RemoteLibrary, recursive: Bool, progress: (@Sendable (ImportProgress) -> Void)?,
+        isCancelled: (@Sendable () -> Bool)?
+    ) throws -> ImportReport {
+        var report = ImportReport()
+        var walk = FolderWalk(recursive: recursive)
+        for url in urls { walk.collect(url, depth: 0) }
+        report.failures = walk.failures
+        report.skippedLinks = walk.skippedLinks
+        report.filesExamined = walk.files.count
+        var folders: [URL: [URL]] = [:]
+        var order: [URL] = []
+        for file in walk.files {
+            let folder = file.deletingLastPathComponent().standardizedFileURL
+            if folders[folder] == nil { order.append(folder) }
+            folders[folder, default: []].append(file)
+        }
+        var done = 0
+        for folder in order {
+            let files = folders[folder] ?? []
+            for start in stride(from: 0, to: files.count, by: RemoteLibrary.filesPerImport) {
+                let part = Array(files[start..<min(start + RemoteLibrary.filesPerImport, files.count)])
+                let outcome: RemoteImportOutcome?
+                do {
+                    outcome = try remote.importFiles(
+                        part,
+                        sent: { _, size in
+                            done += 1
+                            report.bytesRead += size
+                            progress?(ImportProgress(filesDone: done, filesTotal: walk.files.count, bytesDone: report.bytesRead))
+                        }, isCancelled: { isCancelled?() == true })
+                } catch {
+                    throw PHPhotosError(error)
+                }
+                guard let outcome else {
+                    report.wasCancelled = true
+                    return report
+                }
+                report.importedLocalIdentifiers += outcome.created
+                report.livePhotosPaired += outcome.livePhotosPaired
+                report.rawPairsJoined += outcome.rawPairsJoined
+                report.editsKept += outcome.editsKept
+                report.duplicates += outcome.duplicates.map {
+                    ImportDuplicate(file: $0.file, existingLocalIdentifier: $0.existing, sameAs: $0.sameAs)
+                }
+                report.failures += outcome.failures.map { ImportFailure(file: $0.file, reason: $0.reason) }
+            }
+        }
+        return report
     }
 }

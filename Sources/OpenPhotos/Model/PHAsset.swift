@@ -65,9 +65,13 @@ open class PHAsset: PHObject, @unchecked Sendable {
     open var extendedMetadata: PHAssetExtendedMetadata {
         if let loaded = extended.withLock({ $0 }) { return PHAssetExtendedMetadata(record: loaded) }
         // Kept only when read: a library that cannot answer now (a database restarting) is asked again next time.
-        guard let read = try? library?.engineIfAvailable?.extendedMetadata([record.id]) else {
-            return PHAssetExtendedMetadata()
+        let read: [Int64: ExtendedMetadataRecord]?
+        if let remote = library?.remote {
+            read = try? remote.loadAssets([record.id], extendedMetadata: true).extended
+        } else {
+            read = try? library?.engineIfAvailable?.extendedMetadata([record.id])
         }
+        guard let read else { return PHAssetExtendedMetadata() }
         let loaded = read[record.id] ?? ExtendedMetadataRecord(caption: nil, keywords: [], originalFilename: nil)
         return PHAssetExtendedMetadata(
             record: extended.withLock { kept in

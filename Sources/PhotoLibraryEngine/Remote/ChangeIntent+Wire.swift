@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The change requests of one change block as a remote PhotoKit client sends them to its server
 /// (`POST /v1/changes` `{"requests": […]}`), and as the server reads them back: PhotoKit's changes one for one,
@@ -57,8 +58,23 @@ package enum ChangeRequestWire {
                 requests.append(request)
             case .deleteCollections(let identifiers, let kind):
                 requests.append(["request": "deleteCollections", "collections": identifiers, "kind": kind.rawValue])
-            case .editAssetContent:
-                throw .changeNotSupported("editing an asset's content is not available yet for a library served by photos serve")
+            case .editAssetContent(let identifier, let edit):
+                // What the API layer found wrong is said here, as the engine would say it.
+                if let problem = edit.problem { throw .invalidResource(problem) }
+                guard edit.keptPropertyList == nil else { throw .changeNotSupported("a backup's adjustment file is the server's to keep") }
+                var request: [String: Any] = [
+                    "request": "editAssetContent", "asset": identifier, "madeFor": edit.madeFor,
+                    "rendered": try upload(
+                        ResourceInput(type: 0, source: .file(edit.renderedFile, move: false), originalFilename: nil, uniformTypeIdentifier: nil)),
+                    "formatIdentifier": edit.formatIdentifier, "formatVersion": edit.formatVersion,
+                    "adjustmentData": edit.adjustmentData.base64EncodedString(), "basis": edit.basis.rawValue,
+                ]
+                if let base = edit.baseContentVersion { request["baseContentVersion"] = base }
+                if let video = edit.renderedPairedVideo {
+                    request["renderedPairedVideo"] = try upload(
+                        ResourceInput(type: 0, source: .file(video, move: false), originalFilename: nil, uniformTypeIdentifier: nil))
+                }
+                requests.append(request)
             case .uploadJob:
                 throw .changeNotSupported("upload jobs belong to the device's own library, not to a served one")
             }
@@ -156,6 +172,34 @@ package enum ChangeRequestWire {
                     .createAsset(
                         localIdentifier: try reader.newIdentifier("asset", suffix: "/L0/001"), resources: resources,
                         properties: try reader.properties()))
+            case "editAssetContent":
+                try reader.allow([
+                    "asset", "madeFor", "rendered", "renderedPairedVideo", "formatIdentifier", "formatVersion", "adjustmentData", "basis",
+                    "baseContentVersion",
+                ])
+                guard let data = Data(base64Encoded: try reader.string("adjustmentData", limit: 2 << 20)) else {
+                    throw reader.invalid("adjustmentData must be base64")
+                }
+                guard let basis = EditBasis(rawValue: Int(exactly: try reader.number("basis")) ?? -1) else {
+                    throw reader.invalid("basis must be 0 (original), 1 (adjustment base) or 2 (current rendering)")
+                }
+                var base: Int?
+                if request["baseContentVersion"] != nil {
+                    guard let version = Int(exactly: try reader.number("baseContentVersion")) else {
+                        throw reader.invalid("baseContentVersion must be an integer")
+                    }
+                    base = version
+                }
+                let video = request["renderedPairedVideo"] == nil ? nil : try upload(try reader.string("renderedPairedVideo", limit: 64))
+                intents.append(
+                    .editAssetContent(
+                        localIdentifier: try reader.identifier("asset"),
+                        ContentEdit(
+                            renderedFile: try upload(try reader.string("rendered", limit: 64)),
+                            formatIdentifier: try reader.string("formatIdentifier", limit: 1024),
+                            formatVersion: try reader.string("formatVersion", limit: 1024),
+                            adjustmentData: data, basis: basis, baseContentVersion: base, madeFor: try reader.identifier("madeFor"),
+                            renderedPairedVideo: video)))
             case "revertAssetContent":
                 try reader.allow(["asset"])
                 intents.append(.revertAssetContent(localIdentifier: try reader.identifier("asset")))
@@ -384,28 +428,42 @@ extension RemoteLibrary {
     }
 
     /// Sends a resource's bytes (`POST /v1/uploads`, streamed from its file) and answers the upload's id.
+    ///
+    /// The bytes are read on NIO's thread pool and written as the connection takes them (AsyncHTTPClient's
+    /// `AsyncSequence` bodies are read by a task of Swift's shared pool, which callers blocked on their own changes may
+    /// all hold: a request that waits for it never ends).
     func upload(_ resource: ResourceInput) throws(LibraryError) -> String {
         // Named as the file is (what the library takes as the original file name when the request gives none).
         var name = resource.originalFilename ?? "resource"
         if resource.originalFilename == nil, case .file(let url, _) = resource.source { name = url.lastPathComponent }
-        var request = makeRequest(.POST, "/v1/uploads", query: [URLQueryItem(name: "filename", value: name)])
-        request.headers.replaceOrAdd(name: "Content-Type", value: "application/octet-stream")
-        func stream(_ url: URL) throws(LibraryError) -> HTTPClientRequest.Body {
+        let prepared = makeRequest(.POST, "/v1/uploads", query: [URLQueryItem(name: "filename", value: name)])
+        var headers = prepared.headers
+        headers.replaceOrAdd(name: "Content-Type", value: "application/octet-stream")
+        func stream(_ url: URL) throws(LibraryError) -> HTTPClient.Body {
+            guard FileManager.default.fileExists(atPath: url.path) else { throw .missingResource("there is no file at \(url.path)") }
             guard let handle = try? FileHandle(forReadingFrom: url), let size = try? handle.seekToEnd() else {
                 throw .invalidResource("cannot read \(url.path)")
             }
             try? handle.seek(toOffset: 0)
-            return .stream(FileChunks(handle: handle), length: .known(Int64(size)))
+            let file = FileChunks(handle: handle, loop: Self.group.next())
+            return .stream(contentLength: Int64(size)) { writer in file.write(to: writer) }
         }
+        let body: HTTPClient.Body
         switch resource.source {
-        case .data(let data): request.body = .bytes(ByteBuffer(bytes: data))
-        case .file(let url, _): request.body = try stream(url)
-        case .staged(let staged, _): request.body = try stream(staged.url)
+        case .data(let data): body = .bytes(data)
+        case .file(let url, _): body = try stream(url)
+        case .staged(let staged, _): body = try stream(staged.url)
         }
-        let prepared = request
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: prepared.url, method: .POST, headers: headers, body: body)
+        } catch {
+            throw .invalidResource("cannot make an upload request to \(prepared.url): \(error)")
+        }
         let answer = try Self.run(description: "POST /v1/uploads") {
-            let response = try await Self.http.execute(prepared, deadline: .now() + .hours(1))
-            let body = try await response.body.collect(upTo: 1 << 20)
+            let response = try await Self.http.execute(request: request, deadline: .now() + .hours(1)).get()
+            let body = response.body ?? ByteBuffer()
+            guard body.readableBytes <= 1 << 20 else { throw LibraryError.networkError("POST /v1/uploads answered more than 1 MiB") }
             return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
         }
         if answer.status >= 400 { throw Self.error(answer, path: "/v1/uploads") }
@@ -416,21 +474,25 @@ extension RemoteLibrary {
     }
 }
 
-/// A file's bytes in 1 MiB pieces, read as the request is sent.
-struct FileChunks: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
+/// A file's bytes in 1 MiB pieces, read on NIO's thread pool as the connection takes them.
+final class FileChunks: Sendable {
     let handle: FileHandle
+    let loop: any EventLoop
 
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: FileHandle
-        mutating func next() async throws -> ByteBuffer? {
-            guard let data = try handle.read(upToCount: 1 << 20), !data.isEmpty else {
-                try? handle.close()
-                return nil
-            }
-            return ByteBuffer(bytes: data)
-        }
+    init(handle: FileHandle, loop: any EventLoop) {
+        (self.handle, self.loop) = (handle, loop)
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: handle) }
+    /// Writes the rest of the file to `writer`, then closes it.
+    func write(to writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
+        next(writer).always { [handle] _ in try? handle.close() }
+    }
+
+    private func next(_ writer: HTTPClient.Body.StreamWriter) -> EventLoopFuture<Void> {
+        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [handle] in try handle.read(upToCount: 1 << 20) ?? Data() }
+            .flatMap { data in
+                if data.isEmpty { return self.loop.makeSucceededVoidFuture() }
+                return writer.write(.byteBuffer(ByteBuffer(bytes: data))).flatMap { self.next(writer) }
+            }
+    }
 }

@@ -83,6 +83,58 @@ package enum FetchScopeWire {
         }
     }
 
+    /// What `POST /v1/collections/records` fetches: stored collections, or moments (`{"moments": "all"}`,
+    /// `{"moments": {"year": "2024"}}`, `{"moments": {"month": "2024-05"}}`, `{"moments": {"containingAsset": 42}}`),
+    /// or moment lists (`{"momentLists": 2}`, null for both kinds), which the library computes from its assets.
+    package enum CollectionFetch: Sendable, Equatable {
+        case stored(CollectionScope)
+        case moments(MomentFilter)
+        case momentLists(subtype: Int?)
+    }
+
+    package static func encode(_ fetch: CollectionFetch) -> [String: Any] {
+        switch fetch {
+        case .stored(let scope): encode(scope)
+        case .moments(.all): ["moments": "all"]
+        case .moments(.year(let year)): ["moments": ["year": year]]
+        case .moments(.month(let month)): ["moments": ["month": month]]
+        case .moments(.containingAsset(let id)): ["moments": ["containingAsset": id]]
+        case .momentLists(let subtype): ["momentLists": subtype.map { $0 as Any } ?? NSNull()]
+        }
+    }
+
+    package static func decodeCollectionFetch(_ value: Any?) throws(LibraryError) -> CollectionFetch {
+        guard let object = value as? [String: Any], object.count == 1, let (key, item) = object.first else {
+            throw .invalidResource("scope must be an object of one field")
+        }
+        switch key {
+        case "moments":
+            if item as? String == "all" { return .moments(.all) }
+            guard let fields = item as? [String: Any], fields.count == 1, let (filter, argument) = fields.first else {
+                throw .invalidResource("scope.moments must be \"all\" or one of {year}, {month}, {containingAsset}")
+            }
+            func key(_ name: String) throws(LibraryError) -> String {
+                guard let text = argument as? String, (1...16).contains(text.utf8.count) else {
+                    throw .invalidResource("scope.moments.\(name) must be a short string")
+                }
+                return text
+            }
+            switch filter {
+            case "year": return .moments(.year(try key("year")))
+            case "month": return .moments(.month(try key("month")))
+            case "containingAsset": return .moments(.containingAsset(try handle(argument, "scope.moments.containingAsset")))
+            default: throw .invalidResource("scope.moments must be \"all\" or one of {year}, {month}, {containingAsset}")
+            }
+        case "momentLists":
+            if item is NSNull { return .momentLists(subtype: nil) }
+            guard let subtype = item as? Int, subtype == 1 || subtype == 2 else {
+                throw .invalidResource("scope.momentLists must be 1 (months), 2 (years) or null")
+            }
+            return .momentLists(subtype: subtype)
+        default: return .stored(try decodeCollectionScope(value))
+        }
+    }
+
     static func handle(_ value: Any?, _ name: String) throws(LibraryError) -> Int64 {
         guard let number = value as? NSNumber, let id = Int64(exactly: number.doubleValue) else { throw .invalidResource("\(name) must be a handle") }
         return id
@@ -116,6 +168,12 @@ package struct CollectionWireRecord: Codable, Sendable {
     var startDate: Double?
     var endDate: Double?
     var assetCount: Int?
+    /// A moment's day and place (`["moment", day, place]`) or a moment list's year or month (`["year", y]`,
+    /// `["cluster", m]`).
+    var moment: [String]?
+    var locationNames: [String]?
+    var latitude: Double?
+    var longitude: Double?
 
     package init(_ record: CollectionRecord) {
         (id, localIdentifier, kind, type, subtype, title) = (
@@ -124,16 +182,35 @@ package struct CollectionWireRecord: Codable, Sendable {
         (parentID, startDate, endDate, assetCount) = (
             record.parentID, record.startDate?.timeIntervalSince1970, record.endDate?.timeIntervalSince1970, record.assetCount
         )
+        switch record.momentKey {
+        case .moment(let day, let place): moment = ["moment", day, place]
+        case .year(let year): moment = ["year", year]
+        case .cluster(let month): moment = ["cluster", month]
+        case nil: moment = nil
+        }
+        locationNames = record.locationNames.isEmpty ? nil : record.locationNames
+        (latitude, longitude) = (record.approximateLocation?.latitude, record.approximateLocation?.longitude)
     }
 
     package var record: CollectionRecord {
         var record = CollectionRecord(
             localIdentifier: localIdentifier, kind: CollectionKind(rawValue: kind) ?? .assetCollection, type: type, subtype: subtype,
             title: title, startDate: startDate.map(Date.init(timeIntervalSince1970:)), endDate: endDate.map(Date.init(timeIntervalSince1970:)),
-            assetCount: assetCount, momentKey: nil)
+            assetCount: assetCount, momentKey: momentKey)
         record.id = id
         record.parentID = parentID
+        record.locationNames = locationNames ?? []
+        if let latitude, let longitude { record.approximateLocation = LocationRecord(latitude: latitude, longitude: longitude) }
         return record
+    }
+
+    var momentKey: MomentKey? {
+        switch moment ?? [] {
+        case let parts where parts.count == 3 && parts[0] == "moment": .moment(day: parts[1], place: parts[2])
+        case let parts where parts.count == 2 && parts[0] == "year": .year(parts[1])
+        case let parts where parts.count == 2 && parts[0] == "cluster": .cluster(parts[1])
+        default: nil
+        }
     }
 
     package static func encode(_ records: [CollectionWireRecord]) throws -> Data { try JSONEncoder().encode(["records": records]) }
@@ -161,8 +238,24 @@ extension RemoteLibrary {
 
     /// Stored collections (albums, smart albums, folders) the server's fetch answers, in its order.
     package func fetchCollections(scope: CollectionScope, entity: FetchEntity, options: FetchOptionsSpec) throws(LibraryError) -> [CollectionRecord] {
+        try fetchCollections(.stored(scope), entity: entity, options: options)
+    }
+
+    /// The moments the server's library computes, oldest first.
+    package func fetchMoments(_ filter: MomentFilter, options: FetchOptionsSpec) throws(LibraryError) -> [CollectionRecord] {
+        try fetchCollections(.moments(filter), entity: .assetCollection, options: options)
+    }
+
+    /// The moment lists (years, months) the server's library computes.
+    package func fetchMomentLists(subtype: Int?) throws(LibraryError) -> [CollectionRecord] {
+        try fetchCollections(.momentLists(subtype: subtype), entity: .collectionList, options: FetchOptionsSpec())
+    }
+
+    func fetchCollections(_ fetch: FetchScopeWire.CollectionFetch, entity: FetchEntity, options: FetchOptionsSpec) throws(LibraryError)
+        -> [CollectionRecord]
+    {
         var parameters = Self.parameters(options, searchText: nil)
-        parameters["scope"] = FetchScopeWire.encode(scope)
+        parameters["scope"] = FetchScopeWire.encode(fetch)
         parameters["entity"] = "\(entity)"
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }

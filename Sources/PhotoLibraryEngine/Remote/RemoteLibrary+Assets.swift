@@ -26,6 +26,8 @@ extension LibraryEngine: AssetRecordSource {
 extension RemoteLibrary: AssetRecordSource {
     /// The header that carries the newest transaction a served fetch's membership reflects.
     package static let changeTokenHeader = "Photos-Change-Token"
+    /// The header of a page of handles that gives the next page's cursor.
+    package static let nextCursorHeader = "Photos-Next-Cursor"
     /// Ids per `POST /v1/assets/records` (the server's limit).
     package static let recordsPerRequest = 1000
 
@@ -135,5 +137,65 @@ extension RemoteLibrary {
         var parameters = Self.parameters(options, searchText: searchText)
         parameters["scope"] = FetchScopeWire.encode(scope)
         return try streamAssetIDs("/v1/assets/ids", parameters: parameters)
+    }
+
+    /// A keyset page of a fetch: at most `limit` handles after `cursor` (nil: from the start) and the next page's
+    /// cursor (nil after the last page), as `POST /v1/assets/ids` with a `limit` answers them.
+    package func fetchAssetPage(scope: AssetScope, options: FetchOptionsSpec, searchText: String?, cursor: String?, limit: Int) throws(LibraryError)
+        -> (ids: [Int64], nextCursor: String?)
+    {
+        var parameters = Self.parameters(options, searchText: searchText)
+        parameters["scope"] = FetchScopeWire.encode(scope)
+        parameters["limit"] = String(limit)
+        if let cursor { parameters["cursor"] = cursor }
+        let body: Data
+        do { body = try JSONSerialization.data(withJSONObject: parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
+        let answer = try send(.POST, "/v1/assets/ids", body: body, limit: limit * 8 + 64)
+        guard answer.body.count % 8 == 0 else { throw .networkError("POST /v1/assets/ids did not answer a list of asset ids") }
+        let ids = answer.body.withUnsafeBytes { bytes in
+            (0..<bytes.count / 8).map { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 8, as: Int64.self)) }
+        }
+        return (ids, answer.headers.first(name: Self.nextCursorHeader))
+    }
+
+    /// The cloud identifiers of assets the client may see (`POST /v1/assets/cloud-identifiers`).
+    package func cloudIdentifiers(forLocalIdentifiers localIdentifiers: [String]) throws(LibraryError) -> [String: String] {
+        var found: [String: String] = [:]
+        for batch in stride(from: 0, to: localIdentifiers.count, by: 1000).map({
+            Array(localIdentifiers[$0..<min($0 + 1000, localIdentifiers.count)])
+        }) {
+            let answer = try sendJSON("/v1/assets/cloud-identifiers", ["localIdentifiers": batch])
+            guard let map = answer["cloudIdentifiers"] as? [String: String] else {
+                throw .networkError("POST /v1/assets/cloud-identifiers answered no cloudIdentifiers")
+            }
+            found.merge(map) { first, _ in first }
+        }
+        return found
+    }
+
+    /// The assets the client may see that cloud identifiers name (`POST /v1/assets/local-identifiers`).
+    package func localIdentifiers(forCloudIdentifiers cloudIdentifiers: [String]) throws(LibraryError) -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        for batch in stride(from: 0, to: cloudIdentifiers.count, by: 1000).map({
+            Array(cloudIdentifiers[$0..<min($0 + 1000, cloudIdentifiers.count)])
+        }) {
+            let answer = try sendJSON("/v1/assets/local-identifiers", ["cloudIdentifiers": batch])
+            guard let map = answer["localIdentifiers"] as? [String: [String]] else {
+                throw .networkError("POST /v1/assets/local-identifiers answered no localIdentifiers")
+            }
+            found.merge(map) { first, _ in first }
+        }
+        return found
+    }
+
+    /// POSTs a JSON object and reads the JSON object answered.
+    func sendJSON(_ path: String, _ object: [String: Any]) throws(LibraryError) -> [String: Any] {
+        let body: Data
+        do { body = try JSONSerialization.data(withJSONObject: object) } catch { throw .internalError("cannot encode \(path): \(error)") }
+        let answer = try send(.POST, path, body: body)
+        guard let json = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else {
+            throw .networkError("\(path) answered something that is not a JSON object")
+        }
+        return json
     }
 }

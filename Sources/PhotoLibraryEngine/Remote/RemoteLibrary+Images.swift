@@ -153,17 +153,19 @@ extension RemoteLibrary {
         package var mode: String
         /// `current`, `unadjusted` or `original`.
         package var version: String
+        /// Which original of a RAW + JPEG pair the asset shows (`originalResourceChoice`: 0 the JPEG, 1 the RAW).
+        package var originalChoice: Int
 
-        package init(localIdentifier: String, contentVersion: Int, width: Int, height: Int, mode: String, version: String) {
-            (self.localIdentifier, self.contentVersion, self.width, self.height, self.mode, self.version) = (
-                localIdentifier, contentVersion, width, height, mode, version
+        package init(localIdentifier: String, contentVersion: Int, originalChoice: Int, width: Int, height: Int, mode: String, version: String) {
+            (self.localIdentifier, self.contentVersion, self.originalChoice, self.width, self.height, self.mode, self.version) = (
+                localIdentifier, contentVersion, originalChoice, width, height, mode, version
             )
         }
 
-        /// The prefix of every rendering of this asset's content version.
+        /// The prefix of every rendering of this asset's content version (and choice of original).
         package var prefix: String {
             let digest = SHA256.hash(data: Data(localIdentifier.utf8)).prefix(10).map { String(format: "%02x", $0) }.joined()
-            return "\(digest)-\(contentVersion)-\(version)-"
+            return "\(digest)-\(contentVersion)-\(originalChoice)-\(version)-"
         }
         /// The rendering's name in the cache.
         package var name: String { "\(prefix)\(width)x\(height)-\(mode).img" }

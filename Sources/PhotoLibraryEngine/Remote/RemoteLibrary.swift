@@ -156,14 +156,22 @@ package final class RemoteLibrary: Sendable {
     package func send(
         _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, limit: Int = 64 << 20
     ) throws(LibraryError) -> Answer {
+        let answer = try exchange(method, path, query: query, body: body, limit: limit)
+        if answer.status >= 400 { throw Self.error(answer, path: path) }
+        return answer
+    }
+
+    /// Sends a request and reads its answer whole (at most `limit` bytes), whatever its status, within `timeout`.
+    func exchange(
+        _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, limit: Int = 64 << 20,
+        timeout: TimeAmount = requestDeadline
+    ) throws(LibraryError) -> Answer {
         let request = makeRequest(method, path, query: query, body: body)
-        let answer = try Self.run(description: "\(method) \(path)") {
-            let response = try await Self.http.execute(request, deadline: .now() + Self.requestDeadline)
+        return try Self.run(description: "\(method) \(path)") {
+            let response = try await Self.http.execute(request, deadline: .now() + timeout)
             let body = try await response.body.collect(upTo: limit)
             return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
         }
-        if answer.status >= 400 { throw Self.error(answer, path: path) }
-        return answer
     }
 
     /// Sends a request whose answer is a JSON object.

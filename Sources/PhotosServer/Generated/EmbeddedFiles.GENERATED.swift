@@ -3930,6 +3930,26 @@ enum EmbeddedFiles {
                    "type": "integer",
                    "minimum": 0
                   }
+                 },
+                 {
+                  "name": "limit",
+                  "in": "query",
+                  "required": false,
+                  "description": "A keyset page of the membership: at most this many handles (1 to 10000), and Photos-Next-Cursor for the next page",
+                  "schema": {
+                   "type": "integer",
+                   "minimum": 1,
+                   "maximum": 10000
+                  }
+                 },
+                 {
+                  "name": "cursor",
+                  "in": "query",
+                  "required": false,
+                  "description": "The Photos-Next-Cursor of the page before (the same fetch's)",
+                  "schema": {
+                   "type": "string"
+                  }
                  }
                 ],
                 "responses": {
@@ -3940,6 +3960,12 @@ enum EmbeddedFiles {
                     "description": "The newest transaction the membership reflects",
                     "schema": {
                      "type": "integer"
+                    }
+                   },
+                   "Photos-Next-Cursor": {
+                    "description": "With limit: the next page's cursor (absent after the last page)",
+                    "schema": {
+                     "type": "string"
                     }
                    }
                   },
@@ -3995,6 +4021,12 @@ enum EmbeddedFiles {
                     "description": "The newest transaction the membership reflects",
                     "schema": {
                      "type": "integer"
+                    }
+                   },
+                   "Photos-Next-Cursor": {
+                    "description": "With limit: the next page's cursor (absent after the last page)",
+                    "schema": {
+                     "type": "string"
                     }
                    }
                   },
@@ -4090,6 +4122,16 @@ enum EmbeddedFiles {
                      "scope": {
                       "type": "object",
                       "description": "Which assets the fetch draws from (default: the library), one field: library (true), mediaType (0-3), localIdentifiers ([…]: hidden and burst assets included), burst (identifier), album (a collection's handle: its order), smartAlbum (a PHAssetCollectionSubtype), moment ({day, place}), ordered ([…]: that order, a transient collection)"
+                     },
+                     "limit": {
+                      "type": "integer",
+                      "minimum": 1,
+                      "maximum": 10000,
+                      "description": "A keyset page of the membership: at most this many handles, and Photos-Next-Cursor for the next page"
+                     },
+                     "cursor": {
+                      "type": "string",
+                      "description": "The Photos-Next-Cursor of the page before (the same fetch's)"
                      }
                     }
                    }
@@ -4198,7 +4240,7 @@ enum EmbeddedFiles {
                     "properties": {
                      "scope": {
                       "type": "object",
-                      "description": "One field: assetCollections ({type, subtype}), collectionLists ({type, subtype}), localIdentifiers ({identifiers, kind}), children (a folder's handle, or null: the top level), albumsContaining (an asset's handle), parent (a collection's handle)"
+                      "description": "One field: assetCollections ({type, subtype}), collectionLists ({type, subtype}), localIdentifiers ({identifiers, kind}), children (a folder's handle, or null: the top level), albumsContaining (an asset's handle), parent (a collection's handle); or computed: moments (\"all\", {year}, {month} or {containingAsset: an asset's handle}), momentLists (1 months, 2 years, null both)"
                      },
                      "entity": {
                       "type": "string",
@@ -4378,6 +4420,272 @@ enum EmbeddedFiles {
                  },
                  "403": {
                   "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/cloud-identifiers": {
+               "post": {
+                "summary": "The cloud identifiers of up to 1000 assets the client may see (cloudIdentifierMappings)",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "required": [
+                     "localIdentifiers"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                     "localIdentifiers": {
+                      "type": "array",
+                      "maxItems": 1000,
+                      "items": {
+                       "type": "string",
+                       "maxLength": 255
+                      }
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The cloud identifiers",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "cloudIdentifiers": {
+                       "type": "object",
+                       "additionalProperties": {
+                        "type": "string"
+                       },
+                       "description": "Local identifier → cloud identifier; identifiers of no asset the client may see are absent"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/local-identifiers": {
+               "post": {
+                "summary": "The assets the client may see that up to 1000 cloud identifiers name (localIdentifierMappings)",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "required": [
+                     "cloudIdentifiers"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                     "cloudIdentifiers": {
+                      "type": "array",
+                      "maxItems": 1000,
+                      "items": {
+                       "type": "string",
+                       "maxLength": 255
+                      }
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The local identifiers",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "localIdentifiers": {
+                       "type": "object",
+                       "additionalProperties": {
+                        "type": "array",
+                        "items": {
+                         "type": "string"
+                        }
+                       },
+                       "description": "Cloud identifier → the local identifiers of the assets it names; absent when none"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/{id}/editing-state": {
+               "get": {
+                "summary": "What a remote PhotoKit client makes an editing input of: the asset, its original (or RAW), rendering, edit base and adjustment files, whether the last edit reopens, and its adjustment data",
+                "parameters": [
+                 {
+                  "name": "id",
+                  "in": "path",
+                  "required": true,
+                  "description": "The object's id (its local identifier with / written as _), the percent-encoded local identifier, or an asset's UUID",
+                  "schema": {
+                   "type": "string"
+                  }
+                 },
+                 {
+                  "name": "raw",
+                  "in": "query",
+                  "required": false,
+                  "description": "The RAW of a RAW + JPEG pair as the original (originalResourceChoice = .raw)",
+                  "schema": {
+                   "type": "boolean"
+                  }
+                 }
+                ],
+                "responses": {
+                 "200": {
+                  "description": "The editing state (files by type: GET /v1/assets/{id}/resources/{type})",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "asset": {
+                       "type": "object",
+                       "description": "The asset as POST /v1/assets/records describes it"
+                      },
+                      "resumable": {
+                       "type": "boolean"
+                      },
+                      "original": {
+                       "type": "object"
+                      },
+                      "rendering": {
+                       "type": "object"
+                      },
+                      "adjustmentBase": {
+                       "type": "object"
+                      },
+                      "adjustmentResource": {
+                       "type": "object"
+                      },
+                      "adjustmentPropertyList": {
+                       "type": "string",
+                       "format": "byte",
+                       "description": "The adjustment data file (a property list), base64"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "404": {
+                  "description": "No such asset",
                   "content": {
                    "application/json": {
                     "schema": {
@@ -4943,6 +5251,7 @@ enum EmbeddedFiles {
                      "enum": [
                       "createAsset",
                       "updateAsset",
+                      "editAssetContent",
                       "revertAssetContent",
                       "deleteAssets",
                       "recoverAssets",
@@ -4953,7 +5262,7 @@ enum EmbeddedFiles {
                     }
                    },
                    "additionalProperties": true,
-                   "description": "createAsset: asset (the new local identifier), resources ([{type (PHAssetResourceType), upload (an id POST /v1/uploads answered, moved into the library), filename, uniformTypeIdentifier}]) and the properties updateAsset takes. updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind."
+                   "description": "createAsset: asset (the new local identifier), resources ([{type (PHAssetResourceType), upload (an id POST /v1/uploads answered, moved into the library), filename, uniformTypeIdentifier}]) and the properties updateAsset takes. updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). editAssetContent: asset, madeFor (the asset the output was made for), rendered (an upload of the rendering), renderedPairedVideo (a Live Photo's, an upload), formatIdentifier, formatVersion, adjustmentData (base64), basis (0 original, 1 adjustment base, 2 current rendering: what the input was), baseContentVersion (the asset's contentVersion the input was made from: an edit committed since makes the block fail). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind."
                   }
                  }
                 },
@@ -5071,6 +5380,14 @@ enum EmbeddedFiles {
                     }
                    }
                   }
+                 },
+                 "rawPairsJoined": {
+                  "type": "integer",
+                  "description": "RAW files joined to the JPEG or HEIC of the same name"
+                 },
+                 "editsKept": {
+                  "type": "integer",
+                  "description": "Photos imported with the edit Photos exported beside them (.AAE and IMG_E…)"
                  }
                 }
                },

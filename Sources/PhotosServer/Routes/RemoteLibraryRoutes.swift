@@ -14,7 +14,8 @@ struct RemoteLibraryRoutes {
     /// Handles per `POST /v1/assets/records`.
     static let maximumRecords = 1000
     static let changeToken = HTTPField.Name("Photos-Change-Token")!
-    static let idParameters = AssetRoutes.listParameters.subtracting(["limit", "cursor", "resources"]).union(["sourceTypes", "fetchLimit"])
+    static let nextCursor = HTTPField.Name("Photos-Next-Cursor")!
+    static let idParameters = AssetRoutes.listParameters.subtracting(["resources"]).union(["sourceTypes", "fetchLimit"])
 
     /// A body's `ids`: at most ``maximumRecords`` asset handles (integers, exactly).
     static func handles(_ value: Any?) throws -> [Int64] {
@@ -45,11 +46,61 @@ struct RemoteLibraryRoutes {
         group.post("collections/records") { request, context in try await collections(request, context: context) }
         group.post("assets/resources") { request, context in try await resources(request, context: context) }
         group.post("assets/records") { request, context in try await records(request, context: context) }
+        group.get("assets/:id/editing-state") { request, context in
+            let session = try context.client()
+            try session.requireRead()
+            let query = try Query(request, allowed: ["raw"])
+            let raw = try query.bool("raw")
+            let identifier = try ObjectID.localIdentifier(try context.parameters.require("id"))
+            let library = session.library
+            let data = try await offload { try library.servedEditingState(localIdentifier: identifier, rawChosen: raw) }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        group.post("assets/cloud-identifiers") { request, context in try await cloudIdentifiers(request, context: context) }
+        group.post("assets/local-identifiers") { request, context in try await localIdentifiers(request, context: context) }
+    }
+
+    /// A body's list of at most ``maximumRecords`` identifiers.
+    static func identifiers(_ value: Any?, _ name: String) throws -> [String] {
+        guard let list = value as? [String], list.count <= maximumRecords, list.allSatisfy({ (1...255).contains($0.utf8.count) }) else {
+            throw APIError.badRequest("\(name) must be a list of at most \(maximumRecords) identifiers")
+        }
+        return list
+    }
+
+    /// `POST /v1/assets/cloud-identifiers` `{"localIdentifiers": […]}`: `{"cloudIdentifiers": {local: cloud}}` for the
+    /// assets among them the client may see (what `cloudIdentifierMappings(forLocalIdentifiers:)` answers).
+    func cloudIdentifiers(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        _ = try Query(request, allowed: [])
+        let body = try await JSONBody(request, context: context, allowed: ["localIdentifiers"])
+        let identifiers = try Self.identifiers(body.fields["localIdentifiers"], "localIdentifiers")
+        let library = session.library
+        let found = try await offload { try library.storedCloudIdentifiers(forLocalIdentifiers: identifiers) }
+        return try ChangeRoutes.json(["cloudIdentifiers": found], status: .ok)
+    }
+
+    /// `POST /v1/assets/local-identifiers` `{"cloudIdentifiers": […]}`: `{"localIdentifiers": {cloud: [local, …]}}`,
+    /// the assets the client may see that each names (what `localIdentifierMappings(for:)` answers).
+    func localIdentifiers(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        _ = try Query(request, allowed: [])
+        let body = try await JSONBody(request, context: context, allowed: ["cloudIdentifiers"])
+        let identifiers = try Self.identifiers(body.fields["cloudIdentifiers"], "cloudIdentifiers")
+        let library = session.library
+        let found = try await offload { try library.storedLocalIdentifiers(forCloudIdentifiers: identifiers) }
+        return try ChangeRoutes.json(["localIdentifiers": found], status: .ok)
     }
 
     /// `GET /v1/assets/ids` (or `POST` with the parameters as a JSON object): the handles of the assets the fetch matches, in order, 8 bytes each (little endian),
     /// streamed as they are read; `Photos-Change-Token` names the transaction the membership reflects. A read that
     /// fails midway ends the response before its end, so a client never takes part of a membership for all of it.
+    /// With `limit` (and `cursor`), a keyset page of it: at most `limit` handles, and `Photos-Next-Cursor` unless it
+    /// is the last page.
     func ids(_ query: Query, scope: ServedAssetScope, context: PhotosRequestContext, predicateLimit: Int) async throws -> Response {
         let session = try context.client()
         try session.requireRead()
@@ -62,6 +113,16 @@ struct RemoteLibraryRoutes {
         }
         options.fetchLimit = try query.integer("fetchLimit", default: 0, in: 0...Int(Int32.max))
         let library = session.library
+        if query["limit"] != nil || query["cursor"] != nil {
+            let limit = try query.integer("limit", default: 100, in: 1...10_000)
+            let cursor = query["cursor"]
+            let (ids, next) = try await offload { try library.servedAssetPage(options: options, scope: scope, cursor: cursor, limit: limit) }
+            var buffer = ByteBufferAllocator().buffer(capacity: ids.count * 8)
+            for id in ids { buffer.writeInteger(id, endianness: .little) }
+            var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "no-store"]
+            if let next { headers[Self.nextCursor] = next }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+        }
         let (ids, token) = try await offload { try library.servedAssetIDs(options: options, scope: scope) }
         let body = ResponseBody { writer in
             var start = 0

@@ -138,6 +138,8 @@ struct UploadRoutes {
         let json: [String: Any] = [
             "created": report.importedLocalIdentifiers.map(ObjectID.urlForm),
             "livePhotosPaired": report.livePhotosPaired,
+            "rawPairsJoined": report.rawPairsJoined,
+            "editsKept": report.editsKept,
             "duplicates": report.duplicates.map { duplicate -> [String: Any] in
                 var entry: [String: Any] = ["upload": upload(duplicate.file)]
                 if let existing = duplicate.existingLocalIdentifier { entry["existing"] = ObjectID.urlForm(existing) }
