@@ -1,5 +1,5 @@
 import Foundation
-import OpenPhotos
+import Photos
 import PhotosTesting
 import Testing
 

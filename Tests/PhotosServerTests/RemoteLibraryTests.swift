@@ -576,6 +576,46 @@ struct RemoteLibraryImageTests {
     }
 }
 
+extension RemoteLibraryImageTests {
+    /// A photo's bytes are "in the cloud": without network access nil and `PHImageResultIsInCloudKey`; with it
+    /// downloaded, then here for requests without it. (Videos take the same path: the
+    /// conformance suite reads one with network access.)
+    @Test func imageDataDownloadsOnlyWithNetworkAccess() async throws {
+        let fixture = try ServerFixture(name: "RemoteData")
+        defer { fixture.library.remove() }
+        let photo = try fixture.library.makeImage("IMG_0001.JPG", width: 40, height: 30)
+        let id = try #require(try fixture.library.library.importItems(at: [photo]).importedLocalIdentifiers.first)
+        let token = try fixture.token("app", .authorized)
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            try await blocking {
+                let remote = try PHPhotoLibrary(
+                    url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token,
+                    cacheDirectory: fixture.library.scratch.appendingPathComponent("cache"))
+                let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: .remote(remote)).firstObject)
+                func data(network: Bool) -> (Data?, [AnyHashable: Any]?) {
+                    let options = PHImageRequestOptions()
+                    options.isSynchronous = true
+                    options.isNetworkAccessAllowed = network
+                    nonisolated(unsafe) var answer: (Data?, [AnyHashable: Any]?)
+                    PHImageManager.default().requestImageDataAndOrientation(for: asset, options: options) { data, _, _, info in
+                        answer = (data, info)
+                    }
+                    return answer
+                }
+                let offline = data(network: false)
+                #expect(offline.0 == nil)
+                #expect(offline.1?[PHImageResultIsInCloudKey] as? Bool == true)
+                #expect((offline.1?[PHImageErrorKey] as? PHPhotosError)?.code == .networkAccessRequired)
+                let online = data(network: true)
+                #expect(online.0 == (try Data(contentsOf: photo)))
+                let cached = data(network: false)
+                #expect(cached.0 == (try Data(contentsOf: photo)))
+            }
+        }
+    }
+}
+
 /// Observers of a served library hear of changes made by any client, through the server's change feed.
 @Suite("Remote library observation")
 struct RemoteLibraryObservationTests {

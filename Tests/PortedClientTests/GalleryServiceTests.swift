@@ -1,21 +1,57 @@
 import Foundation
 @testable import PortedClient
 import Photos
+import PhotosTestHarness
 import PhotosTesting
 import Testing
 import UniformTypeIdentifiers
 
 /// The iOS-style client above, run against a real library: the shared library (`$PHOTOS_LIBRARY`, set here before
-/// anything in this process asks for it, as an app's environment would).
+/// anything in this process asks for it, as an app's environment would) — a folder, or in a child process of this
+/// suite a library `photos serve` serves (`PHOTOS_LIBRARY=http://…`, `PHOTOS_TOKEN`), as an app on another machine.
 @Suite("A ported client", .serialized)
 struct GalleryServiceTests {
+    /// Set in the child process that runs the client against a served library: the library's URL.
+    static let servedVariable = "OPENPHOTOKIT_PORTED_SERVED_LIBRARY"
+
     /// The shared library of this test process.
     static let sharedLibraryURL: URL = {
+        if let served = ProcessInfo.processInfo.environment[servedVariable], let url = URL(string: served) {
+            setenv("PHOTOS_LIBRARY", served, 1)
+            return url
+        }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("OpenPhotoKit-ported-\(UUID().uuidString)")
         let url = root.appendingPathComponent("Shared.photoslibrary")
         setenv("PHOTOS_LIBRARY", url.path, 1)
         return url
     }()
+
+    /// The same client, unchanged, in a child process whose shared library is a served one: what it saved is on
+    /// the server.
+    @Test func theServiceWorksAgainstAServedLibrary() throws {
+        guard ProcessInfo.processInfo.environment[Self.servedVariable] == nil else { return }  // the child itself
+        let library = try TestLibrary(name: "PortedServed", provider: ServedLibraryProvider())
+        defer { library.remove() }
+        let token = try library.owner.createAccessToken(for: ServedLibraryProvider.testClient).secret
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.servedVariable] = library.url.absoluteString
+        environment["PHOTOS_TOKEN"] = token
+        environment["PHOTOS_CLIENT_ID"] = nil
+        let log = library.scratch.appendingPathComponent("child.log")
+        let child = try ChildProcess(
+            URL(fileURLWithPath: CommandLine.arguments[0]),
+            ["--testing-library", "swift-testing", "--filter", "GalleryServiceTests/theServiceWorksAsOnIOS"], environment: environment,
+            standardError: log
+        ).wait(samplingMemory: false)
+        let output = String(decoding: child.standardOutput + ((try? Data(contentsOf: log)) ?? Data()), as: UTF8.self)
+        #expect(child.status == 0, "\(output.suffix(4000))")
+        #expect(output.contains("theServiceWorksAsOnIOS()") && output.contains("passed"), "\(output.suffix(4000))")
+        // What the client saved, as the server's owner sees it.
+        let albums = PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: library.ownerOptions())
+        #expect(albums.map(\.localizedTitle) == ["Trip"])
+        let favorites = PHAsset.fetchAssets(with: library.ownerOptions { $0.predicate = NSPredicate(format: "favorite == YES") })
+        #expect(favorites.count == 1)
+    }
 
     @Test func theServiceWorksAsOnIOS() async throws {
         let url = Self.sharedLibraryURL
@@ -44,7 +80,7 @@ struct GalleryServiceTests {
         #expect(service.firstAsset(of: PHAsset.fetchAssets(withLocalIdentifiers: [identifier], options: nil))?.localIdentifier == identifier)
         let albums = PHAssetCollection.fetchAssetCollections(with: .album, subtype: .any, options: nil)
         #expect(albums.firstObject?.localizedTitle == "Trip")
-        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+        if url.isFileURL { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
     }
 }
 

@@ -39,8 +39,10 @@ import Testing
         #expect((100...160).contains(Int(red)), "\(red)")
     }
 
-    @Test func theEditorEditsLibraryPhotosNonDestructively() async throws {
-        let library = try TestLibrary(name: "PortedEdits")
+    /// On a library of this machine, and on one `photos serve` serves (the editor's code unchanged).
+    @Test(arguments: [LocalLibraryProvider(), ServedLibraryProvider()] as [any LibraryProvider])
+    func theEditorEditsLibraryPhotosNonDestructively(_ provider: any LibraryProvider) async throws {
+        let library = try TestLibrary(name: "PortedEdits", provider: provider)
         defer { library.remove() }
         let file = try library.makeImage(width: 60, height: 40, orientation: 6)
         let original = try Data(contentsOf: file)
@@ -73,6 +75,10 @@ import Testing
         asset = try fetch()
         #expect(!asset.hasAdjustments)
         let resource = try #require(PHAssetResource.assetResources(for: asset).first)
-        #expect(try Data(contentsOf: try #require(resource.fileURL)) == original)
+        let copy = library.scratch.appendingPathComponent("original-again.jpg")
+        let options = PHAssetResourceRequestOptions()
+        options.isNetworkAccessAllowed = true
+        try await PHAssetResourceManager.default().writeData(for: resource, toFile: copy, options: options)
+        #expect(try Data(contentsOf: copy) == original)
     }
 }

@@ -319,7 +319,8 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let network = NetworkAccess(
             allowed: options?.isNetworkAccessAllowed ?? false, handler: options?.progressHandler, requestID: id)
         let files = zip(resources, ["the still", "the video"]).map { resource, what in
-            SourceFile(engine: engine, record: resource.record, what: "\(what) of the Live Photo \(asset.localIdentifier)")
+            SourceFile(
+                engine: engine, remote: asset.library?.remote, record: resource.record, what: "\(what) of the Live Photo \(asset.localIdentifier)")
         }
         let sizes = resources.map { Double(max(1, $0.fileSize)) }
         workers.addOperation { [self] in
@@ -399,7 +400,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         let what = "the \(resource.type == .photo || resource.type == .video ? "original" : "edited version") of \(asset.localIdentifier)"
         let engine = asset.library?.engineIfAvailable
         return Source(
-            file: SourceFile(engine: engine, record: resource.record, what: what), engine: engine,
+            file: SourceFile(engine: engine, remote: asset.library?.remote, record: resource.record, what: what), engine: engine,
             assetUUID: String(asset.localIdentifier.prefix { $0 != "/" }), sha256: resource.sha256,
             uniformTypeIdentifier: resource.uniformTypeIdentifier, isVideo: asset.mediaType == .video,
             displayWidth: resource.pixelWidth > 0 ? resource.pixelWidth : asset.pixelWidth,

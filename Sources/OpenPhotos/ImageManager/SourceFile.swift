@@ -60,14 +60,17 @@ struct NetworkAccess: @unchecked Sendable {
 /// cached derivative answers the request — and only as far as the request's ``NetworkAccess`` allows.
 final class SourceFile: @unchecked Sendable {
     let engine: LibraryEngine?
+    /// The served library whose file it is (downloaded into its cache on this machine).
+    let remote: RemoteLibrary?
     let record: ResourceRecord
     /// How messages name it ("the original of …").
     let what: String
     private let lock = NSLock()
     private var resolved: URL?
 
-    init(engine: LibraryEngine?, record: ResourceRecord, what: String) {
+    init(engine: LibraryEngine?, remote: RemoteLibrary? = nil, record: ResourceRecord, what: String) {
         self.engine = engine
+        self.remote = remote
         self.record = record
         self.what = what
     }
@@ -75,6 +78,7 @@ final class SourceFile: @unchecked Sendable {
     /// Whether reading it needs no network.
     var isLocal: Bool {
         if let url = lock.withLock({ resolved }), FileManager.default.fileExists(atPath: url.path) { return true }
+        if let remote { return remote.hasLocalCopy(of: record) }
         return engine?.isLocal(record) ?? false
     }
 
@@ -90,6 +94,15 @@ final class SourceFile: @unchecked Sendable {
     ///   `networkError` when fetching failed, `userCancelled` when the progress handler stopped it, `missingResource`.
     func url(_ network: NetworkAccess) throws -> URL {
         if let url = lock.withLock({ resolved }), FileManager.default.fileExists(atPath: url.path) { return url }
+        if let remote {
+            let url: URL
+            do { url = try remote.localCopy(of: record, allowNetwork: network.allowed, progress: network.progress) } catch {
+                throw PHPhotosError(
+                    PHPhotosError.Code(rawValue: error.code) ?? .networkError, userInfo: [NSLocalizedDescriptionKey: "\(what): \(error.message)"])
+            }
+            lock.withLock { resolved = url }
+            return url
+        }
         guard let engine else { throw PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "\(what) is missing"]) }
         if !network.allowed, !engine.isLocal(record) {
             throw PHPhotosError(
@@ -114,14 +127,16 @@ final class SourceFile: @unchecked Sendable {
     /// its path). `progress` hears 0 before the first range and 1 after the last; a stop there ends the reading.
     /// - throws: `PHPhotosError`, as ``url(_:)``.
     func rangedSource(_ network: NetworkAccess) throws -> RangedMediaSource? {
-        guard let engine, !isLocal else { return nil }
+        guard engine != nil || remote != nil, !isLocal else { return nil }
         if !network.allowed {
             throw PHPhotosError(
                 .networkAccessRequired,
                 userInfo: [NSLocalizedDescriptionKey: "\(what) is not on this machine: allow network access to fetch it"])
         }
         let reader: any BlobReader
-        do { reader = try engine.open(record) } catch {
+        do throws(LibraryError) {
+            if let remote { reader = remote.openResource(record) } else { reader = try engine!.open(record) }
+        } catch {
             let missing = error.code == LibraryError.missingResource("").code
             throw PHPhotosError(
                 PHPhotosError.Code(rawValue: error.code) ?? .internalError,

@@ -131,6 +131,58 @@ package final class RemoteImageCache: Sendable {
         for old in evicted { try? FileManager.default.removeItem(at: folder.appendingPathComponent(old)) }
     }
 
+    /// The path of a file kept here (marked as just used), if it is here.
+    package func path(of name: String) -> URL? {
+        let known = state.withLock { state -> Bool in
+            loadIfNeeded(&state)
+            guard state.sizes[name] != nil else { return false }
+            state.clock += 1
+            state.used[name] = state.clock
+            return true
+        }
+        guard known else { return nil }
+        let url = folder.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            forget(name)
+            return nil
+        }
+        return url
+    }
+
+    /// A new file in the cache's folder to download into (``keep(_:as:)`` takes it, or remove it).
+    package func temporaryFile() -> URL {
+        state.withLock { loadIfNeeded(&$0) }
+        return folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
+    }
+
+    /// Keeps a file written to ``temporaryFile()`` under `name` (renamed, not copied), then removes the least
+    /// recently used files past the limit — never the one just kept, which a reader is about to open.
+    package func keep(_ file: URL, as name: String) -> URL? {
+        let target = folder.appendingPathComponent(name)
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value,
+            rename(file.path, target.path) == 0
+        else {
+            try? FileManager.default.removeItem(at: file)
+            return nil
+        }
+        let evicted = state.withLock { state -> [String] in
+            state.total += size - (state.sizes[name] ?? 0)
+            state.sizes[name] = size
+            state.clock += 1
+            state.used[name] = state.clock
+            var evicted: [String] = []
+            for (old, _) in state.used.sorted(by: { $0.value < $1.value }) where old != name {
+                guard state.total > limit else { break }
+                state.total -= state.sizes.removeValue(forKey: old) ?? 0
+                state.used[old] = nil
+                evicted.append(old)
+            }
+            return evicted
+        }
+        for old in evicted { try? FileManager.default.removeItem(at: folder.appendingPathComponent(old)) }
+        return target
+    }
+
     private func forget(_ name: String) {
         state.withLock { state in
             state.total -= state.sizes.removeValue(forKey: name) ?? 0
@@ -223,5 +275,33 @@ extension RemoteLibrary {
             return (name, size[0] * size[1])
         }.max { $0.1 < $1.1 }
         return best.flatMap { imageCache.read($0.0) }
+    }
+}
+
+extension RemoteLibrary {
+    /// A stored file of the server (an original, a rendering, a video) on this machine: from the cache when it is
+    /// here, else downloaded by ranges into it — only when `allowNetwork` (PhotoKit's `isNetworkAccessAllowed`:
+    /// the library is "in the cloud"). Files are named by their SHA-256, so an edit's new file is never an old one.
+    /// - throws: `networkAccessRequired` when it is not here and the network is not allowed; `networkError`,
+    ///   `userCancelled` (`progress` answered false).
+    package func localCopy(of record: ResourceRecord, allowNetwork: Bool, progress: (@Sendable (Double) -> Bool)? = nil) throws(LibraryError) -> URL {
+        let name = "\(record.sha256.prefix(64))-\(record.fileSize).file.img"
+        if let url = imageCache.path(of: name) { return url }
+        guard allowNetwork else {
+            throw .networkAccessRequired(
+                "\(record.originalFilename) of \(record.assetLocalIdentifier) is on the server: allow network access to download it")
+        }
+        let temporary = imageCache.temporaryFile()
+        do { try download(record, to: temporary, progress: progress) } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        guard let url = imageCache.keep(temporary, as: name) else { throw .internalError("cannot keep the download of \(record.originalFilename)") }
+        return url
+    }
+
+    /// Whether a stored file of the server is on this machine.
+    package func hasLocalCopy(of record: ResourceRecord) -> Bool {
+        imageCache.contains("\(record.sha256.prefix(64))-\(record.fileSize).file.img")
     }
 }

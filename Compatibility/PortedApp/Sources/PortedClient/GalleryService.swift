@@ -61,7 +61,10 @@ final class GalleryService {
 
     /// Writes a resource's bytes to a file (the async form apps use).
     func export(_ resource: PHAssetResource, to url: URL) async throws {
-        try await PHAssetResourceManager.default().writeData(for: resource, toFile: url, options: nil)
+        // The original may be in iCloud (or on a photos serve): let Photos download it.
+        let options = PHAssetResourceRequestOptions()
+        options.isNetworkAccessAllowed = true
+        try await PHAssetResourceManager.default().writeData(for: resource, toFile: url, options: options)
     }
 
     /// Module-qualified names, as some apps write them.

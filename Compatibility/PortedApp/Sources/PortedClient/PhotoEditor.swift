@@ -16,6 +16,8 @@ final class PhotoEditor {
         _ filterName: String, to asset: PHAsset, in library: PHPhotoLibrary, completion: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
         let options = PHContentEditingInputRequestOptions()
+        // The original may be in iCloud (or on a photos serve): let Photos download it.
+        options.isNetworkAccessAllowed = true
         options.canHandleAdjustmentData = { adjustmentData in
             adjustmentData.formatIdentifier == Self.formatIdentifier && adjustmentData.formatVersion == Self.formatVersion
         }
@@ -51,6 +53,7 @@ final class PhotoEditor {
     /// The filter an asset was last edited with by this app, when it was.
     func appliedFilter(of asset: PHAsset, completion: @escaping @Sendable (String?) -> Void) {
         let options = PHContentEditingInputRequestOptions()
+        options.isNetworkAccessAllowed = true
         options.canHandleAdjustmentData = { $0.formatIdentifier == Self.formatIdentifier }
         asset.requestContentEditingInput(with: options) { input, _ in
             completion(input?.adjustmentData.flatMap { String(data: $0.data, encoding: .utf8) })
