@@ -108,11 +108,15 @@ extension PHPhotoLibrary {
     }
 
     /// The wire form of assets by row id (those the client may see, in the order asked; unknown ids left out), with
-    /// their extended metadata when asked: the body of `POST /v1/assets/records`' answer.
-    package func servedAssetRecords(_ ids: [Int64], extendedMetadata: Bool) throws -> Data {
+    /// their extended metadata when asked: the body of `POST /v1/assets/records`' answer — JSON columns, or with
+    /// `binary` the remote client's compact form (``binaryAssetRecordsType``).
+    /// The content type of the binary form of asset records.
+    package static let binaryAssetRecordsType = AssetWireBinary.contentType
+
+    package func servedAssetRecords(_ ids: [Int64], extendedMetadata: Bool, binary: Bool = false) throws -> Data {
         do {
             let records = try engine().loadAssets(ids, visibleTo: access, extendedMetadata: extendedMetadata)
-            return try AssetWireRecord.encode(records)
+            return binary ? AssetWireBinary.encode(records) : try AssetWireRecord.encode(records)
         } catch let error as LibraryError {
             throw PHPhotosError(error)
         }

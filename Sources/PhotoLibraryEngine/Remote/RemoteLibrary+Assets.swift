@@ -109,10 +109,15 @@ extension RemoteLibrary: AssetRecordSource {
             do { body = try JSONSerialization.data(withJSONObject: ["ids": chunk, "extendedMetadata": extendedMetadata]) } catch {
                 throw .internalError("cannot encode the ids: \(error)")
             }
-            let answer = try send(.POST, "/v1/assets/records", body: body)
+            // Binary records (an older server answers JSON).
+            let answer = try send(.POST, "/v1/assets/records", body: body, accept: "\(AssetWireBinary.contentType), application/json;q=0.5")
             let wire: [AssetWireRecord]
-            do { wire = try AssetWireRecord.decode(answer.body) } catch {
-                throw .networkError("POST /v1/assets/records answered something that is not asset records: \(error)")
+            if answer.headers.first(name: "Content-Type")?.hasPrefix(AssetWireBinary.contentType) == true {
+                wire = try AssetWireBinary.decode(answer.body)
+            } else {
+                do { wire = try AssetWireRecord.decode(answer.body) } catch {
+                    throw .networkError("POST /v1/assets/records answered something that is not asset records: \(error)")
+                }
             }
             for item in wire {
                 records[item.id] = item.record

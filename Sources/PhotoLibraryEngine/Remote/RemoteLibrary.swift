@@ -154,9 +154,9 @@ package final class RemoteLibrary: Sendable {
     /// Sends a request and reads its answer whole (at most `limit` bytes); a status of 400 or more throws the
     /// server's error.
     package func send(
-        _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, limit: Int = 64 << 20
+        _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, limit: Int = 64 << 20, accept: String? = nil
     ) throws(LibraryError) -> Answer {
-        let answer = try exchange(method, path, query: query, body: body, limit: limit)
+        let answer = try exchange(method, path, query: query, body: body, limit: limit, accept: accept)
         if answer.status >= 400 { throw Self.error(answer, path: path) }
         return answer
     }
@@ -164,11 +164,13 @@ package final class RemoteLibrary: Sendable {
     /// Sends a request and reads its answer whole (at most `limit` bytes), whatever its status, within `timeout`.
     func exchange(
         _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, limit: Int = 64 << 20,
-        timeout: TimeAmount = requestDeadline
+        timeout: TimeAmount = requestDeadline, accept: String? = nil
     ) throws(LibraryError) -> Answer {
-        let request = makeRequest(method, path, query: query, body: body)
+        var request = makeRequest(method, path, query: query, body: body)
+        if let accept { request.headers.replaceOrAdd(name: "Accept", value: accept) }
+        let prepared = request
         return try Self.run(description: "\(method) \(path)") {
-            let response = try await Self.http.execute(request, deadline: .now() + timeout)
+            let response = try await Self.http.execute(prepared, deadline: .now() + timeout)
             let body = try await response.body.collect(upTo: limit)
             return Answer(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
         }

@@ -4187,6 +4187,13 @@ enum EmbeddedFiles {
                       }
                      }
                     }
+                   },
+                   "application/x-photos-asset-records": {
+                    "schema": {
+                     "type": "string",
+                     "format": "binary",
+                     "description": "With Accept: application/x-photos-asset-records (what the remote PhotoKit client asks): PHR1, the count (u32), flags (u8, 1: extended metadata), then each record's fields in the JSON columns' order, little endian: integers i64, flags u8, doubles IEEE, strings u32 length + UTF-8, optionals a presence byte first, keywords a u32 count of strings"
+                    }
                    }
                   }
                  },

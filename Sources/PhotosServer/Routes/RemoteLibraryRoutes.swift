@@ -154,9 +154,15 @@ struct RemoteLibraryRoutes {
         let ids = try Self.handles(body.fields["ids"])
         let extended = body.fields["extendedMetadata"] as? Bool ?? false
         let library = session.library
-        let data = try await offload { try library.servedAssetRecords(ids, extendedMetadata: extended) }
+        // The remote PhotoKit client asks for the binary form (what scrolling is bound by); JSON otherwise.
+        let binary = request.headers[.accept]?.contains(PHPhotoLibrary.binaryAssetRecordsType) ?? false
+        let data = try await offload { try library.servedAssetRecords(ids, extendedMetadata: extended, binary: binary) }
         return Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            status: .ok,
+            headers: [
+                .contentType: binary ? PHPhotoLibrary.binaryAssetRecordsType : "application/json; charset=utf-8", .cacheControl: "no-store",
+                .vary: "Accept",
+            ],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
