@@ -51,9 +51,13 @@ struct List: ParsableCommand {
         let library = try global.open()
         let assets = try selection.fetch(library, global: global, limit: limit)
         if global.json {
-            Output.printJSON(assets.map { Output.asset($0) })
+            let objects = assets.map { Output.asset($0) }
+            // A served library's result can fail after the fetch (the rest of it did not arrive): no partial JSON.
+            _ = try checked(assets)
+            Output.printJSON(objects)
         } else {
             for asset in assets { print(Output.assetLine(asset)) }
+            _ = try checked(assets)
         }
     }
 }

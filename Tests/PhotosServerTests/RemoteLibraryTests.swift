@@ -841,12 +841,25 @@ struct RemoteLibraryHistoryTests {
 @Suite("Remote library from the command line")
 struct RemoteLibraryCommandLineTests {
     /// A loopback listener that never accepts (connections complete in its backlog, requests are never answered), or
-    /// that answers every request with `reply`.
+    /// that answers every request with `reply`, or each as `respond` says.
     final class FakeServer: @unchecked Sendable {
         let fd: Int32
         let port: Int
+        /// Connections a responder chose to hold open, answered in part.
+        final class Held: Sendable { let clients = Mutex<[Int32]>([]) }
+        private let held = Held()
 
-        init(reply: String?) throws {
+        convenience init(reply: String?) throws {
+            if let reply {
+                try self.init(respond: { @Sendable _ in (reply: reply, stall: false) })
+            } else {
+                try self.init(respond: nil)
+            }
+        }
+
+        /// Answers each request with what `respond` gives for its first line; `stall` keeps the connection open after
+        /// the reply (a server that stopped in the middle of a body).
+        init(respond: (@Sendable (String) -> (reply: String, stall: Bool))?) throws {
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             fd = listener
             var address = sockaddr_in()
@@ -858,15 +871,18 @@ struct RemoteLibraryCommandLineTests {
             guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
             _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
             port = Int(UInt16(bigEndian: address.sin_port))
-            guard let reply else { return }
+            guard let respond else { return }
+            let held = self.held
             Thread.detachNewThread {
                 while true {
                     let client = accept(listener, nil, nil)
                     guard client >= 0 else { return }
                     var buffer = [UInt8](repeating: 0, count: 4096)
-                    _ = read(client, &buffer, buffer.count)
+                    let count = read(client, &buffer, buffer.count)
+                    let head = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+                    let (reply, stall) = respond(head)
                     _ = reply.utf8CString.withUnsafeBufferPointer { write(client, $0.baseAddress, $0.count - 1) }
-                    close(client)
+                    if stall { held.clients.withLock { $0.append(client) } } else { close(client) }
                 }
             }
         }
@@ -874,6 +890,7 @@ struct RemoteLibraryCommandLineTests {
         deinit {
             shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
+            for client in held.clients.withLock({ $0 }) { close(client) }
         }
     }
 
@@ -902,15 +919,38 @@ struct RemoteLibraryCommandLineTests {
         let silent = try FakeServer(reply: nil)
         let garbage = try FakeServer(
             reply: "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\nConnection: close\r\n\r\n<html></html>")
-        for (server, what) in [(silent, "silent"), (garbage, "garbage")] {
+        // Servers that open the library, then stop in the middle of a fetch's membership: before its first page
+        // (the fetch fails), and after it (the result says so once the rest does not come: the command fails, and
+        // prints no list as if it were all).
+        func stalling(after handles: Int) throws -> FakeServer {
+            try FakeServer { head in
+                if head.hasPrefix("GET /v1/session") {
+                    let body = #"{"client":"cli","status":"authorized","canRead":true,"canAdd":true,"canManageCollections":true}"#
+                    return (
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+                        false
+                    )
+                }
+                let part = String(repeating: "\u{1}\0\0\0\0\0\0\0", count: handles)
+                return (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nPhotos-Change-Token: 1\r\nContent-Length: 8000\r\n\r\n\(part)",
+                    true
+                )
+            }
+        }
+        let early = try stalling(after: 2)
+        let late = try stalling(after: 150)
+        for (server, what) in [(silent, "silent"), (garbage, "garbage"), (early, "stalling mid-body"), (late, "stalling after a page")] {
             // Timed from the moment the command starts (not while this waits for a thread to run it on).
             let (run, seconds) = try await blocking {
                 let start = Date()
                 let run = try PhotosCommandLine.run(
-                    ["ls", "--library", "http://127.0.0.1:\(server.port)"], environment: ["PHOTOS_TOKEN": "t", "PHOTOS_REMOTE_TIMEOUT": "2"])
+                    ["ls", "--json", "--library", "http://127.0.0.1:\(server.port)"],
+                    environment: ["PHOTOS_TOKEN": "t", "PHOTOS_REMOTE_TIMEOUT": "2"])
                 return (run, Date().timeIntervalSince(start))
             }
-            #expect(run.status == 1, "\(what)")
+            #expect(run.status == 1, "\(what): \(run.stdout) \(run.stderr)")
+            #expect(run.stdout.isEmpty, "\(what)")
             #expect(run.stderr.contains("3169"), "\(what): \(run.stderr)")
             // Two seconds of timeout, and the process's own start (a bound, not a timing assertion).
             #expect(seconds < 60, "\(what)")

@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import PhotoLibraryEngine
+import PhotoMedia
 
 /// An ordered list of assets or collections returned from a Photos fetch method.
 ///
@@ -51,8 +53,23 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     ///
     /// Apple's fetch methods cannot throw, and neither can these: a fetch that fails returns an empty result, as
     /// PhotoKit does, logs the error (label `OpenPhotoKit`), and keeps it here, so that a caller that must not
-    /// mistake a failure for "no photos" (a command line, a server) can tell. Set before the result is returned.
-    public internal(set) var fetchError: PHPhotosError?
+    /// mistake a failure for "no photos" (a command line, a server) can tell. Set before the result is returned —
+    /// and for a served library also later, when what the result reads after it was returned fails: the rest of its
+    /// membership stopped arriving (the result then holds the part that arrived), or a batch of its objects could
+    /// not be loaded (those objects read as deleted ones until the batch is loaded again).
+    public internal(set) var fetchError: PHPhotosError? {
+        get {
+            if let error = cacheLock.withLock({ fetchErrorStorage ?? laterError }) { return error }
+            if case .assets(_, let ids) = storage, ids.isComplete, let failure = ids.failureReason {
+                return (failure as? LibraryError).map(PHPhotosError.init) ?? (failure as? PHPhotosError) ?? PHPhotosError(.networkError)
+            }
+            return nil
+        }
+        set { cacheLock.withLock { fetchErrorStorage = newValue } }
+    }
+    private var fetchErrorStorage: PHPhotosError?
+    /// The last failure to load a batch of objects.
+    private var laterError: PHPhotosError?
     /// The options the result was fetched with (for change details).
     let fetchOptions: PHFetchOptions?
     /// Guards the batch cache; broadcast when a batch loaded ahead is kept.
@@ -136,8 +153,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
                 }
                 if starts {
                     DispatchQueue.global(qos: .userInitiated).async { [self] in
-                        let loaded = loadBatch(next, from: engine, ids: ids)
-                        store(loaded, batch: next, ahead: true)
+                        store(loadBatch(next, from: engine, ids: ids), batch: next, ahead: true)
                     }
                 }
             }
@@ -146,16 +162,30 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     }
 
     /// The objects of one batch, loaded from the library (or its server).
+    /// A batch whose records could not be read is made of deleted objects (kept as any batch is: asked for again
+    /// once it is evicted, not at every access), and its error is ``fetchError``'s.
     private func loadBatch(_ batch: Int, from engine: any AssetRecordSource, ids: AssetIDStream) -> [ObjectType] {
         let start = batch * Self.batchSize
         let slice = ids.ids(in: start..<start + Self.batchSize)
-        let loaded = try? engine.loadAssets(slice, extendedMetadata: fetchOptions?.prefetchAssetExtendedMetadata == true)
+        var loaded: (records: [Int64: AssetRecord], extended: [Int64: ExtendedMetadataRecord])?
+        do {
+            loaded = try engine.loadAssets(slice, extendedMetadata: fetchOptions?.prefetchAssetExtendedMetadata == true)
+        } catch {
+            PhotosLog.library.error("cannot load objects of a fetch result: \(error.message)")
+            cacheLock.withLock { laterError = PHPhotosError(error) }
+        }
         let records = loaded?.records ?? [:]
         let extended = loaded?.extended ?? [:]
-        return slice.map { id in
-            let record = records[id] ?? Self.missingRecord(id)
+        let objects = slice.map { id in
+            guard let record = records[id] else {
+                // A deleted object (or one that could not be read) has no metadata to ask for, asset by asset.
+                return PHAsset(
+                    record: Self.missingRecord(id), library: library,
+                    extendedMetadata: ExtendedMetadataRecord(caption: nil, keywords: [], originalFilename: nil)) as! ObjectType
+            }
             return PHAsset(record: record, library: library, extendedMetadata: extended[id]) as! ObjectType
         }
+        return objects
     }
 
     /// Keeps a loaded batch (the least recently used ones beyond the bound go), and wakes readers waiting for it.

@@ -86,7 +86,8 @@ package final class AssetIDStream: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while ids.count < count, !complete { condition.wait() }
-        if let failure, ids.isEmpty { throw failure }
+        // Cut short before the first page: the fetch fails (a part is never taken for the whole).
+        if let failure { throw failure }
     }
 
     /// Steps `statement` (first column: a row id) in `db`, handing each id to `row`. The hot loop of every fetch (a
