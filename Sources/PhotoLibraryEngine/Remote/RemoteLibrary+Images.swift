@@ -285,7 +285,7 @@ extension RemoteLibrary {
     /// - throws: `networkAccessRequired` when it is not here and the network is not allowed; `networkError`,
     ///   `userCancelled` (`progress` answered false).
     package func localCopy(of record: ResourceRecord, allowNetwork: Bool, progress: (@Sendable (Double) -> Bool)? = nil) throws(LibraryError) -> URL {
-        let name = "\(record.sha256.prefix(64))-\(record.fileSize).file.img"
+        let name = Self.localCopyName(record)
         if let url = imageCache.path(of: name) { return url }
         guard allowNetwork else {
             throw .networkAccessRequired(
@@ -302,6 +302,12 @@ extension RemoteLibrary {
 
     /// Whether a stored file of the server is on this machine.
     package func hasLocalCopy(of record: ResourceRecord) -> Bool {
-        imageCache.contains("\(record.sha256.prefix(64))-\(record.fileSize).file.img")
+        imageCache.contains(Self.localCopyName(record))
+    }
+
+    /// A stored file's name in the cache: its digest and size (the resource's row when the server knows no digest).
+    static func localCopyName(_ record: ResourceRecord) -> String {
+        let digest = record.sha256.filter(\.isHexDigit).prefix(64)
+        return digest.count == 64 ? "\(digest)-\(record.fileSize).file.img" : "resource-\(record.id)-\(record.fileSize).file.img"
     }
 }
