@@ -6,8 +6,9 @@ import Synchronization
 import Testing
 
 /// `photos serve` killed with SIGKILL at random instants while a client uploads, creates, changes and makes albums
-/// over HTTP, and while another `photos` process adds to the same library: after each kill the library opens
-/// consistent, every asset whose creation was answered is there, and the next server sweeps the dead one's uploads.
+/// over HTTP — its API directly, or PhotoKit's change blocks against the served library — and while another `photos`
+/// process adds to the same library: after each kill the library opens consistent, every asset whose creation was
+/// answered is there, and the next server sweeps the dead one's uploads.
 @Suite("Reliability: photos serve killed mid-request")
 struct ServeKillTests {
     /// One HTTP/1.1 exchange on a new connection (`Connection: close`): the status and the body, or nil when the
@@ -48,6 +49,8 @@ struct ServeKillTests {
         var unswept: [String]
         /// Kills that came before the client had done all its work (the others killed an idle server).
         var midway: Int
+        /// Change blocks the PhotoKit client over the server had answered.
+        var remoteAnswered: Int
     }
 
     @Test func killedServersLoseNothingTheyAnswered() async throws {
@@ -63,6 +66,7 @@ struct ServeKillTests {
         #expect(outcome.answered >= outcome.kills, "\(outcome.answered) answers")
         #expect(outcome.ledger > 0)
         #expect(outcome.midway >= outcome.kills / 2, "\(outcome.midway) of \(outcome.kills) kills came while the client worked")
+        #expect(outcome.remoteAnswered > 0, "the PhotoKit client over the server was answered")
     }
 
     /// The kills and the checks (blocking: waits, sleeps, child processes — on a thread of its own).
@@ -86,6 +90,7 @@ struct ServeKillTests {
         var lastServerPID: pid_t = 0
         var unswept: [String] = []
         var midway = 0
+        var remoteAnswered = 0
         for kill in 0..<kills {
             let server = try ChildProcess(executable, ["serve", "--library", library.path, "--port", "0", "--json", "--log-level", "warning"])
             var port = 0
@@ -121,10 +126,40 @@ struct ServeKillTests {
             let clientExited = Mutex(false)
             let firstPicture = picture
             let (serverPort, pictures) = (port, files)
+            // Every other kill, the client is the PhotoKit API over the server (`PHPhotoLibrary(url: http://…)`):
+            // each change block uploads its photo and creates it with an album; a block that returned is answered.
+            let remoteClient = kill % 2 == 1
+            let cache = workspace.appendingPathComponent("remote-cache")
             Thread.detachNewThread {
                 defer {
                     clientExited.withLock { $0 = true }
                     clientDone.signal()
+                }
+                if remoteClient {
+                    guard
+                        let remote = try? PHPhotoLibrary(
+                            url: URL(string: "http://127.0.0.1:\(serverPort)")!, accessToken: token, cacheDirectory: cache)
+                    else { return }
+                    for index in pictures.indices {
+                        let file = workspace.appendingPathComponent("up-\(firstPicture + index).jpg")
+                        var identifier = ""
+                        do {
+                            try remote.performChangesAndWait {
+                                let request = PHAssetChangeRequest.creationRequestForAssetFromImage(atFileURL: file)!
+                                request.isFavorite = index % 2 == 0
+                                let placeholder = request.placeholderForCreatedAsset!
+                                identifier = placeholder.localIdentifier
+                                PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Remote \(kill) \(index)")
+                                    .addAssets([placeholder] as NSArray)
+                            }
+                        } catch {
+                            return
+                        }
+                        created.withLock { $0.append(identifier) }
+                        answers.withLock { $0 += 1 }
+                    }
+                    clientFinished.withLock { $0 = true }
+                    return
                 }
                 for (index, bytes) in pictures.enumerated() {
                     guard
@@ -178,6 +213,7 @@ struct ServeKillTests {
             if !clientFinished.withLock({ $0 }) { midway += 1 }
             ledger.formUnion(created.withLock { $0 })
             answered += answers.withLock { $0 }
+            if remoteClient { remoteAnswered += answers.withLock { $0 } }
             if let other {
                 let otherEnd = other.wait()
                 result.killsWithConcurrentProcess += 1
@@ -190,6 +226,7 @@ struct ServeKillTests {
             }
             KillCampaign.check(library: library, after: "serve kill \(kill)", ledger: ledger, into: &result)
         }
-        return Outcome(result: result, kills: kills, answered: answered, ledger: ledger.count, unswept: unswept, midway: midway)
+        return Outcome(
+            result: result, kills: kills, answered: answered, ledger: ledger.count, unswept: unswept, midway: midway, remoteAnswered: remoteAnswered)
     }
 }
