@@ -61,11 +61,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// A product of this build, found beside the running test bundle or executable (`photos` for the CLI tests).
     public static func builtProduct(_ name: String) -> URL {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path), dir.path != "/" {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent(name)
+        BuiltProducts.find(name) ?? URL(fileURLWithPath: "/\(name)")
     }
 
     /// Runs a command to its end.

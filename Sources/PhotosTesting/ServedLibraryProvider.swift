@@ -90,25 +90,33 @@ public struct ServedLibraryProvider: LibraryProvider {
 
     /// The `photos` command this provider runs.
     static func photosCommand() throws -> URL {
-        let fileManager = FileManager.default
         if let path = ProcessInfo.processInfo.environment["OPENPHOTOKIT_PHOTOS_COMMAND"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
+        if let built = BuiltProducts.find("photos") { return built }
+        for entry in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(entry)).appendingPathComponent("photos")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the photos command was not found (set OPENPHOTOKIT_PHOTOS_COMMAND)"])
+    }
+}
+
+/// The products of the build the running tests belong to.
+public enum BuiltProducts {
+    /// The executable `name` beside the running test bundle or executable (or in a folder above it), if there is one.
+    public static func find(_ name: String) -> URL? {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("photos")
+            let candidate = folder.appendingPathComponent(name)
             var isFolder: ObjCBool = false
-            if fileManager.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue,
-                fileManager.isExecutableFile(atPath: candidate.path)
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isFolder), !isFolder.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate.path)
             {
                 return candidate
             }
             folder = folder.deletingLastPathComponent()
         }
-        for entry in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(entry)).appendingPathComponent("photos")
-            if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the photos command was not found (set OPENPHOTOKIT_PHOTOS_COMMAND)"])
+        return nil
     }
 }

@@ -148,40 +148,45 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
     static let displaySize = 2048
 
     /// Makes the input of an asset (the work of a request, off the caller's thread).
-    /// - parameter network: whether a file this machine has no copy of (object storage) may be downloaded, and who is
-    ///   told how far the download got (false from it stops the download).
+    ///
+    /// For a served library the server says which files the asset has and its last edit's adjustment data, the
+    /// editor's `canHandle` chooses by the same rule, and the file is downloaded into the session's folder — only with
+    /// network access, as an iCloud asset's is.
+    /// - parameter network: whether a file this machine has no copy of (object storage, a served library) may be
+    ///   downloaded, and who is told how far the download got (false from it stops the download).
     package static func make(
         _ asset: PHAsset, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool = false,
         originalChoice: PHAsset.OriginalResourceChoice = .compressed, workspaceParent: URL? = nil,
         network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?) = (true, nil)
     ) throws -> PHContentEditingInput {
-        if let remote = library.remote {
-            return try makeRemote(
-                asset, remote: remote, library: library, canHandle: canHandle, skipsDisplaySizeImage: skipsDisplaySizeImage,
-                originalChoice: originalChoice, workspaceParent: workspaceParent, network: network)
+        let remote = library.remote
+        let engine = remote == nil ? try library.engine() : nil
+        let state: EditingState
+        let stored: StoredAdjustment?
+        if let remote {
+            (state, stored) = try remote.editingState(localIdentifier: asset.localIdentifier, rawChosen: originalChoice == .raw)
+        } else if let engine {
+            state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access, rawChosen: originalChoice == .raw)
+            stored = engine.adjustment(of: state)
+        } else {
+            throw LibraryError.internalError("no library to make an editing input from")
         }
-        let engine = try library.engine()
-        let state = try engine.editingState(localIdentifier: asset.localIdentifier, access: library.access, rawChosen: originalChoice == .raw)
         guard state.asset.mediaType == .image || state.asset.mediaType == .video else {
             throw LibraryError.requestNotSupportedForAsset("\(asset.localIdentifier) is neither a photo nor a video: it has no editing input")
         }
-        let stored = state.asset.hasAdjustments ? engine.adjustment(of: state) : nil
-        let adjustment = stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
+        let adjustment =
+            state.asset.hasAdjustments
+            ? stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) } : nil
         let handles = adjustment.map { canHandle?($0) ?? false } ?? false
         let (chosen, basis) = state.inputSource(editorHandlesAdjustment: handles)
         let what = "the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier)"
         guard let resource = chosen else { throw LibraryError.missingResource("\(what) is missing") }
-        if !network.allowed, !engine.isLocal(resource) {
+        if !network.allowed, !(engine?.isLocal(resource) ?? false) {
             throw LibraryError.networkAccessRequired("\(what) is not on this machine: allow network access to fetch it")
-        }
-        let file: URL
-        do { file = try engine.materialize(resource, progress: network.progress) } catch {
-            if error.code == LibraryError.missingResource("").code { throw LibraryError.missingResource("\(what) is missing") }
-            throw error
         }
         // In the library's editing area when it can write (a rendering written there is committed without a copy),
         // else in a temporary folder.
-        let workspace = try EditingWorkspace(in: workspaceParent ?? engine.editingArea())
+        let workspace = try EditingWorkspace(in: workspaceParent ?? engine?.editingArea())
         let input = PHContentEditingInput(
             asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
             library: library, workspace: workspace)
@@ -191,33 +196,36 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         do { try POSIXFiles.createDirectory(inputFolder) } catch {
             throw LibraryError.internalError("cannot create \(inputFolder.path): \(error)")
         }
-        let copy = inputFolder.appendingPathComponent(
-            ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\((resource.path as NSString).pathExtension)"))
+        let stem = (resource.path.isEmpty ? resource.originalFilename : resource.path) as NSString
+        let copy = inputFolder.appendingPathComponent(ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\(stem.pathExtension)"))
         let isPhoto = state.asset.mediaType == .image
-        // The copy and the screen-sized image side by side: each reads the file once.
-        let failure = Mutex<(any Error)?>(nil)
-        nonisolated(unsafe) var display: PixelBuffer?
-        DispatchQueue.concurrentPerform(iterations: skipsDisplaySizeImage ? 1 : 2) { part in
-            do {
-                if part == 0 {
-                    try FileStager.copyOut(file, to: copy)
-                } else if isPhoto {
-                    display = try ImageRenderer.render(
-                        file.path, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight,
-                        request: RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact))
-                } else {
-                    let rotation = (try? MediaProbe().probe(file).rotation) ?? 0
-                    display = try ImageRenderer.renderPosterFrame(
-                        file.path, rotation: rotation, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight,
-                        request: RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact))
-                }
-            } catch {
-                failure.withLock { $0 = $0 ?? error }
+        var display: PixelBuffer?
+        if let remote {
+            // Downloaded, then the screen-sized image read from the copy.
+            try remote.download(resource, to: copy, progress: network.progress)
+            if !skipsDisplaySizeImage { display = try displayImage(of: copy, isPhoto: isPhoto, resource: resource, asset: asset) }
+        } else if let engine {
+            let file: URL
+            do { file = try engine.materialize(resource, progress: network.progress) } catch {
+                if error.code == LibraryError.missingResource("").code { throw LibraryError.missingResource("\(what) is missing") }
+                throw error
             }
-        }
-        if let error = failure.withLock({ $0 }) {
-            if let error = error as? MediaError { throw LibraryError.invalidResource("cannot read the input of \(asset.localIdentifier): \(error)") }
-            throw error
+            // The copy and the screen-sized image side by side: each reads the file once.
+            let failure = Mutex<(any Error)?>(nil)
+            nonisolated(unsafe) var rendered: PixelBuffer?
+            DispatchQueue.concurrentPerform(iterations: skipsDisplaySizeImage ? 1 : 2) { part in
+                do {
+                    if part == 0 {
+                        try FileStager.copyOut(file, to: copy)
+                    } else {
+                        rendered = try displayImage(of: file, isPhoto: isPhoto, resource: resource, asset: asset)
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                }
+            }
+            if let error = failure.withLock({ $0 }) { throw error }
+            display = rendered
         }
         input.displayImage = display.map { UIImage(pixels: $0) }
         if isPhoto {
@@ -229,84 +237,6 @@ open class PHContentEditingInput: NSObject, @unchecked Sendable {
         if state.asset.mediaSubtypes & PHAssetMediaSubtype.photoLive.rawValue != 0 {
             // The video of the same version as the still: the original's, the edit's base, or the current rendering.
             let resources = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
-            let video: URL? =
-                switch basis {
-                case .original: PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true)?.fileURL
-                case .adjustmentBase:
-                    (resources.first { $0.type == .adjustmentBasePairedVideo }
-                        ?? PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true))?.fileURL
-                case .currentRendering: PHAssetResource.resource(among: resources, version: .current, pairedVideo: true)?.fileURL
-                }
-            if let video {
-                let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\(video.pathExtension)")
-                try FileStager.copyOut(video, to: videoCopy)
-                input.livePhoto = PHLivePhoto(
-                    size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
-                    videoURL: videoCopy, asset: nil)
-            }
-        }
-        return input
-    }
-}
-
-extension PHContentEditingInput {
-    /// The input of an asset of a served library: the server says which files the asset has and its last edit's
-    /// adjustment data; the file the editor edits (by the same rule as a local input) is downloaded into the session's
-    /// folder — only with network access, as an iCloud asset's is — and the screen-sized image made from the copy.
-    static func makeRemote(
-        _ asset: PHAsset, remote: RemoteLibrary, library: PHPhotoLibrary, canHandle: ((PHAdjustmentData) -> Bool)?, skipsDisplaySizeImage: Bool,
-        originalChoice: PHAsset.OriginalResourceChoice, workspaceParent: URL?, network: (allowed: Bool, progress: (@Sendable (Double) -> Bool)?)
-    ) throws -> PHContentEditingInput {
-        let (state, stored) = try remote.editingState(localIdentifier: asset.localIdentifier, rawChosen: originalChoice == .raw)
-        guard state.asset.mediaType == .image || state.asset.mediaType == .video else {
-            throw LibraryError.requestNotSupportedForAsset("\(asset.localIdentifier) is neither a photo nor a video: it has no editing input")
-        }
-        let adjustment = stored.map { PHAdjustmentData(formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion, data: $0.data) }
-        let handles = adjustment.map { canHandle?($0) ?? false } ?? false
-        let (chosen, basis) = state.inputSource(editorHandlesAdjustment: handles)
-        let what = "the \(basis == .original ? "original" : "edited version") of \(asset.localIdentifier)"
-        guard let resource = chosen else { throw LibraryError.missingResource("\(what) is missing") }
-        guard network.allowed else {
-            throw LibraryError.networkAccessRequired("\(what) is on the server: allow network access to download it")
-        }
-        let workspace = try EditingWorkspace(in: workspaceParent)
-        let input = PHContentEditingInput(
-            asset: state.asset, state: state, resource: resource, basis: basis, adjustment: basis == .currentRendering ? nil : adjustment,
-            library: library, workspace: workspace)
-        let inputFolder = workspace.url.appendingPathComponent("Input")
-        do { try POSIXFiles.createDirectory(inputFolder) } catch {
-            throw LibraryError.internalError("cannot create \(inputFolder.path): \(error)")
-        }
-        let copy = inputFolder.appendingPathComponent(
-            ResourceName.safeFileName(resource.originalFilename, fallback: "Input.\((resource.originalFilename as NSString).pathExtension)"))
-        try remote.download(resource, to: copy, progress: network.progress)
-        let isPhoto = state.asset.mediaType == .image
-        if !skipsDisplaySizeImage {
-            let request = RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact)
-            let display: PixelBuffer
-            do {
-                if isPhoto {
-                    display = try ImageRenderer.render(
-                        copy.path, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight, request: request)
-                } else {
-                    let rotation = (try? MediaProbe().probe(copy).rotation) ?? 0
-                    display = try ImageRenderer.renderPosterFrame(
-                        copy.path, rotation: rotation, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight, request: request)
-                }
-            } catch {
-                throw LibraryError.invalidResource("cannot read the input of \(asset.localIdentifier): \(error)")
-            }
-            input.displayImage = UIImage(pixels: display)
-        }
-        if isPhoto {
-            input.fullSizeImageURL = copy
-            input.fullSizeImageOrientation = Int32((try? MediaProbe().probe(copy).orientation) ?? 1)
-        } else {
-            input.audiovisualAsset = AVURLAsset(url: copy)
-        }
-        if state.asset.mediaSubtypes & PHAssetMediaSubtype.photoLive.rawValue != 0 {
-            // The video of the same version as the still, as for a local input.
-            let resources = PHAssetResource.assetResources(for: PHAsset(record: state.asset, library: library))
             let video: PHAssetResource? =
                 switch basis {
                 case .original: PHAssetResource.resource(among: resources, version: .unadjusted, pairedVideo: true)
@@ -317,13 +247,38 @@ extension PHContentEditingInput {
                 }
             if let video {
                 let videoCopy = inputFolder.appendingPathComponent("PairedVideo.\((video.originalFilename as NSString).pathExtension)")
-                try remote.download(video.record, to: videoCopy, progress: network.progress)
-                input.livePhoto = PHLivePhoto(
-                    size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
-                    videoURL: videoCopy, asset: nil)
+                var copied = false
+                if let remote {
+                    try remote.download(video.record, to: videoCopy, progress: network.progress)
+                    copied = true
+                } else if let file = video.fileURL {
+                    try FileStager.copyOut(file, to: videoCopy)
+                    copied = true
+                }
+                if copied {
+                    input.livePhoto = PHLivePhoto(
+                        size: CGSize(width: resource.pixelWidth, height: resource.pixelHeight), still: input.displaySizeImage, photoURL: copy,
+                        videoURL: videoCopy, asset: nil)
+                }
             }
         }
         return input
+    }
+
+    /// The screen-sized, upright image of an input's file: a photo fitted in ``displaySize``, a video's poster frame.
+    private static func displayImage(of file: URL, isPhoto: Bool, resource: ResourceRecord, asset: PHAsset) throws -> PixelBuffer {
+        let request = RenderRequest(target: (displaySize, displaySize), fit: .fit, resize: .exact)
+        do {
+            if isPhoto {
+                return try ImageRenderer.render(file.path, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight, request: request)
+            }
+            let rotation = (try? MediaProbe().probe(file).rotation) ?? 0
+            return try ImageRenderer.renderPosterFrame(
+                file.path, rotation: rotation, displayWidth: resource.pixelWidth, displayHeight: resource.pixelHeight, request: request)
+        } catch {
+            // The renderer throws MediaError only: the file cannot be read as what it claims to be.
+            throw LibraryError.invalidResource("cannot read the input of \(asset.localIdentifier): \(error)")
+        }
     }
 }
 

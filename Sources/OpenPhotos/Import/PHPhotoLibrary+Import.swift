@@ -115,18 +115,13 @@ extension PHPhotoLibrary {
         }
         let engine: LibraryEngine
         do { engine = try self.engine() } catch { throw PHPhotosError(error) }
-        var report = ImportReport()
-        var walk = FolderWalk(recursive: recursive)
-        for url in urls { walk.collect(url, depth: 0) }
-        report.failures = walk.failures
-        report.skippedLinks = walk.skippedLinks
-        report.filesExamined = walk.files.count
+        var (report, walked) = Self.walk(urls, recursive: recursive)
         // `.AAE` sidecars are read here, not imported as media: by folder and stem.
         var sidecars: [String: (file: URL, sidecar: AdjustmentSidecar)] = [:]
         // XMP sidecars (darktable's `IMG_1234.JPG.xmp`, Lightroom's `IMG_1234.xmp`): rating, caption, keywords.
         var xmpSidecars: [String: MediaMetadata] = [:]
         var files: [URL] = []
-        for file in walk.files {
+        for file in walked {
             if file.pathExtension.lowercased() == "xmp" {
                 let bytes = try? FileHandle(forReadingFrom: file).read(upToCount: 1 << 20)
                 var described = MediaMetadata()
@@ -505,6 +500,18 @@ extension PHPhotoLibrary {
 }
 
 extension PHPhotoLibrary {
+    /// The files an import takes from `urls`, and a report that says what the walk found (failures, links skipped,
+    /// files examined).
+    static func walk(_ urls: [URL], recursive: Bool) -> (ImportReport, [URL]) {
+        var report = ImportReport()
+        var walk = FolderWalk(recursive: recursive)
+        for url in urls { walk.collect(url, depth: 0) }
+        report.failures = walk.failures
+        report.skippedLinks = walk.skippedLinks
+        report.filesExamined = walk.files.count
+        return (report, walk.files)
+    }
+
     /// The import into a served library: the same walk, then each folder's files sent to the server and imported
     /// there together (as uploads are), so that what pairs by name — Live Photos, RAW + JPEG, Photos' edits and
     /// sidecars — pairs as it does among the files of one folder. A folder of more than
@@ -513,15 +520,11 @@ extension PHPhotoLibrary {
         at urls: [URL], into remote: RemoteLibrary, recursive: Bool, progress: (@Sendable (ImportProgress) -> Void)?,
         isCancelled: (@Sendable () -> Bool)?
     ) throws -> ImportReport {
-        var report = ImportReport()
-        var walk = FolderWalk(recursive: recursive)
-        for url in urls { walk.collect(url, depth: 0) }
-        report.failures = walk.failures
-        report.skippedLinks = walk.skippedLinks
-        report.filesExamined = walk.files.count
+        let (walkReport, walked) = Self.walk(urls, recursive: recursive)
+        var report = walkReport
         var folders: [URL: [URL]] = [:]
         var order: [URL] = []
-        for file in walk.files {
+        for file in walked {
             let folder = file.deletingLastPathComponent().standardizedFileURL
             if folders[folder] == nil { order.append(folder) }
             folders[folder, default: []].append(file)
@@ -538,7 +541,7 @@ extension PHPhotoLibrary {
                         sent: { _, size in
                             done += 1
                             report.bytesRead += size
-                            progress?(ImportProgress(filesDone: done, filesTotal: walk.files.count, bytesDone: report.bytesRead))
+                            progress?(ImportProgress(filesDone: done, filesTotal: walked.count, bytesDone: report.bytesRead))
                         }, isCancelled: { isCancelled?() == true })
                 } catch {
                     throw PHPhotosError(error)

@@ -165,42 +165,28 @@ extension RemoteLibrary {
 
     /// The cloud identifiers of assets the client may see (`POST /v1/assets/cloud-identifiers`).
     package func cloudIdentifiers(forLocalIdentifiers localIdentifiers: [String]) throws(LibraryError) -> [String: String] {
-        var found: [String: String] = [:]
-        for batch in stride(from: 0, to: localIdentifiers.count, by: 1000).map({
-            Array(localIdentifiers[$0..<min($0 + 1000, localIdentifiers.count)])
-        }) {
-            let answer = try sendJSON("/v1/assets/cloud-identifiers", ["localIdentifiers": batch])
-            guard let map = answer["cloudIdentifiers"] as? [String: String] else {
-                throw .networkError("POST /v1/assets/cloud-identifiers answered no cloudIdentifiers")
-            }
-            found.merge(map) { first, _ in first }
-        }
-        return found
+        try mapIdentifiers(localIdentifiers, path: "/v1/assets/cloud-identifiers", sent: "localIdentifiers", answered: "cloudIdentifiers")
     }
 
     /// The assets the client may see that cloud identifiers name (`POST /v1/assets/local-identifiers`).
     package func localIdentifiers(forCloudIdentifiers cloudIdentifiers: [String]) throws(LibraryError) -> [String: [String]] {
-        var found: [String: [String]] = [:]
-        for batch in stride(from: 0, to: cloudIdentifiers.count, by: 1000).map({
-            Array(cloudIdentifiers[$0..<min($0 + 1000, cloudIdentifiers.count)])
-        }) {
-            let answer = try sendJSON("/v1/assets/local-identifiers", ["cloudIdentifiers": batch])
-            guard let map = answer["localIdentifiers"] as? [String: [String]] else {
-                throw .networkError("POST /v1/assets/local-identifiers answered no localIdentifiers")
+        try mapIdentifiers(cloudIdentifiers, path: "/v1/assets/local-identifiers", sent: "cloudIdentifiers", answered: "localIdentifiers")
+    }
+
+    /// Asks `path` for the mapping of `identifiers`, a thousand at a time (the server's limit): `{sent: […]}` answered
+    /// by `{answered: {identifier: value}}`.
+    private func mapIdentifiers<Value>(_ identifiers: [String], path: String, sent: String, answered: String) throws(LibraryError) -> [String: Value]
+    {
+        var found: [String: Value] = [:]
+        for start in stride(from: 0, to: identifiers.count, by: 1000) {
+            let batch = Array(identifiers[start..<min(start + 1000, identifiers.count)])
+            let body: Data
+            do { body = try JSONSerialization.data(withJSONObject: [sent: batch]) } catch { throw .internalError("cannot encode \(path): \(error)") }
+            guard let map = try json(.POST, path, body: body)[answered] as? [String: Value] else {
+                throw .networkError("POST \(path) answered no \(answered)")
             }
             found.merge(map) { first, _ in first }
         }
         return found
-    }
-
-    /// POSTs a JSON object and reads the JSON object answered.
-    func sendJSON(_ path: String, _ object: [String: Any]) throws(LibraryError) -> [String: Any] {
-        let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: object) } catch { throw .internalError("cannot encode \(path): \(error)") }
-        let answer = try send(.POST, path, body: body)
-        guard let json = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else {
-            throw .networkError("\(path) answered something that is not a JSON object")
-        }
-        return json
     }
 }

@@ -70,15 +70,8 @@ package final class RemoteImageCache: Sendable {
 
     /// The bytes of a rendering, if they are here.
     package func read(_ name: String) -> Data? {
-        let known = state.withLock { state -> Bool in
-            loadIfNeeded(&state)
-            guard state.sizes[name] != nil else { return false }
-            state.clock += 1
-            state.used[name] = state.clock
-            return true
-        }
-        guard known else { return nil }
-        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
+        guard let url = path(of: name) else { return nil }
+        guard let data = FileManager.default.contents(atPath: url.path) else {
             forget(name)
             return nil
         }
@@ -103,32 +96,9 @@ package final class RemoteImageCache: Sendable {
 
     /// Keeps a rendering, then removes the least recently used ones past the limit.
     package func store(_ data: Data, as name: String) {
-        let file = folder.appendingPathComponent(name)
-        let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
-        state.withLock { loadIfNeeded(&$0) }
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]),
-            rename(temporary.path, file.path) == 0
-        else {
-            try? FileManager.default.removeItem(at: temporary)
-            return
-        }
-        let evicted = state.withLock { state -> [String] in
-            state.total += Int64(data.count) - (state.sizes[name] ?? 0)
-            state.sizes[name] = Int64(data.count)
-            state.clock += 1
-            state.used[name] = state.clock
-            var evicted: [String] = []
-            if state.total > limit {
-                for (old, _) in state.used.sorted(by: { $0.value < $1.value }) where old != name {
-                    guard state.total > limit else { break }
-                    state.total -= state.sizes.removeValue(forKey: old) ?? 0
-                    state.used[old] = nil
-                    evicted.append(old)
-                }
-            }
-            return evicted
-        }
-        for old in evicted { try? FileManager.default.removeItem(at: folder.appendingPathComponent(old)) }
+        let temporary = temporaryFile()
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else { return }
+        _ = keep(temporary, as: name)
     }
 
     /// The path of a file kept here (marked as just used), if it is here.
@@ -171,6 +141,7 @@ package final class RemoteImageCache: Sendable {
             state.clock += 1
             state.used[name] = state.clock
             var evicted: [String] = []
+            guard state.total > limit else { return evicted }
             for (old, _) in state.used.sorted(by: { $0.value < $1.value }) where old != name {
                 guard state.total > limit else { break }
                 state.total -= state.sizes.removeValue(forKey: old) ?? 0
