@@ -58,13 +58,19 @@ extension LibraryEngine {
         afterFirstPage: (@Sendable () -> Void)? = nil
     ) throws -> (ids: AssetIDStream, version: Int64) {
         guard access.canRead else { return (AssetIDStream([]), try changeHistoryBounds().current) }
-        let statement = try FetchPlanner(access: access, dialect: metadata.dialect).assetIDs(scope: scope, options: options)
+        let planner = FetchPlanner(access: access, dialect: metadata.dialect)
+        let statement = try planner.assetIDs(scope: scope, options: options)
+        let tally = try planner.tallyCount(scope: scope, options: options)
+        let limit = options.fetchLimit
+        // The newest transaction and the tallies' count, read in the transaction that steps the ids (the same state).
         let version = Mutex<Int64>(0)
         let stream = try AssetIDStream.stream(
             statement, reader: reader, firstPage: firstPage,
             alongside: { db in
                 let current = try Self.historyBounds(db).current
                 version.withLock { $0 = current }
+                let counted = try tally.flatMap { try Int.fetchOne(db, sql: $0.sql, arguments: $0.statementArguments) }
+                return counted.map { limit > 0 ? Swift.min($0, limit) : $0 }
             }, afterFirstPage: afterFirstPage)
         return (stream, version.withLock { $0 })
     }

@@ -6,6 +6,8 @@ package struct VerificationProblem: Sendable, Equatable, CustomStringConvertible
         case missingFile, sizeMismatch, hashMismatch, orphanFile, unreadable, abandonedUpload
         /// An asset's search document is not what its caption, keywords and file names make (or is missing).
         case searchIndex
+        /// The tallies that count fetches (`asset_tally`) disagree with the asset rows.
+        case tallies
     }
 
     package var kind: Kind
@@ -98,6 +100,7 @@ extension LibraryEngine {
             problems.append(.init(kind: .orphanFile, path: blob.name, detail: "no asset refers to it"))
         }
         problems += try searchIndexProblems(isCancelled: isCancelled)
+        problems += try tallyProblems()
         for area in blobs.abandonedUploadAreas() {
             problems.append(
                 .init(
@@ -137,6 +140,35 @@ extension LibraryEngine {
                 problems.append(.init(kind: .searchIndex, path: "asset_search", detail: "\(indexed - assets) documents of assets that are gone"))
             }
             return problems
+        }
+    }
+}
+
+extension LibraryEngine {
+    /// Combinations of the tallied columns whose tally is not the number of asset rows that have them (one grouped
+    /// read of the assets, in one transaction with the tallies).
+    func tallyProblems() throws(LibraryError) -> [VerificationProblem] {
+        try read { db -> [VerificationProblem] in
+            let key = "media_type, is_hidden, burst_hidden, source_type"
+            func counts(_ sql: String) throws -> [String: Int] {
+                var counts: [String: Int] = [:]
+                for row in try SQLRecord.fetchAll(db, sql: sql) {
+                    let values: [Int64] = (0..<5).map { row[$0] }
+                    counts[values.map(String.init).joined(separator: "/"), default: 0] += row[5] as Int
+                }
+                return counts.filter { $0.value != 0 }
+            }
+            let rows = try counts(
+                "SELECT \(key), CAST(CASE WHEN trashed_date IS NULL THEN 0 ELSE 1 END AS BIGINT), count(*) FROM asset GROUP BY 1, 2, 3, 4, 5")
+            let tallies = try counts("SELECT \(key), trashed, n FROM asset_tally")
+            return Set(rows.keys).union(tallies.keys).sorted().compactMap { combination in
+                guard rows[combination] != tallies[combination] else { return nil }
+                return .init(
+                    kind: .tallies, path: "asset_tally",
+                    detail:
+                        "media type/hidden/burst hidden/source/trashed \(combination): \(tallies[combination] ?? 0) counted, \(rows[combination] ?? 0) assets"
+                )
+            }
         }
     }
 }

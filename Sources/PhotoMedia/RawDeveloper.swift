@@ -36,7 +36,7 @@ package enum RawDeveloper {
         var info = craw_info()
         var error = [CChar](repeating: 0, count: 256)
         guard let file = craw_open(path, nil, 0, &info, &error, error.count) else {
-            throw .corrupt(path: path, reason: String(cString: error))
+            throw .corrupt(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { craw_close(file) }
         let long = Int(max(info.width, info.height))
@@ -44,7 +44,7 @@ package enum RawDeveloper {
         var width: Int32 = 0
         var height: Int32 = 0
         guard let samples = craw_develop(file, small ? 1 : 0, small ? 1 : 0, &width, &height, &error, error.count) else {
-            throw .corrupt(path: path, reason: String(cString: error))
+            throw .corrupt(path: path, reason: String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         defer { craw_free(samples) }
         let count = Int(width) * Int(height) * 3

@@ -39,7 +39,6 @@ struct MediaDataTests {
         videoOptions.isNetworkAccessAllowed = true
         let movieAsset: AVAsset? = await withCheckedContinuation { continuation in
             PHImageManager.default().requestAVAsset(forVideo: video, options: videoOptions) { asset, _, _ in
-                nonisolated(unsafe) let asset = asset
                 continuation.resume(returning: asset)
             }
         }
@@ -48,7 +47,6 @@ struct MediaDataTests {
         #expect(abs((movieAsset?.duration.seconds ?? 0) - 1) < 0.2)
         let item: AVPlayerItem? = await withCheckedContinuation { continuation in
             PHImageManager.default().requestPlayerItem(forVideo: video, options: videoOptions) { item, _ in
-                nonisolated(unsafe) let item = item
                 continuation.resume(returning: item)
             }
         }
@@ -74,7 +72,6 @@ struct MediaDataTests {
                 for: liveAsset, targetSize: CGSize(width: 64, height: 48), contentMode: .aspectFit, options: liveOptions
             ) { photo, info in
                 guard (info?[PHImageResultIsDegradedKey] as? Bool) != true else { return }
-                nonisolated(unsafe) let photo = photo
                 continuation.resume(returning: photo)
             }
         }

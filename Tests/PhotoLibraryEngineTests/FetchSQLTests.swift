@@ -36,6 +36,27 @@ struct FetchSQLTests {
         #expect(sql.arguments == [.integer(1), .integer(1), .integer(0)])
     }
 
+    /// A fetch whose conditions are all on tallied columns is counted from `asset_tally`, with the same conditions
+    /// (and `trashed` for `trashed_date`); one that names any other column is not.
+    @Test func countsFromTheTallies() throws {
+        let planner = FetchPlanner(access: owner, dialect: .sqlite, now: Date(timeIntervalSince1970: 1_000_000))
+        var options = FetchOptionsSpec()
+        options.predicate = try PredicateParser.parse("mediaType == %d", arguments: [.int(1)])
+        options.sortKeys = [SortKey(key: "creationDate", ascending: true)]
+        let images = try #require(try planner.tallyCount(scope: .library, options: options))
+        #expect(
+            images.sql
+                == "SELECT CAST(coalesce(sum(a.n), 0) AS BIGINT) FROM asset_tally a WHERE a.trashed = 0 AND a.is_hidden = 0 AND a.burst_hidden = 0 AND (a.source_type & ?) != 0 AND a.media_type = ?"
+        )
+        #expect(images.arguments == [.integer(1), .integer(1)])
+        let trash = try #require(try planner.tallyCount(scope: .smartAlbum(subtype: SmartAlbums.recentlyDeletedSubtype), options: FetchOptionsSpec()))
+        #expect(trash.sql.hasSuffix("WHERE a.trashed = 1 AND a.is_hidden = 0 AND a.burst_hidden = 0 AND (a.source_type & ?) != 0"))
+        options.predicate = try PredicateParser.parse("mediaType == %d AND favorite == NO", arguments: [.int(1)])
+        #expect(try planner.tallyCount(scope: .library, options: options) == nil)
+        #expect(try planner.tallyCount(scope: .burst("B"), options: FetchOptionsSpec()) == nil)
+        #expect(try planner.tallyCount(scope: .moment(day: "2024-05-01", place: "u33d"), options: FetchOptionsSpec()) == nil)
+    }
+
     @Test func optionsChangeTheFilters() throws {
         let sql = try plan(.mediaType(2)) {
             $0.includeHiddenAssets = true

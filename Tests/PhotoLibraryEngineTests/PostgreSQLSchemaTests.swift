@@ -50,7 +50,8 @@ struct PostgreSQLSchemaTests {
         #expect(sqliteColumns.count >= 9)
         #expect(grouped == sqliteColumns)
         // A copy of a library carries exactly the library's tables (and leaves the transient ones).
-        #expect(Set(sqliteColumns.keys) == Set(LibrarySchema.tables + LibrarySchema.transientTables + ["collection_info"]))
+        #expect(
+            Set(sqliteColumns.keys) == Set(LibrarySchema.tables + LibrarySchema.transientTables + LibrarySchema.derivedTables + ["collection_info"]))
     }
 
     @Test func migrationsRunOnceAndSeedTheLibrary() throws {
@@ -80,6 +81,7 @@ struct PostgreSQLSchemaTests {
             migrations == [
                 "v1", "v2-change-journal", "v3-media-metadata", "v4-content-editing", "v5-access-tokens", "v6-background-work",
                 "v7-extended-metadata", "v8-search", "v9-incoming-resources", "v10-upload-jobs", "v11-original-choice",
+                "v12-asset-tallies",
             ])
         #expect(smartAlbums == SmartAlbums.all.count)
         #expect(uuids == 1)

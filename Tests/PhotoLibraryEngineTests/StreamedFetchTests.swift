@@ -24,6 +24,7 @@ struct StreamedFetchTests {
         let (stream, version) = try engine.streamAssetIDs(
             scope: .library, options: FetchOptionsSpec(), access: owner, firstPage: 10, afterFirstPage: { gate.wait() })
         #expect(!stream.isComplete, "the rest is still to come")
+        #expect(stream.expectedCount == n, "counted by the tallies in the fetch's read")
         #expect(stream.ids(in: 0..<10) == before[0..<10] && stream.id(at: 0) == before[0])
         #expect(version == (try engine.changeHistoryBounds().current))
 
@@ -36,7 +37,7 @@ struct StreamedFetchTests {
         gate.signal()
         // On a thread of its own: `all` waits for the background read.
         let all = try await blockingOffThePool { stream.all }
-        #expect(all == before, "the membership is the state the fetch read")
+        #expect(all == before && stream.count == n, "the membership and its count are the state the fetch read")
         #expect(stream.isComplete && stream.id(at: n) == nil && stream.ids(in: n - 5..<n + 10).count == 5)
     }
 

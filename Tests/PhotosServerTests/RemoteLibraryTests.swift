@@ -915,6 +915,56 @@ struct RemoteLibraryCommandLineTests {
         }
     }
 
+    /// A server whose library counts the fetch says so before the handles (`Photos-Count`): the fetch result's
+    /// `count` is known while they are still on their way — here, never sent. A server whose count is not the
+    /// number of handles it sends makes the result keep the count it was told, the missing objects unreadable and
+    /// its `fetchError` a network error.
+    @Test func aServedFetchKnowsItsCountBeforeItsHandles() async throws {
+        func server(count: Int, sending handles: Int, stall: Bool) throws -> FakeServer {
+            try FakeServer { head in
+                if head.hasPrefix("GET /v1/session") {
+                    let body = #"{"client":"app","status":"authorized","canRead":true,"canAdd":true,"canManageCollections":true}"#
+                    return (
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+                        false
+                    )
+                }
+                if head.hasPrefix("POST /v1/assets/ids") {
+                    let part = String(repeating: "\u{1}\0\0\0\0\0\0\0", count: handles)
+                    return (
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nPhotos-Change-Token: 1\r\nPhotos-Count: \(count)\r\n"
+                            + "Content-Length: \(stall ? count * 8 : handles * 8)\r\nConnection: close\r\n\r\n\(part)",
+                        stall
+                    )
+                }
+                let body = "{}"  // no records: none of these handles is an asset
+                return (
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+                    false
+                )
+            }
+        }
+        let stalled = try server(count: 1_000, sending: 150, stall: true)
+        let lying = try server(count: 160, sending: 150, stall: false)
+        try await blocking {
+            let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(stalled.port)")!, accessToken: "t")
+            let options = PHFetchOptions()
+            options.photoLibrary = remote
+            let result = PHAsset.fetchAssets(with: options)
+            // Without the header this would wait for the rest of the handles (until the request's deadline).
+            #expect(result.count == 1_000 && result.fetchError == nil)
+
+            let liar = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(lying.port)")!, accessToken: "t")
+            options.photoLibrary = liar
+            let told = PHAsset.fetchAssets(with: options)
+            #expect(told.count == 160)
+            // Objects that cannot be read (this server has no records): placeholders, and no trap past the 150th.
+            #expect(told.object(at: 159).localIdentifier == "" && told.object(at: 149).localIdentifier == "")
+            let error = try #require(told.fetchError)
+            #expect(error.code == .networkError && "\(error)".contains("said 160 assets match and sent 150"), "\(error)")
+        }
+    }
+
     @Test func aServerThatIsSilentOrSpeaksSomethingElseIsANetworkErrorInBoundedTime() async throws {
         let silent = try FakeServer(reply: nil)
         let garbage = try FakeServer(

@@ -7,7 +7,8 @@ public struct LibraryVerificationReport: Sendable, Equatable {
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
         /// `missingFile`, `sizeMismatch`, `hashMismatch`, `orphanFile`, `unreadable`, `abandonedUpload` (partial uploads
         /// of a `photos serve` that died, removed by the next process that opens the library for writing) or
-        /// `searchIndex` (an asset's search document is not what its caption, keywords and file names make).
+        /// `searchIndex` (an asset's search document is not what its caption, keywords and file names make) or
+        /// `tallies` (the counts that answer a fetch's `count` disagree with the assets).
         public let kind: String
         /// The file, relative to the library folder.
         public let path: String

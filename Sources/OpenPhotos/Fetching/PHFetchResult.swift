@@ -101,7 +101,8 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     /// The number of objects in the result (constant for the result's lifetime).
     public var count: Int {
         switch storage {
-        case .assets(_, let ids): ids.all.count
+        // Known at once where the store counted the fetch from its tallies; otherwise once every id has arrived.
+        case .assets(_, let ids): ids.count
         case .objects(let objects): objects.count
         }
     }
@@ -110,7 +111,8 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
     /// large fetch needs no count).
     private func hasObject(at index: Int) -> Bool {
         switch storage {
-        case .assets(_, let ids): ids.id(at: index) != nil
+        case .assets(_, let ids):
+            if let expected = ids.expectedCount { index < expected } else { ids.id(at: index) != nil }
         case .objects(let objects): index >= 0 && index < objects.count
         }
     }
@@ -247,7 +249,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
         case .assets(_, let ids):
             guard let asset = anObject as? PHAsset else { return NSNotFound }
             // Objects of this result carry their row id; others are matched by identifier.
-            if asset.record.id > 0, let found = ids.all[lower..<upper].firstIndex(of: asset.record.id) { return found }
+            if asset.record.id > 0, let found = ids.ids(in: lower..<upper).firstIndex(of: asset.record.id) { return found }
             return NSNotFound
         case .objects(let objects):
             guard let target = anObject as? PHObject else {

@@ -9,6 +9,10 @@ package struct ServedAssetIDs: Sendable {
     /// The ids in `range` the membership has, waiting until they have arrived (fewer at its end).
     package func ids(in range: Range<Int>) -> ArraySlice<Int64> { stream.ids(in: range) }
 
+    /// How many ids the membership has, when the library counted them in the read that steps them (its tallies);
+    /// nil when only the ids tell.
+    package var count: Int? { stream.expectedCount }
+
     /// Why the membership could not be read to its end (the server must not answer it as whole), once all ids have
     /// arrived.
     package var failure: PHPhotosError? {

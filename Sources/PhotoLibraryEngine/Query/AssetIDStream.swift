@@ -11,6 +11,8 @@ package final class AssetIDStream: @unchecked Sendable {
     private var complete: Bool
     /// Why the rest could not be read (the ids before it stay; the membership ends there).
     private var failure: (any Error)?
+    /// How many ids the membership has, when the store counted them in the read that steps them (the tallies).
+    private var expected: Int?
 
     /// A membership already read.
     package init(_ ids: ContiguousArray<Int64>) {
@@ -23,24 +25,49 @@ package final class AssetIDStream: @unchecked Sendable {
         complete = false
     }
 
-    /// The id at `index`, waiting until it arrives; nil when the membership ends before it.
+    /// The id at `index`, waiting until it arrives; nil when the membership ends before it. A slot of the count
+    /// told (``expect(_:)``) that never arrived — the read failed, or the count was wrong — is row id 0, which no
+    /// asset has: it reads as an object that could not be loaded, and ``failureReason`` says why.
     package func id(at index: Int) -> Int64? {
         condition.lock()
         defer { condition.unlock() }
         while index >= ids.count, !complete { condition.wait() }
-        return index >= 0 && index < ids.count ? ids[index] : nil
+        guard index >= 0 else { return nil }
+        if index < ids.count { return ids[index] }
+        return index < (expected ?? 0) ? 0 : nil
     }
 
-    /// The ids in `range` that the membership has, waiting until its end has arrived.
+    /// The ids in `range` that the membership has, waiting until its end has arrived (slots that never arrived: 0,
+    /// as in ``id(at:)``).
     package func ids(in range: Range<Int>) -> ArraySlice<Int64> {
         condition.lock()
         defer { condition.unlock() }
         while range.upperBound > ids.count, !complete { condition.wait() }
         let upper = Swift.min(range.upperBound, ids.count)
-        return range.lowerBound < upper ? ids[range.lowerBound..<upper] : []
+        let arrived = range.lowerBound < upper ? ids[range.lowerBound..<upper] : []
+        let end = Swift.min(range.upperBound, Swift.max(expected ?? 0, ids.count))
+        guard end > Swift.max(upper, range.lowerBound) else { return arrived }
+        return ArraySlice(Array(arrived) + repeatElement(0, count: end - Swift.max(upper, range.lowerBound)))
     }
 
-    /// Every id, once all have arrived.
+    /// How many ids the membership has: at once when the read counted them (see ``expect(_:)``), otherwise once
+    /// all have arrived. It never changes (a fetch result's count is constant).
+    package var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        if let expected { return expected }
+        while !complete { condition.wait() }
+        return ids.count
+    }
+
+    /// The number of ids, known before they arrive: the count the store read in the transaction that steps them
+    /// (so it is the count of the same state), or a served library's `Photos-Count`.
+    package func expect(_ count: Int) { condition.withLock { if !complete { expected = count } } }
+
+    /// How many ids are expected (nil: unknown until all arrive).
+    package var expectedCount: Int? { condition.withLock { expected } }
+
+    /// Every id that arrived, once all have (without the slots of a told count that never did).
     package var all: ContiguousArray<Int64> {
         condition.lock()
         defer { condition.unlock() }
@@ -72,13 +99,24 @@ package final class AssetIDStream: @unchecked Sendable {
     /// Ends the membership; `failure`: why the rest could not be read (the ids before it stay).
     package func finish(_ failure: (any Error)?) {
         condition.lock()
-        if !complete {
-            ids = Self.exactSize(ids)
-            self.failure = failure
-            complete = true
-        }
-        condition.broadcast()
+        close(failure)
         condition.unlock()
+    }
+
+    /// Completes the membership (the lock held). A membership whose count was told keeps that count, whatever
+    /// arrived: cut short, its missing slots read as objects that could not be loaded (see ``id(at:)``); a count
+    /// that disagrees with the ids that came (tallies out of step with the rows, which `photos check` reports, or a
+    /// server that lies) is the membership's failure.
+    private func close(_ failure: (any Error)?) {
+        guard !complete else { return }
+        var failure = failure
+        if failure == nil, let expected, ids.count != expected {
+            failure = LibraryError.internalError("the fetch was counted as \(expected) assets but matches \(ids.count)")
+        }
+        ids = Self.exactSize(ids)
+        self.failure = failure
+        complete = true
+        condition.broadcast()
     }
 
     /// Waits until `count` ids have arrived or the membership is complete; throws what ended it when no id came.
@@ -86,8 +124,9 @@ package final class AssetIDStream: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while ids.count < count, !complete { condition.wait() }
-        // Cut short before the first page: the fetch fails (a part is never taken for the whole).
-        if let failure { throw failure }
+        // Cut short before the first page: the fetch fails (a part is never taken for the whole). After it, the
+        // result has the page and says why the rest is missing.
+        if let failure, ids.count < count { throw failure }
     }
 
     /// Steps `statement` (first column: a row id) in `db`, handing each id to `row`. The hot loop of every fetch (a
@@ -109,18 +148,19 @@ package final class AssetIDStream: @unchecked Sendable {
 
     /// Steps `statement` (first column: a row id) in one read transaction of `reader` on a background thread, and
     /// returns once `firstPage` ids have arrived or all have. `alongside` runs first in the same transaction (it sees
-    /// the same state). Throws what the read threw before the first page.
+    /// the same state) and answers how many ids there are when it can tell (see ``expect(_:)``). Throws what the
+    /// read threw before the first page.
     /// `afterFirstPage` runs on the background thread once the first page is published, inside the read (tests
     /// hold it there to commit meanwhile).
     static func stream(
-        _ statement: SQLFragment, reader: any MetadataReader, firstPage: Int, alongside: (@Sendable (any SQLConnection) throws -> Void)? = nil,
+        _ statement: SQLFragment, reader: any MetadataReader, firstPage: Int, alongside: (@Sendable (any SQLConnection) throws -> Int?)? = nil,
         afterFirstPage: (@Sendable () -> Void)? = nil
     ) throws -> AssetIDStream {
         let stream = AssetIDStream()
         DispatchQueue.global(qos: .userInitiated).async {
             do {
                 try reader.read { db in
-                    try alongside?(db)
+                    if let count = try alongside?(db) { stream.expect(count) }
                     // Published as the store hands the ids over: the first page at once, then every 4,096 ids (few
                     // wake-ups).
                     var published = 0
@@ -133,18 +173,10 @@ package final class AssetIDStream: @unchecked Sendable {
                         published += batch.count
                         if isFirstPage { afterFirstPage?() }
                     }
-                    stream.condition.lock()
-                    stream.ids = exactSize(stream.ids)
-                    stream.complete = true
-                    stream.condition.broadcast()
-                    stream.condition.unlock()
+                    stream.finish(nil)
                 }
             } catch {
-                stream.condition.lock()
-                stream.failure = error
-                stream.complete = true
-                stream.condition.broadcast()
-                stream.condition.unlock()
+                stream.finish(error)
             }
         }
         stream.condition.lock()

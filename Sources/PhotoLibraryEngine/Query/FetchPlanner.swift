@@ -87,6 +87,9 @@ package struct FetchPlanner: Sendable {
     package var access: AccessContext
     package var now: Date
     package var dialect: SQLDialect
+    /// Whether conditions are written for `asset_tally a` (see ``tallyCount(scope:options:)``), whose `trashed` is a
+    /// flag where `asset` has `trashed_date`.
+    var overTallies = false
 
     package init(access: AccessContext, dialect: SQLDialect, now: Date = Date()) {
         self.access = access
@@ -153,7 +156,9 @@ package struct FetchPlanner: Sendable {
         from: String, fromArguments: [SQLValue], conditions scopeConditions: [SQLFragment], trashed: Bool,
         includeHidden: Bool, includeAllBurst: Bool, options: FetchOptionsSpec, defaultOrder: [String]
     ) throws(FetchPredicateError) -> AssetQuery {
-        var conditions: [SQLFragment] = [SQLFragment(trashed ? "a.trashed_date IS NOT NULL" : "a.trashed_date IS NULL")]
+        let trashedCondition =
+            overTallies ? (trashed ? "a.trashed = 1" : "a.trashed = 0") : (trashed ? "a.trashed_date IS NOT NULL" : "a.trashed_date IS NULL")
+        var conditions: [SQLFragment] = [SQLFragment(trashedCondition)]
         if !includeHidden { conditions.append(SQLFragment("a.is_hidden = 0")) }
         if !includeAllBurst { conditions.append(SQLFragment("a.burst_hidden = 0")) }
         let sources = options.includeAssetSourceTypes == 0 ? 1 : options.includeAssetSourceTypes
@@ -201,7 +206,7 @@ package struct FetchPlanner: Sendable {
     }
 
     /// Limited clients see only their selection (which includes what they added).
-    private func accessCondition() -> SQLFragment? {
+    func accessCondition() -> SQLFragment? {
         guard access.isLimited, let client = access.clientID else { return nil }
         return SQLFragment("a.id IN (SELECT asset_id FROM client_selection WHERE client_id = ?)", [.text(client)])
     }

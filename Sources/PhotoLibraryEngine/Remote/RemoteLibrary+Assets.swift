@@ -26,6 +26,9 @@ extension LibraryEngine: AssetRecordSource {
 extension RemoteLibrary: AssetRecordSource {
     /// The header that carries the newest transaction a served fetch's membership reflects.
     package static let changeTokenHeader = "Photos-Change-Token"
+    /// The header that tells how many handles a fetch's stream holds, before they arrive (where the server's
+    /// tallies count the fetch).
+    package static let countHeader = "Photos-Count"
     /// The header of a page of handles that gives the next page's cursor.
     package static let nextCursorHeader = "Photos-Next-Cursor"
     /// Ids per `POST /v1/assets/records` (the server's limit).
@@ -59,9 +62,13 @@ extension RemoteLibrary: AssetRecordSource {
                 guard let token = response.headers.first(name: Self.changeTokenHeader).flatMap(Int64.init),
                     response.headers.first(name: "Content-Type")?.hasPrefix("application/octet-stream") == true
                 else { throw LibraryError.networkError("\(description) did not answer a list of asset ids") }
+                // The count, known before the ids: the fetch result's `count` at once.
+                let told = response.headers.first(name: Self.countHeader).flatMap(Int.init).flatMap { $0 >= 0 ? $0 : nil }
+                if let told { stream.expect(told) }
                 head.complete(.success(token))
                 var carry: [UInt8] = []
                 var ids: [Int64] = []
+                var received = 0
                 for try await buffer in response.body {
                     carry.append(contentsOf: buffer.readableBytesView)
                     let whole = carry.count / 8 * 8
@@ -73,9 +80,13 @@ extension RemoteLibrary: AssetRecordSource {
                         }
                     }
                     carry.removeFirst(whole)
+                    received += ids.count
                     ids.withUnsafeBufferPointer { stream.receive($0) }
                 }
                 guard carry.isEmpty else { throw LibraryError.networkError("\(description) ended inside an id") }
+                if let told, told != received {
+                    throw LibraryError.networkError("\(description) said \(told) assets match and sent \(received)")
+                }
                 stream.finish(nil)
             } catch {
                 let failure = (error as? LibraryError) ?? LibraryError.networkError("\(description) failed: \(error)")

@@ -19,6 +19,18 @@ package enum LibrarySchema {
         FROM collection c
         """
 
+    /// Counts the assets into `asset_tally` (empty): what the tallies' migration starts from and their repair
+    /// rebuilds. From then on each store's triggers keep them, in the transaction that changes the rows.
+    package static let recountTallies = """
+        INSERT INTO asset_tally (media_type, is_hidden, burst_hidden, source_type, trashed, n)
+        SELECT media_type, is_hidden, burst_hidden, source_type, CASE WHEN trashed_date IS NULL THEN 0 ELSE 1 END, count(*)
+        FROM asset GROUP BY 1, 2, 3, 4, 5
+        """
+
+    /// Tables derived from the library's rows and kept by the store's triggers: a copy does not carry them (its
+    /// inserts make them anew).
+    package static let derivedTables = ["asset_tally"]
+
     /// The library's tables, parents before the tables that refer to them: what a copy of a library carries, in the
     /// order it inserts them (a test checks that every store's schema has exactly these and ``transientTables``). Not
     /// among them: each store's own bookkeeping (`grdb_migrations`, `schema_migrations`) and the search index

@@ -3848,7 +3848,7 @@ enum EmbeddedFiles {
               "/v1/assets/ids": {
                "get": {
                 "summary": "The handles of the assets a fetch matches, in order (what a remote PHFetchResult holds)",
-                "description": "The membership of PHAsset.fetchAssets(with:) read in one transaction: each asset's handle (its row id in this library: opaque, stable while the asset exists) as 8 bytes, little endian, streamed as read. Photos-Change-Token names the transaction the membership reflects. A read that fails midway ends the response early, so a partial list is never whole. The remote PhotoKit client (PHPhotoLibrary(url: https://…)) loads the assets of the handles with POST /v1/assets/records.",
+                "description": "The membership of PHAsset.fetchAssets(with:) read in one transaction: each asset's handle (its row id in this library: opaque, stable while the asset exists) as 8 bytes, little endian, streamed as read. Photos-Change-Token names the transaction the membership reflects; Photos-Count, where sent, how many handles follow. A read that fails midway ends the response early, so a partial list is never whole. The remote PhotoKit client (PHPhotoLibrary(url: https://…)) loads the assets of the handles with POST /v1/assets/records.",
                 "parameters": [
                  {
                   "name": "predicate",
@@ -3967,6 +3967,13 @@ enum EmbeddedFiles {
                     "schema": {
                      "type": "string"
                     }
+                   },
+                   "Photos-Count": {
+                    "description": "How many handles follow, before they do: sent where the library's tallies count the fetch (its conditions are all on media type, hidden, burst, source type and trash; the owner's or a full-access client's fetch), read in the transaction that reads the handles. The remote PhotoKit client answers PHFetchResult.count with it at once.",
+                    "schema": {
+                     "type": "integer",
+                     "minimum": 0
+                    }
                    }
                   },
                   "content": {
@@ -4012,7 +4019,7 @@ enum EmbeddedFiles {
                },
                "post": {
                 "summary": "The same as GET, the parameters as a JSON object (a predicate too long for a URL)",
-                "description": "The membership of PHAsset.fetchAssets(with:) read in one transaction: each asset's handle (its row id in this library: opaque, stable while the asset exists) as 8 bytes, little endian, streamed as read. Photos-Change-Token names the transaction the membership reflects. A read that fails midway ends the response early, so a partial list is never whole. The remote PhotoKit client (PHPhotoLibrary(url: https://…)) loads the assets of the handles with POST /v1/assets/records.",
+                "description": "The membership of PHAsset.fetchAssets(with:) read in one transaction: each asset's handle (its row id in this library: opaque, stable while the asset exists) as 8 bytes, little endian, streamed as read. Photos-Change-Token names the transaction the membership reflects; Photos-Count, where sent, how many handles follow. A read that fails midway ends the response early, so a partial list is never whole. The remote PhotoKit client (PHPhotoLibrary(url: https://…)) loads the assets of the handles with POST /v1/assets/records.",
                 "responses": {
                  "200": {
                   "description": "The handles",
@@ -4027,6 +4034,13 @@ enum EmbeddedFiles {
                     "description": "With limit: the next page's cursor (absent after the last page)",
                     "schema": {
                      "type": "string"
+                    }
+                   },
+                   "Photos-Count": {
+                    "description": "How many handles follow, before they do: sent where the library's tallies count the fetch (its conditions are all on media type, hidden, burst, source type and trash; the owner's or a full-access client's fetch), read in the transaction that reads the handles. The remote PhotoKit client answers PHFetchResult.count with it at once.",
+                    "schema": {
+                     "type": "integer",
+                     "minimum": 0
                     }
                    }
                   },

@@ -14,6 +14,7 @@ struct RemoteLibraryRoutes {
     /// Handles per `POST /v1/assets/records`.
     static let maximumRecords = 1000
     static let changeToken = HTTPField.Name("Photos-Change-Token")!
+    static let count = HTTPField.Name("Photos-Count")!
     static let nextCursor = HTTPField.Name("Photos-Next-Cursor")!
     static let idParameters = AssetRoutes.listParameters.subtracting(["resources"]).union(["sourceTypes", "fetchLimit"])
 
@@ -97,7 +98,8 @@ struct RemoteLibraryRoutes {
     }
 
     /// `GET /v1/assets/ids` (or `POST` with the parameters as a JSON object): the handles of the assets the fetch matches, in order, 8 bytes each (little endian),
-    /// streamed as they are read; `Photos-Change-Token` names the transaction the membership reflects. A read that
+    /// streamed as they are read; `Photos-Change-Token` names the transaction the membership reflects, and
+    /// `Photos-Count` how many handles follow where the library's tallies count the fetch. A read that
     /// fails midway ends the response before its end, so a client never takes part of a membership for all of it.
     /// With `limit` (and `cursor`), a keyset page of it: at most `limit` handles, and `Photos-Next-Cursor` unless it
     /// is the last page.
@@ -138,10 +140,10 @@ struct RemoteLibraryRoutes {
             if let failure = ids.failure { throw failure }
             try await writer.finish(nil)
         }
-        return Response(
-            status: .ok,
-            headers: [.contentType: "application/octet-stream", .cacheControl: "no-store", Self.changeToken: String(token)],
-            body: body)
+        var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "no-store", Self.changeToken: String(token)]
+        // The count before the ids, where the library's tallies tell it: a client shows it without reading them all.
+        if let count = ids.count { headers[Self.count] = String(count) }
+        return Response(status: .ok, headers: headers, body: body)
     }
 
     /// `POST /v1/assets/records` `{"ids": [handle, …], "extendedMetadata": true}`: the assets (every property, raw

@@ -291,7 +291,55 @@ enum PostgreSQLSchema {
             ]
         ),
         ("v11-original-choice", ["ALTER TABLE asset ADD COLUMN original_choice BIGINT NOT NULL DEFAULT 0"]),
+        (
+            // The SQLite store's tallies, kept by statement triggers: one aggregated upsert per statement, so a bulk
+            // insert of 20,000 rows costs one statement, not 20,000 (writers are serialized by the writer lock, so
+            // the tally rows are never contended).
+            "v12-asset-tallies",
+            [
+                """
+                CREATE TABLE asset_tally (
+                    media_type BIGINT NOT NULL,
+                    is_hidden BIGINT NOT NULL,
+                    burst_hidden BIGINT NOT NULL,
+                    source_type BIGINT NOT NULL,
+                    trashed BIGINT NOT NULL,
+                    n BIGINT NOT NULL,
+                    PRIMARY KEY (media_type, is_hidden, burst_hidden, source_type, trashed)
+                )
+                """,
+                tallyFunction("asset_tally_inserted", from: ["added": 1]),
+                tallyFunction("asset_tally_deleted", from: ["removed": -1]),
+                tallyFunction("asset_tally_updated", from: ["added": 1, "removed": -1]),
+                "CREATE TRIGGER asset_tally_insert AFTER INSERT ON asset REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_inserted()",
+                "CREATE TRIGGER asset_tally_delete AFTER DELETE ON asset REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_deleted()",
+                """
+                CREATE TRIGGER asset_tally_update AFTER UPDATE ON asset REFERENCING OLD TABLE AS removed NEW TABLE AS added
+                FOR EACH STATEMENT EXECUTE FUNCTION asset_tally_updated()
+                """,
+                LibrarySchema.recountTallies,
+            ]
+        ),
     ]
+
+    /// A statement trigger's function that adds the rows of transition tables (`table: sign`) to the tallies.
+    private static func tallyFunction(_ name: String, from tables: KeyValuePairs<String, Int>) -> String {
+        let rows = tables.map { table, sign in
+            "SELECT media_type, is_hidden, burst_hidden, source_type, trashed_date, \(sign) AS d FROM \(table)"
+        }
+        return """
+            CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO asset_tally AS t (media_type, is_hidden, burst_hidden, source_type, trashed, n)
+                SELECT media_type, is_hidden, burst_hidden, source_type, CASE WHEN trashed_date IS NULL THEN 0 ELSE 1 END, sum(d)
+                FROM (\(rows.joined(separator: " UNION ALL "))) AS changed
+                GROUP BY 1, 2, 3, 4, 5 HAVING sum(d) <> 0 ORDER BY 1, 2, 3, 4, 5
+                ON CONFLICT (media_type, is_hidden, burst_hidden, source_type, trashed) DO UPDATE SET n = t.n + excluded.n;
+                RETURN NULL;
+            END
+            $$
+            """
+    }
 
     /// Brings the library's schema up to date under the writer lock; refuses one a newer OpenPhotoKit migrated.
     /// Whether the library's schema was made (its `schema_migrations` table is there): `search_path` names the schema,

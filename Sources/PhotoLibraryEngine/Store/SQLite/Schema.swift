@@ -291,6 +291,47 @@ package enum Schema {
             // iOS 27's RAW + JPEG: which original of a pair the asset shows (0 the JPEG or HEIC, 1 the RAW).
             try db.execute(sql: "ALTER TABLE asset ADD COLUMN original_choice INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v12-asset-tallies") { db in
+            // How many assets each combination of the columns a plain fetch filters on has (see
+            // FetchPlanner+Tallies): what answers a fetch's count before its ids are read, as Photos' cached counts
+            // do. Kept by triggers in the transaction that changes the rows, so a read sees the tallies of the rows
+            // it sees; counted from the existing assets here.
+            try db.execute(
+                sql: """
+                    CREATE TABLE asset_tally (
+                        media_type INTEGER NOT NULL,
+                        is_hidden INTEGER NOT NULL,
+                        burst_hidden INTEGER NOT NULL,
+                        source_type INTEGER NOT NULL,
+                        trashed INTEGER NOT NULL,
+                        n INTEGER NOT NULL,
+                        PRIMARY KEY (media_type, is_hidden, burst_hidden, source_type, trashed)
+                    ) WITHOUT ROWID;
+                    CREATE TRIGGER asset_tally_insert AFTER INSERT ON asset BEGIN
+                        INSERT INTO asset_tally VALUES (
+                            new.media_type, new.is_hidden, new.burst_hidden, new.source_type, new.trashed_date IS NOT NULL, 1
+                        ) ON CONFLICT DO UPDATE SET n = n + 1;
+                    END;
+                    CREATE TRIGGER asset_tally_delete AFTER DELETE ON asset BEGIN
+                        UPDATE asset_tally SET n = n - 1 WHERE media_type = old.media_type AND is_hidden = old.is_hidden
+                            AND burst_hidden = old.burst_hidden AND source_type = old.source_type
+                            AND trashed = (old.trashed_date IS NOT NULL);
+                    END;
+                    CREATE TRIGGER asset_tally_update AFTER UPDATE OF media_type, is_hidden, burst_hidden, source_type, trashed_date ON asset
+                    WHEN old.media_type IS NOT new.media_type OR old.is_hidden IS NOT new.is_hidden
+                        OR old.burst_hidden IS NOT new.burst_hidden OR old.source_type IS NOT new.source_type
+                        OR (old.trashed_date IS NULL) IS NOT (new.trashed_date IS NULL)
+                    BEGIN
+                        UPDATE asset_tally SET n = n - 1 WHERE media_type = old.media_type AND is_hidden = old.is_hidden
+                            AND burst_hidden = old.burst_hidden AND source_type = old.source_type
+                            AND trashed = (old.trashed_date IS NOT NULL);
+                        INSERT INTO asset_tally VALUES (
+                            new.media_type, new.is_hidden, new.burst_hidden, new.source_type, new.trashed_date IS NOT NULL, 1
+                        ) ON CONFLICT DO UPDATE SET n = n + 1;
+                    END;
+                    """)
+            try db.execute(sql: LibrarySchema.recountTallies)
+        }
         return migrator
     }
 }
