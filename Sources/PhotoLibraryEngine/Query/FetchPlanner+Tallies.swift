@@ -22,7 +22,8 @@ extension FetchPlanner {
         unordered.fetchLimit = 0
         let query = try planner.assetQuery(scope: scope, options: unordered)
         guard query.from == "asset a", Self.namesOnlyTallyColumns(query.whereClause.sql) else { return nil }
-        return SQLFragment("SELECT CAST(coalesce(sum(a.n), 0) AS BIGINT) FROM asset_tally a WHERE \(query.whereClause.sql)", query.whereClause.arguments)
+        let sum = "SELECT CAST(coalesce(sum(a.n), 0) AS BIGINT) FROM asset_tally a"
+        return SQLFragment("\(sum) WHERE \(query.whereClause.sql)", query.whereClause.arguments)
     }
 
     /// Whether every `table.column` a condition names is a column of the tallies (`a.` and one of them). Values are
