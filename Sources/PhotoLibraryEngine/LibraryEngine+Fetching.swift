@@ -143,16 +143,27 @@ extension LibraryEngine {
 
     /// How many of the given assets have a media type.
     package func countAssets(_ ids: ContiguousArray<Int64>, mediaType: Int) throws(LibraryError) -> Int {
-        try read { db in
+        try countAssets(ids, mediaType: mediaType, visibleTo: nil)
+    }
+
+    /// How many of the given assets have a media type, among those `access` may read (nil: all; a limited client
+    /// only its selection): what a served library answers a remote result's `countOfAssets(with:)`.
+    package func countAssets(_ ids: ContiguousArray<Int64>, mediaType: Int, visibleTo access: AccessContext?) throws(LibraryError) -> Int {
+        if let access, !access.canRead { return 0 }
+        let selection = access.flatMap { $0.isLimited ? $0.clientID : nil }
+        return try read { db in
             var total = 0
             var start = 0
             while start < ids.count {
                 let end = min(start + 50_000, ids.count)
                 let members = db.dialect.isIn("id", ids[start..<end].map { .integer($0) })
-                total +=
-                    try Int.fetchOne(
-                        db, sql: "SELECT count(*) FROM asset WHERE media_type = ? AND \(members.sql)",
-                        arguments: [mediaType] + members.statementArguments) ?? 0
+                var sql = "SELECT count(*) FROM asset WHERE media_type = ? AND \(members.sql)"
+                var arguments: [SQLValue] = [.integer(Int64(mediaType))] + members.arguments
+                if let selection {
+                    sql += " AND id IN (SELECT asset_id FROM client_selection WHERE client_id = ?)"
+                    arguments.append(.text(selection))
+                }
+                total += try Int.fetchOne(db, sql: sql, arguments: SQLArguments(arguments)) ?? 0
                 start = end
             }
             return total

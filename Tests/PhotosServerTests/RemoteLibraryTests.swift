@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import HTTPTypes
 import OpenPhotos
 import PhotosServer
@@ -423,6 +424,16 @@ struct RemoteLibraryTests {
             let columns = answer.json["columns"] as? [String: Any] ?? [:]
             #expect(Set(columns["localIdentifier"] as? [String] ?? []) == [ids[0], ids[4]])
             #expect((columns["id"] as? [Any])?.count == 2)
+            // Counted (countOfAssets) among what each client may see, and a body that is not handles refused.
+            for (who, type, expected) in [(token, 1, 2), (everything, 1, 7), (everything, 2, 0)] {
+                let counted = try await client.execute(
+                    uri: "/v1/assets/count?mediaType=\(type)", method: .post,
+                    headers: [.authorization: "Bearer \(who)", .contentType: "application/octet-stream"], body: ByteBuffer(bytes: all.bytes))
+                #expect(counted.status == .ok && counted.json["count"] as? Int == expected, "\(type): \(counted.json)")
+            }
+            let odd = try await client.execute(
+                uri: "/v1/assets/count", method: .post, headers: [.authorization: "Bearer \(token)"], body: ByteBuffer(bytes: [1, 2, 3]))
+            #expect(odd.status == .badRequest)
         }
     }
 

@@ -117,6 +117,12 @@ extension PHPhotoLibrary {
     /// The content type of the binary form of asset records.
     package static let binaryAssetRecordsType = AssetWireBinary.contentType
 
+    /// How many of the assets of some handles the client may see have a media type (a remote result's
+    /// `countOfAssets(with:)`).
+    package func servedCount(_ ids: ContiguousArray<Int64>, mediaType: Int) throws -> Int {
+        do { return try engine().countAssets(ids, mediaType: mediaType, visibleTo: access) } catch { throw PHPhotosError(error) }
+    }
+
     package func servedAssetRecords(_ ids: [Int64], extendedMetadata: Bool, binary: Bool = false) throws -> Data {
         do {
             let records = try engine().loadAssets(ids, visibleTo: access, extendedMetadata: extendedMetadata)

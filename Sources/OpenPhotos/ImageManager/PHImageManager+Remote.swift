@@ -77,7 +77,7 @@ extension PHImageManager {
     /// The rendering a request asks the server for: the size the library's own image manager would render (the
     /// target size, the content and resize modes, never enlarged; the asset's own size for
     /// `PHImageManagerMaximumSize`; at most 8192 a side, the server's limit) — fitted, or filled and cropped when
-    /// the request crops to the target — and the version.
+    /// the request crops to the target — the part of the image (`normalizedCropRect`) and the version.
     static func remoteRequest(
         _ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions
     ) throws -> RemoteLibrary.ImageRequest {
@@ -85,14 +85,10 @@ extension PHImageManager {
         if !maximum, !(targetSize.width > 0 && targetSize.height > 0 && targetSize.width.isFinite && targetSize.height.isFinite) {
             throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the target size \(targetSize) is not positive"])
         }
-        if options.normalizedCropRect != .zero {
-            throw PHPhotosError(
-                .requestNotSupportedForAsset,
-                userInfo: [NSLocalizedDescriptionKey: "normalizedCropRect is not available yet for a library served by photos serve"])
-        }
+        let crop = try crop(options, maximum: maximum)
         let resize: RenderResize = maximum ? .none : (options.resizeMode == .none ? .none : (options.resizeMode == .exact ? .exact : .fast))
         let target = maximum ? nil : (width: Int(targetSize.width.rounded(.up)), height: Int(targetSize.height.rounded(.up)))
-        let render = RenderRequest(target: target, fit: contentMode == .aspectFill ? .fill : .fit, resize: resize)
+        let render = RenderRequest(target: target, fit: contentMode == .aspectFill ? .fill : .fit, resize: resize, crop: crop)
         let output = render.outputSize(width: max(1, asset.pixelWidth), height: max(1, asset.pixelHeight))
         let scale = min(1, 8192 / Double(max(output.width, output.height)))
         let version =
@@ -104,6 +100,6 @@ extension PHImageManager {
         return RemoteLibrary.ImageRequest(
             localIdentifier: asset.localIdentifier, contentVersion: asset.record.contentVersion, originalChoice: asset.record.originalChoice,
             width: max(1, Int(Double(output.width) * scale)), height: max(1, Int(Double(output.height) * scale)),
-            mode: output.cropToTarget ? "fill" : "fit", version: version)
+            mode: output.cropToTarget ? "fill" : "fit", version: version, crop: crop.map { [$0.x, $0.y, $0.width, $0.height] })
     }
 }

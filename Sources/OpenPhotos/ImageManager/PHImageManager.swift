@@ -436,6 +436,21 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         return plan
     }
 
+    /// The part of the image a request asks for (`normalizedCropRect`, unit coordinates of the oriented image), or
+    /// nil for all of it; ignored for `PHImageManagerMaximumSize`, as Apple's is.
+    /// - throws: `invalidResource` when it is not inside the unit square or the resize mode is not `.exact`.
+    static func crop(_ options: PHImageRequestOptions, maximum: Bool) throws -> (x: Double, y: Double, width: Double, height: Double)? {
+        let rect = options.normalizedCropRect
+        guard rect != .zero, !maximum else { return nil }
+        guard rect.width > 0, rect.height > 0, rect.minX >= 0, rect.minY >= 0, rect.maxX <= 1.000_001, rect.maxY <= 1.000_001 else {
+            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the crop \(rect) is not inside the unit square"])
+        }
+        guard options.resizeMode == .exact else {
+            throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "normalizedCropRect needs resizeMode .exact"])
+        }
+        return (Double(rect.minX), Double(rect.minY), Double(rect.width), Double(rect.height))
+    }
+
     static func plan(
         _ asset: PHAsset, targetSize: CGSize, contentMode: PHImageContentMode, options: PHImageRequestOptions,
         source makeSource: () throws -> Source
@@ -444,17 +459,7 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         if !maximum, !(targetSize.width > 0 && targetSize.height > 0 && targetSize.width.isFinite && targetSize.height.isFinite) {
             throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the target size \(targetSize) is not positive"])
         }
-        var crop: (x: Double, y: Double, width: Double, height: Double)?
-        let rect = options.normalizedCropRect
-        if rect != .zero, !maximum {
-            guard rect.width > 0, rect.height > 0, rect.minX >= 0, rect.minY >= 0, rect.maxX <= 1.000_001, rect.maxY <= 1.000_001 else {
-                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "the crop \(rect) is not inside the unit square"])
-            }
-            guard options.resizeMode == .exact else {
-                throw PHPhotosError(.invalidResource, userInfo: [NSLocalizedDescriptionKey: "normalizedCropRect needs resizeMode .exact"])
-            }
-            crop = (Double(rect.minX), Double(rect.minY), Double(rect.width), Double(rect.height))
-        }
+        let crop = try Self.crop(options, maximum: maximum)
         let source = try makeSource()
         let fit: RenderFit = contentMode == .aspectFill ? .fill : .fit
         let resize: RenderResize = maximum ? .none : (options.resizeMode == .none ? .none : (options.resizeMode == .exact ? .exact : .fast))

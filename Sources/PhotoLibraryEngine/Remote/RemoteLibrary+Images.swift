@@ -178,17 +178,25 @@ extension RemoteLibrary {
         package var version: String
         /// Which original of a RAW + JPEG pair the asset shows (`originalResourceChoice`: 0 the JPEG, 1 the RAW).
         package var originalChoice: Int
+        /// The part of the image (`normalizedCropRect`: x, y, width, height in unit coordinates), as the `crop`
+        /// parameter sends it; nil for all of it.
+        package var crop: String?
 
-        package init(localIdentifier: String, contentVersion: Int, originalChoice: Int, width: Int, height: Int, mode: String, version: String) {
+        package init(
+            localIdentifier: String, contentVersion: Int, originalChoice: Int, width: Int, height: Int, mode: String, version: String,
+            crop: [Double]? = nil
+        ) {
             (self.localIdentifier, self.contentVersion, self.originalChoice, self.width, self.height, self.mode, self.version) = (
                 localIdentifier, contentVersion, originalChoice, width, height, mode, version
             )
+            self.crop = crop.map { $0.map { String($0) }.joined(separator: ",") }
         }
 
-        /// The prefix of every rendering of this asset's content version (and choice of original).
+        /// The prefix of every rendering of this asset's content version (and choice of original, and crop: a
+        /// smaller rendering of another part is never a degraded image of this one).
         package var prefix: String {
             let digest = SHA256.hash(data: Data(localIdentifier.utf8)).prefix(10).map { String(format: "%02x", $0) }.joined()
-            return "\(digest)-\(contentVersion)-\(originalChoice)-\(version)-"
+            return "\(digest)-\(contentVersion)-\(originalChoice)-\(version)-" + (crop.map { "c\($0)-" } ?? "")
         }
         /// The rendering's name in the cache.
         package var name: String { "\(prefix)\(width)x\(height)-\(mode).img" }
@@ -207,10 +215,11 @@ extension RemoteLibrary {
             throw .networkAccessRequired("the image of \(request.localIdentifier) is on the server (allow network access to download it)")
         }
         let id = request.localIdentifier.replacingOccurrences(of: "/", with: "_")
-        let query = [
-            URLQueryItem(name: "size", value: "\(request.width)x\(request.height)"), URLQueryItem(name: "mode", value: request.mode),
-            URLQueryItem(name: "version", value: request.version), URLQueryItem(name: "v", value: String(request.contentVersion)),
-        ]
+        let query =
+            [
+                URLQueryItem(name: "size", value: "\(request.width)x\(request.height)"), URLQueryItem(name: "mode", value: request.mode),
+                URLQueryItem(name: "version", value: request.version), URLQueryItem(name: "v", value: String(request.contentVersion)),
+            ] + (request.crop.map { [URLQueryItem(name: "crop", value: $0)] } ?? [])
         var prepared = makeRequest(.GET, "/v1/assets/\(id)/image", query: query)
         prepared.headers.replaceOrAdd(name: "Accept", value: "image/jpeg")
         let http = prepared

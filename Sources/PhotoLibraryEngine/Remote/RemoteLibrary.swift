@@ -164,10 +164,11 @@ package final class RemoteLibrary: Sendable {
     /// Sends a request and reads its answer whole (at most `limit` bytes), whatever its status, within `timeout`.
     func exchange(
         _ method: HTTPMethod, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, limit: Int = 64 << 20,
-        timeout: TimeAmount = requestDeadline, accept: String? = nil
+        timeout: TimeAmount = requestDeadline, accept: String? = nil, contentType: String? = nil
     ) throws(LibraryError) -> Answer {
         var request = makeRequest(method, path, query: query, body: body)
         if let accept { request.headers.replaceOrAdd(name: "Accept", value: accept) }
+        if let contentType, body != nil { request.headers.replaceOrAdd(name: "Content-Type", value: contentType) }
         let prepared = request
         return try Self.run(description: "\(method) \(path)") {
             let response = try await Self.http.execute(prepared, deadline: .now() + timeout)

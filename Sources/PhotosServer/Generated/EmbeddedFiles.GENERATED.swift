@@ -2097,6 +2097,16 @@ enum EmbeddedFiles {
                   }
                  },
                  {
+                  "name": "crop",
+                  "in": "query",
+                  "required": false,
+                  "description": "The part of the image, as PhotoKit's normalizedCropRect: x,y,width,height in unit coordinates of the oriented image (0,0 its top left corner), inside the unit square; the image is that part at exactly size (the remote PhotoKit client sends it for requests with normalizedCropRect and resizeMode .exact).",
+                  "schema": {
+                   "type": "string",
+                   "example": "0.25,0.25,0.5,0.5"
+                  }
+                 },
+                 {
                   "name": "If-None-Match",
                   "in": "header",
                   "schema": {
@@ -4707,6 +4717,88 @@ enum EmbeddedFiles {
                  },
                  "404": {
                   "description": "No such asset",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/assets/count": {
+               "post": {
+                "summary": "Count handles' assets of a media type",
+                "description": "How many of the assets whose handles are the body (8 bytes each, little endian, as POST /v1/assets/ids answers them; at most 1 MiB) the client may see have the media type: the remote PhotoKit client's PHFetchResult.countOfAssets(with:), without loading records. Handles of assets that are gone, or that a limited client may not see, count for nothing.",
+                "parameters": [
+                 {
+                  "name": "mediaType",
+                  "in": "query",
+                  "required": false,
+                  "description": "PHAssetMediaType raw value (0 unknown, 1 image, 2 video, 3 audio); 1 by default",
+                  "schema": {
+                   "type": "integer",
+                   "minimum": 0,
+                   "maximum": 3,
+                   "default": 1
+                  }
+                 }
+                ],
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/octet-stream": {
+                   "schema": {
+                    "type": "string",
+                    "format": "binary"
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The count",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "required": [
+                      "count"
+                     ],
+                     "properties": {
+                      "count": {
+                       "type": "integer",
+                       "minimum": 0
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Malformed request",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow reading",
                   "content": {
                    "application/json": {
                     "schema": {

@@ -6,10 +6,10 @@ import Logging
 import NIOCore
 import OpenPhotos
 
-/// The parameters of an image request (`size`, `mode`, `version`, `format`; `v` and `o` are the client's cache keys
-/// and are ignored), validated, with the key its resolution is cached under.
+/// The parameters of an image request (`size`, `mode`, `version`, `format`, `crop`; `v` and `o` are the client's
+/// cache keys and are ignored), validated, with the key its resolution is cached under.
 struct ImageRequest {
-    static let parameters: Set<String> = ["size", "mode", "version", "format", "v", "o"]
+    static let parameters: Set<String> = ["size", "mode", "version", "format", "crop", "v", "o"]
     static let versions: [String: PHImageRequestOptionsVersion] = ["current": .current, "unadjusted": .unadjusted, "original": .original]
     static let formats: [String: String] = ["jpeg": "image/jpeg", "webp": "image/webp"]
 
@@ -21,6 +21,10 @@ struct ImageRequest {
     var formatName: String
     /// The format's content type.
     var format: String
+    /// The part of the image (PhotoKit's `normalizedCropRect`: unit coordinates of the oriented image), `.zero`
+    /// for all of it; `cropName` is its text as asked (`x,y,width,height`), empty for all of it.
+    var crop: CGRect = .zero
+    var cropName = ""
 
     init(_ parameter: (String) -> String?) throws {
         (width, height) = try Self.size(parameter("size") ?? "256x256")
@@ -32,11 +36,19 @@ struct ImageRequest {
         formatName = parameter("format") ?? "jpeg"
         guard let format = Self.formats[formatName] else { throw APIError.badRequest("format is jpeg or webp") }
         self.format = format
+        if let text = parameter("crop") {
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0) }
+            guard values.count == 4, values.allSatisfy(\.isFinite), values[2] > 0, values[3] > 0, values[0] >= 0, values[1] >= 0,
+                values[0] + values[2] <= 1.000_001, values[1] + values[3] <= 1.000_001
+            else { throw APIError.badRequest("crop is x,y,width,height inside the unit square (0,0 the top left corner)") }
+            crop = CGRect(x: values[0], y: values[1], width: values[2], height: values[3])
+            cropName = values.map { String($0) }.joined(separator: ",")
+        }
     }
 
     /// What a client's request for asset `id` (as the path gave it) resolves under, until the next commit.
     func resolutionKey(client: String, id: String) -> String {
-        "\(client)|\(id)|\(versionName)|\(width)x\(height)|\(mode)|\(formatName)"
+        "\(client)|\(id)|\(versionName)|\(width)x\(height)|\(mode)|\(formatName)|\(cropName)"
     }
 
     /// `WxH` with each side from 1 to 8192.
@@ -93,7 +105,8 @@ struct ImageRoutes {
         guard let hash = VersionHash.version(version, of: resources, rawChosen: asset.originalResourceChoice == .raw) else {
             throw APIError(PHPhotosError(.missingResource, userInfo: [NSLocalizedDescriptionKey: "the asset has no file for that version"]))
         }
-        let etag = "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(versionName)-\(formatName)\""
+        let cropTag = image.cropName.isEmpty ? "" : "-c\(image.cropName)"
+        let etag = "\"\(hash.prefix(32))-\(width)x\(height)-\(mode)-\(versionName)-\(formatName)\(cropTag)\""
         let resolved = ResolvedImage(
             etag: etag,
             headers: [
@@ -103,8 +116,9 @@ struct ImageRoutes {
         if let response = Self.respond(request.headers, resolved, services.encodedImages) { return response }
         var headers = resolved.headers
         let manager = services.imageManager
+        let crop = image.crop
         let data = try await offload { () throws -> Data in
-            let image = try Self.render(asset, width: width, height: height, mode: mode, version: version, manager: manager)
+            let image = try Self.render(asset, width: width, height: height, mode: mode, version: version, crop: crop, manager: manager)
             let encoded = formatName == "webp" ? image.webpData(compressionQuality: 0.8) : image.jpegData(compressionQuality: 0.85)
             guard let encoded else { throw PHPhotosError(.internalError, userInfo: [NSLocalizedDescriptionKey: "the image could not be encoded"]) }
             return encoded
@@ -118,9 +132,11 @@ struct ImageRoutes {
     /// The rendering an image request answers with, blocking: what the background worker makes ahead of requests is
     /// made by this same call, so that both find and keep the same derivatives (``RenderingWorker``).
     static func render(
-        _ asset: PHAsset, width: Int, height: Int, mode: String, version: PHImageRequestOptionsVersion, manager: PHImageManager
+        _ asset: PHAsset, width: Int, height: Int, mode: String, version: PHImageRequestOptionsVersion, crop: CGRect = .zero,
+        manager: PHImageManager
     ) throws -> UIImage {
         let options = PHImageRequestOptions()
+        options.normalizedCropRect = crop
         options.isSynchronous = true
         options.deliveryMode = .highQualityFormat
         options.resizeMode = .exact

@@ -47,6 +47,7 @@ struct RemoteLibraryRoutes {
         group.post("collections/records") { request, context in try await collections(request, context: context) }
         group.post("assets/resources") { request, context in try await resources(request, context: context) }
         group.post("assets/records") { request, context in try await records(request, context: context) }
+        group.post("assets/count") { request, context in try await count(request, context: context) }
         group.get("assets/:id/editing-state") { request, context in
             let session = try context.client()
             try session.requireRead()
@@ -166,6 +167,25 @@ struct RemoteLibraryRoutes {
                 .vary: "Accept",
             ],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `POST /v1/assets/count?mediaType=N` with handles as the body (8 bytes each, little endian, as
+    /// `/v1/assets/ids` answers them; at most 1 MiB): `{"count": n}`, how many of those assets the client may see
+    /// have the media type — a remote fetch result's `countOfAssets(with:)` without loading its records.
+    func count(_ request: Request, context: PhotosRequestContext) async throws -> Response {
+        let session = try context.client()
+        try session.requireRead()
+        let query = try Query(request, allowed: ["mediaType"])
+        let mediaType = try query.integer("mediaType", default: 1, in: 0...3)
+        let body = try await JSONBody.collect(request, context: context)
+        guard body.readableBytes % 8 == 0 else { throw APIError.badRequest("the body must be asset handles, 8 bytes each (little endian)") }
+        var ids = ContiguousArray<Int64>()
+        ids.reserveCapacity(body.readableBytes / 8)
+        var reader = body
+        while let id = reader.readInteger(endianness: .little, as: Int64.self) { ids.append(id) }
+        let library = session.library
+        let count = try await offload { [ids] in try library.servedCount(ids, mediaType: mediaType) }
+        return try ChangeRoutes.json(["count": count], status: .ok)
     }
 
     /// `POST /v1/assets/resources` `{"ids": [handle, …]}`: the stored files of those assets the client may see,
