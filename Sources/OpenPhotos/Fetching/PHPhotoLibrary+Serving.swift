@@ -6,8 +6,8 @@ import PhotoLibraryEngine
 package struct ServedAssetIDs: Sendable {
     let stream: AssetIDStream
 
-    /// The ids in `range` the membership has, waiting until they have arrived (fewer at its end).
-    package func ids(in range: Range<Int>) -> ArraySlice<Int64> { stream.ids(in: range) }
+    /// The ids from `start` on that have arrived (at most `limit`), waiting until one has; empty at the end.
+    package func arrived(from start: Int, limit: Int) -> ArraySlice<Int64> { stream.arrived(from: start, limit: limit) }
 
     /// How many ids the membership has, when the library counted them in the read that steps them (its tallies);
     /// nil when only the ids tell.

@@ -67,6 +67,16 @@ package final class AssetIDStream: @unchecked Sendable {
     /// How many ids are expected (nil: unknown until all arrive).
     package var expectedCount: Int? { condition.withLock { expected } }
 
+    /// The ids from `start` on that have arrived, at most `limit`, waiting until one has (empty: the membership has
+    /// no more). What a server writes as the ids come: the first page at once, then as much as is there.
+    package func arrived(from start: Int, limit: Int) -> ArraySlice<Int64> {
+        condition.lock()
+        defer { condition.unlock() }
+        while start >= ids.count, !complete { condition.wait() }
+        let upper = Swift.min(ids.count, start + limit)
+        return start < upper ? ids[start..<upper] : []
+    }
+
     /// Every id that arrived, once all have (without the slots of a told count that never did).
     package var all: ContiguousArray<Int64> {
         condition.lock()

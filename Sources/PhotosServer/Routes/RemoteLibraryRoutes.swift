@@ -131,7 +131,8 @@ struct RemoteLibraryRoutes {
             var start = 0
             while true {
                 let from = start
-                let batch = try await offload { Array(ids.ids(in: from..<from + 65_536)) }
+                // What has arrived (the first page at once), up to 64 Ki handles a write.
+                let batch = try await offload { Array(ids.arrived(from: from, limit: 65_536)) }
                 if batch.isEmpty { break }
                 var buffer = ByteBufferAllocator().buffer(capacity: batch.count * 8)
                 for id in batch { buffer.writeInteger(id, endianness: .little) }
