@@ -724,6 +724,58 @@ struct RemoteLibraryObservationTests {
         }
     }
 
+    /// The feed resumes after the server was gone: what changed meanwhile reaches the observer once the server is
+    /// back (the feed asks for what follows the last event it had, `Last-Event-ID`), nothing lost and nothing told
+    /// twice.
+    @Test func theFeedResumesAfterTheServerWasGoneWithNothingLostOrDoubled() async throws {
+        let port = try { try RemoteLibraryCommandLineTests.FakeServer(reply: nil).port }()
+        let fixture = try ServerFixture(name: "RemoteResume", configuration: .init(port: port))
+        defer { fixture.library.remove() }
+        _ = try fixture.library.addImages(1)
+        let token = try fixture.token("app", .authorized)
+        let opened = Mutex<(PHPhotoLibrary, Recorder)?>(nil)
+        try await fixture.test { _ in
+            try await blocking {
+                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+                let options = PHFetchOptions()
+                options.photoLibrary = remote
+                let all = PHAsset.fetchAssets(with: options)
+                #expect(all.count == 1)
+                let recorder = Recorder(result: all, watched: all.object(at: 0))
+                remote.register(recorder as any PHPhotoLibraryChangeObserver)
+                // A change made before the feed is connected is not told (it starts from the server's newest
+                // transaction): add until one is heard.
+                for added in 1...120 {
+                    _ = try fixture.library.addImages(1)
+                    let heard = recorder.condition.withLock {
+                        recorder.result.count == 1 + added || recorder.condition.wait(until: Date().addingTimeInterval(0.5))
+                    }
+                    if heard { break }
+                }
+                // Every change since the feed connected is told (one heard, the ones after it follow).
+                let total = PHAsset.fetchAssets(with: fixture.library.options()).count
+                recorder.wait("the changes while the server runs") { recorder.result.count == total }
+                opened.withLock { $0 = (remote, recorder) }
+            }
+        }
+        // The server is gone; the library changes without it.
+        _ = try fixture.library.addImages(2)
+        let (remote, recorder) = try #require(opened.withLock { $0 })
+        defer { remote.unregisterChangeObserver(recorder) }
+        let before = recorder.condition.withLock { recorder.result.count }
+        try await fixture.test { _ in
+            try await blocking {
+                recorder.wait("the changes made while the server was gone") { recorder.result.count == before + 2 }
+                // Anything told twice would come before this change, as a step of its own.
+                _ = try fixture.library.addImages(1)
+                recorder.wait("a change after the resumption") { recorder.result.count == before + 3 }
+            }
+        }
+        let steps = recorder.condition.withLock { recorder.steps }
+        #expect(steps.flatMap(\.inserted).count == before + 2, "\(steps)")  // from 1 asset to before + 3
+        #expect(steps.allSatisfy { !$0.inserted.isEmpty && $0.removed.isEmpty }, "every step a change: \(steps)")
+    }
+
     @Test func changesByAnotherClientReachTheObserverWithDetails() async throws {
         let fixture = try ServerFixture(name: "RemoteObservation")
         defer { fixture.library.remove() }
