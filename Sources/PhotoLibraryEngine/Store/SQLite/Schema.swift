@@ -332,6 +332,10 @@ package enum Schema {
                     """)
             try db.execute(sql: LibrarySchema.recountTallies)
         }
+        migrator.registerMigration("v13-asset-lookup") { _ in
+            // PostgreSQL's covering index of the columns a search filters and sorts on (see PostgreSQLSchema). Nothing
+            // here: an SQLite table is stored in row id order, so a lookup by id already reads those columns.
+        }
         return migrator
     }
 }
