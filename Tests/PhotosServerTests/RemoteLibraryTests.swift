@@ -630,6 +630,19 @@ extension RemoteLibraryImageTests {
 /// Observers of a served library hear of changes made by any client, through the server's change feed.
 @Suite("Remote library observation")
 struct RemoteLibraryObservationTests {
+    /// A served library on `port` and a recorder of all its `assets` (watching the one at `index`), registered
+    /// as its change observer.
+    static func observe(port: Int, token: String, assets: Int, watching index: Int) throws -> (PHPhotoLibrary, Recorder) {
+        let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
+        let options = PHFetchOptions()
+        options.photoLibrary = remote
+        let all = PHAsset.fetchAssets(with: options)
+        #expect(all.count == assets)
+        let recorder = Recorder(result: all, watched: all.object(at: index))
+        remote.register(recorder as any PHPhotoLibraryChangeObserver)
+        return (remote, recorder)
+    }
+
     final class Recorder: NSObject, PHPhotoLibraryChangeObserver, PHPhotoLibraryAvailabilityObserver, @unchecked Sendable {
         let condition = NSCondition()
         var result: PHFetchResult<PHAsset>
@@ -736,13 +749,7 @@ struct RemoteLibraryObservationTests {
         let opened = Mutex<(PHPhotoLibrary, Recorder)?>(nil)
         try await fixture.test { _ in
             try await blocking {
-                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
-                let options = PHFetchOptions()
-                options.photoLibrary = remote
-                let all = PHAsset.fetchAssets(with: options)
-                #expect(all.count == 1)
-                let recorder = Recorder(result: all, watched: all.object(at: 0))
-                remote.register(recorder as any PHPhotoLibraryChangeObserver)
+                let (remote, recorder) = try Self.observe(port: port, token: token, assets: 1, watching: 0)
                 // A change made before the feed is connected is not told (it starts from the server's newest
                 // transaction): add until one is heard.
                 for added in 1...120 {
@@ -784,13 +791,7 @@ struct RemoteLibraryObservationTests {
         try await fixture.test { client in
             let port = try #require(client.port)
             try await blocking {
-                let remote = try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token)
-                let options = PHFetchOptions()
-                options.photoLibrary = remote
-                let all = PHAsset.fetchAssets(with: options)
-                #expect(all.count == 3)
-                let recorder = Recorder(result: all, watched: all.object(at: 1))
-                remote.register(recorder as any PHPhotoLibraryChangeObserver)
+                let (remote, recorder) = try Self.observe(port: port, token: token, assets: 3, watching: 1)
                 remote.register(recorder as any PHPhotoLibraryAvailabilityObserver)
                 defer { remote.unregisterChangeObserver(recorder) }
                 let owner = fixture.library.library
