@@ -43,8 +43,12 @@ final class ChangeFeed: Sendable {
             state.nextID += 1
             state.subscribers[id] = continuation
             if state.follower == nil {
+                // Listen first, then take the position: a commit after the position is always announced. (Started
+                // inside the task, the listening would begin whenever the task runs, and a commit in between would
+                // wait for the next one.)
+                let commits = library.changes
                 state.last = library.currentChangeToken
-                state.follower = Task { [weak self] in await self?.follow() }
+                state.follower = Task { [weak self] in await self?.follow(commits) }
             }
             return id
         }
@@ -71,8 +75,8 @@ final class ChangeFeed: Sendable {
         follower?.cancel()
     }
 
-    private func follow() async {
-        for await _ in library.changes {
+    private func follow(_ commits: AsyncStream<PHChange>) async {
+        for await _ in commits {
             if Task.isCancelled { break }
             // The history is read with SQLite's blocking calls: not on the event loop that runs this task. A read that
             // failed (the database restarting) is tried again until it succeeds: what was committed meanwhile is

@@ -102,9 +102,10 @@ public final class RenderingWorker: Sendable {
     /// or for half a minute (a lease that ran out, a failed item's time to retry), and drains again.
     public func run() async {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let library = self.library
+        // Listening starts here, before the first drain: a commit during it wakes the next one.
+        let commits = library.changes
         let watcher = Task {
-            for await _ in library.changes { wake.yield() }
+            for await _ in commits { wake.yield() }
         }
         let timer = Task {
             while !Task.isCancelled {
