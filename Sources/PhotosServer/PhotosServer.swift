@@ -124,6 +124,7 @@ public struct PhotosServer: Sendable {
         RemoteLibraryRoutes(services: services).register(on: router.group("v1"))
         UploadRoutes(services: services).register(on: router.group("v1"))
         BackupRoutes(services: services).register(on: router.group("v1"))
+        UploadJobRoutes(services: services).register(on: router.group("v1"))
         EditRoutes(services: services).register(on: router.group("v1"))
         ImageRoutes(services: services).register(on: router.group("v1"))
         CollectionRoutes(services: services).register(on: router.group("v1"))

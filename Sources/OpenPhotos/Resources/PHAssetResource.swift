@@ -136,9 +136,9 @@ open class PHAssetResource: NSObject, @unchecked Sendable {
 extension PHAssetResource {
     /// The resource an upload job sends; nil when the asset no longer has those bytes (deleted, or edited since).
     public class func assetResource(forUploadJob job: PHAssetResourceUploadJob) -> PHAssetResource? {
-        guard let library = job.library, let engine = library.engineIfAvailable,
-            let record = try? engine.uploadJobResource(job.record)
-        else { return nil }
+        guard let library = job.library else { return nil }
+        if library.remote != nil { return job.record.servedResource.map { PHAssetResource(record: $0, library: library) } }
+        guard let engine = library.engineIfAvailable, let record = try? engine.uploadJobResource(job.record) else { return nil }
         return PHAssetResource(record: record, library: library)
     }
 }

@@ -62,9 +62,13 @@ open class PHAssetResourceUploadJob: PHObject, @unchecked Sendable {
     /// The jobs of the library's client (the app) an action applies to, oldest first.
     open class func fetchJobs(action: PHAssetResourceUploadJob.Action, options: PHFetchOptions?) -> PHFetchResult<PHAssetResourceUploadJob> {
         let library = options?.photoLibrary ?? PHPhotoLibrary.shared()
-        let records =
-            (try? library.engineIfAvailable?.uploadJobs(
-                client: library.clientIdentifier, action: UploadJobAction(rawValue: action.rawValue))) ?? []
+        let kind = UploadJobAction(rawValue: action.rawValue) ?? .process
+        let records: [UploadJobRecord]
+        if let remote = library.remote {
+            records = (try? remote.uploadJobs(action: kind)) ?? []
+        } else {
+            records = (try? library.engineIfAvailable?.uploadJobs(client: library.clientIdentifier, action: kind)) ?? []
+        }
         var jobs = records.map { PHAssetResourceUploadJob(record: $0, library: library) }
         if let limit = options?.fetchLimit, limit > 0 { jobs = Array(jobs.prefix(limit)) }
         return PHFetchResult(objects: jobs, library: library, options: options)

@@ -3,23 +3,36 @@ import PhotoLibraryEngine
 
 extension PHPhotoLibrary {
     /// Whether background uploads are enabled for the app (iOS 26.1).
-    public var uploadJobExtensionEnabled: Bool {
-        ((try? engineIfAvailable?.uploadJobConfiguration(client: clientIdentifier)) ?? nil) != nil
+    public var uploadJobExtensionEnabled: Bool { storedUploadJobConfiguration != nil }
+
+    /// The client's background upload options as the library keeps them (JSON), nil when not enabled.
+    private var storedUploadJobConfiguration: String? {
+        if let remote { return (try? remote.uploadJobConfiguration()) ?? nil }
+        return (try? engineIfAvailable?.uploadJobConfiguration(client: clientIdentifier)) ?? nil
+    }
+
+    /// Keeps the client's background upload options (nil: disabled), in the library or on its server.
+    private func storeUploadJobConfiguration(_ json: String?) throws {
+        do {
+            if let remote {
+                try remote.setUploadJobConfiguration(json)
+            } else {
+                try engine().setUploadJobConfiguration(json, client: clientIdentifier)
+            }
+        } catch { throw PHPhotosError(error) }
     }
 
     /// Enables background uploads for the app with `options` (nil: the defaults), in one change (iOS 27).
     /// - throws: ``PHPhotosError``: `accessUserDenied` / `accessRestricted` without full (read-write) access.
     public func enableUploadJobExtension(with options: PHAssetResourceUploadJobOptions?) throws {
         try requireFullAccess("enabling background uploads")
-        do { try engine().setUploadJobConfiguration((options ?? PHAssetResourceUploadJobOptions()).json, client: clientIdentifier) } catch {
-            throw PHPhotosError(error)
-        }
+        try storeUploadJobConfiguration((options ?? PHAssetResourceUploadJobOptions()).json)
     }
 
     /// Disables background uploads for the app (iOS 27): its jobs waiting are cancelled, the others acknowledged.
     public func disableUploadJobExtension() throws {
         try requireFullAccess("disabling background uploads")
-        do { try engine().setUploadJobConfiguration(nil, client: clientIdentifier) } catch { throw PHPhotosError(error) }
+        try storeUploadJobConfiguration(nil)
     }
 
     /// Enables or disables background uploads (iOS 26.1; iOS 27 has ``enableUploadJobExtension(with:)`` and
@@ -30,8 +43,7 @@ extension PHPhotoLibrary {
 
     /// The app's background upload options; nil when background uploads are not enabled (iOS 27).
     public var uploadJobExtensionOptions: PHAssetResourceUploadJobOptions? {
-        guard access.canManageCollections, let json = (try? engineIfAvailable?.uploadJobConfiguration(client: clientIdentifier)) ?? nil
-        else { return nil }
+        guard access.canManageCollections, let json = storedUploadJobConfiguration else { return nil }
         return PHAssetResourceUploadJobOptions(json: json)
     }
 
@@ -119,5 +131,33 @@ extension PHPhotoLibrary {
             }
         }
         do { return try engine().finishUploadJobs(attempts, worker: worker) } catch { throw PHPhotosError(error) }
+    }
+}
+
+extension PHPhotoLibrary {
+    /// The wire form of this client's jobs an action applies to, each with its resource (`GET /v1/upload-jobs`: a
+    /// served library's remote client fetching its jobs). Package API: the server's.
+    package func servedUploadJobs(action: PHAssetResourceUploadJob.Action) throws -> Data {
+        do {
+            let jobs = try engine().servedUploadJobs(client: clientIdentifier, action: UploadJobAction(rawValue: action.rawValue) ?? .process)
+            return try UploadJobWireRecord.encode(jobs)
+        } catch let error as LibraryError { throw PHPhotosError(error) }
+    }
+
+    /// This client's background upload options as the library keeps them (JSON; nil: not enabled), for a served
+    /// library's remote client. Needs full access, as ``uploadJobExtensionOptions`` does.
+    package func servedUploadJobConfiguration() throws -> String? {
+        try requireFullAccess("reading the background upload options")
+        return storedUploadJobConfiguration
+    }
+
+    /// Enables background uploads for this client with options in their JSON form, or disables them (nil), for a
+    /// served library's remote client.
+    package func setServedUploadJobConfiguration(_ json: String?) throws {
+        if let json {
+            try enableUploadJobExtension(with: PHAssetResourceUploadJobOptions(json: json))
+        } else {
+            try disableUploadJobExtension()
+        }
     }
 }

@@ -11,7 +11,7 @@ import NIOPosix
 /// in it (sizes and identifiers are checked, the client's access is the server's to apply).
 package enum ChangeRequestWire {
     /// Requests per block, identifiers per request and membership edits per collection at most.
-    package static let maximumRequests = 1000
+    package static let maximumRequests = 10_000
     package static let maximumIdentifiers = 10_000
 
     /// The requests as JSON objects; `changeNotSupported` for one a served library does not take yet. A created
@@ -75,8 +75,8 @@ package enum ChangeRequestWire {
                         ResourceInput(type: 0, source: .file(video, move: false), originalFilename: nil, uniformTypeIdentifier: nil))
                 }
                 requests.append(request)
-            case .uploadJob:
-                throw .changeNotSupported("upload jobs belong to the device's own library, not to a served one")
+            case .uploadJob(let identifier, let change):
+                requests.append(encode(job: identifier, change))
             }
         }
         return requests
@@ -231,6 +231,33 @@ package enum ChangeRequestWire {
             case "deleteCollections":
                 try reader.allow(["collections", "kind"])
                 intents.append(.deleteCollections(try reader.identifiers("collections"), kind: try reader.kind()))
+            case "uploadJob":
+                try reader.allow(["job", "action", "asset", "resourceType", "jobType", "destination"])
+                let action = try reader.string("action", limit: 16)
+                switch action {
+                case "create":
+                    guard let resourceType = Int(exactly: try reader.number("resourceType")), (1...255).contains(resourceType),
+                        let jobType = Int(exactly: try reader.number("jobType")), (0...1).contains(jobType)
+                    else { throw reader.invalid("resourceType must be a PHAssetResourceType and jobType 0 (upload) or 1 (download only)") }
+                    let destination = request["destination"] == nil ? nil : try destination(request["destination"], path: reader.path)
+                    intents.append(
+                        .uploadJob(
+                            localIdentifier: try reader.newIdentifier("job", suffix: "/L0/090"),
+                            .create(
+                                assetLocalIdentifier: try reader.identifier("asset"), resourceType: resourceType, destination: destination,
+                                jobType: jobType)))
+                case "acknowledge", "cancel":
+                    guard request.count == 3 else { throw reader.invalid("\(action) takes only the job") }
+                    intents.append(.uploadJob(localIdentifier: try reader.identifier("job"), action == "cancel" ? .cancel : .acknowledge))
+                case "retry":
+                    guard request["asset"] == nil, request["resourceType"] == nil, request["jobType"] == nil else {
+                        throw reader.invalid("retry takes the job and a destination")
+                    }
+                    let destination = request["destination"] == nil ? nil : try destination(request["destination"], path: reader.path)
+                    intents.append(.uploadJob(localIdentifier: try reader.identifier("job"), .retry(destination)))
+                default:
+                    throw reader.invalid("action must be create, acknowledge, retry or cancel")
+                }
             default:
                 throw .invalidResource("requests[\(index)]: \(kind.prefix(40).debugDescription) is not a change request this server takes")
             }

@@ -48,6 +48,9 @@ package struct UploadJobRecord: Sendable, Equatable {
     package var responseStatus: Int?
     package var responseHeaders: [String: String]?
     package var createdDate: Date
+    /// The resource the job sends, as a served library answered it with the job (nil for a local library's job:
+    /// ``LibraryEngine/uploadJobResource(_:)`` finds it).
+    package var servedResource: ResourceRecord? = nil
 }
 
 /// A change a block makes to an upload job.

@@ -4809,6 +4809,250 @@ enum EmbeddedFiles {
                  }
                 }
                }
+              },
+              "/v1/upload-jobs": {
+               "get": {
+                "summary": "The client's background upload jobs an action applies to (PHAssetResourceUploadJob.fetchJobs), oldest first",
+                "parameters": [
+                 {
+                  "name": "action",
+                  "in": "query",
+                  "required": true,
+                  "schema": {
+                   "type": "string",
+                   "enum": [
+                    "process",
+                    "acknowledge",
+                    "retry"
+                   ]
+                  }
+                 }
+                ],
+                "responses": {
+                 "200": {
+                  "description": "The jobs",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "jobs": {
+                       "type": "array",
+                       "items": {
+                        "type": "object",
+                        "properties": {
+                         "localIdentifier": {
+                          "type": "string"
+                         },
+                         "client": {
+                          "type": "string"
+                         },
+                         "jobType": {
+                          "type": "integer"
+                         },
+                         "assetLocalIdentifier": {
+                          "type": "string"
+                         },
+                         "resourceType": {
+                          "type": "integer"
+                         },
+                         "resourceSHA256": {
+                          "type": "string"
+                         },
+                         "state": {
+                          "type": "integer"
+                         },
+                         "acknowledged": {
+                          "type": "boolean"
+                         },
+                         "retried": {
+                          "type": "boolean"
+                         },
+                         "attempts": {
+                          "type": "integer"
+                         },
+                         "error": {
+                          "type": "string"
+                         },
+                         "responseStatus": {
+                          "type": "integer"
+                         },
+                         "createdDate": {
+                          "type": "number"
+                         },
+                         "destination": {
+                          "type": "object",
+                          "description": "{url, method, headers: [[name, value]], timeout}"
+                         },
+                         "responseHeaders": {
+                          "type": "object",
+                          "additionalProperties": {
+                           "type": "string"
+                          }
+                         },
+                         "resource": {
+                          "type": "object",
+                          "description": "The resource the job sends (as POST /v1/assets/resources describes one), absent when the asset no longer has it"
+                         }
+                        }
+                       }
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "No or an unknown action",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              },
+              "/v1/upload-jobs/options": {
+               "get": {
+                "summary": "The client's background upload options (uploadJobExtensionOptions); needs full access",
+                "responses": {
+                 "200": {
+                  "description": "The options",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "options": {
+                       "type": [
+                        "string",
+                        "null"
+                       ],
+                       "description": "PHAssetResourceUploadJobOptions as JSON text; null when background uploads are not enabled"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               },
+               "put": {
+                "summary": "Enables background uploads for the client with these options, or disables them (null): enableUploadJobExtension(with:) / disableUploadJobExtension()",
+                "requestBody": {
+                 "required": true,
+                 "content": {
+                  "application/json": {
+                   "schema": {
+                    "type": "object",
+                    "properties": {
+                     "options": {
+                      "type": [
+                       "string",
+                       "null"
+                      ],
+                      "description": "PHAssetResourceUploadJobOptions as JSON text; null when background uploads are not enabled"
+                     }
+                    }
+                   }
+                  }
+                 }
+                },
+                "responses": {
+                 "200": {
+                  "description": "The options now",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "type": "object",
+                     "properties": {
+                      "options": {
+                       "type": [
+                        "string",
+                        "null"
+                       ],
+                       "description": "PHAssetResourceUploadJobOptions as JSON text; null when background uploads are not enabled"
+                      }
+                     }
+                    }
+                   }
+                  }
+                 },
+                 "400": {
+                  "description": "Not options",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "401": {
+                  "description": "No valid token",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 },
+                 "403": {
+                  "description": "The client's access level does not allow this",
+                  "content": {
+                   "application/json": {
+                    "schema": {
+                     "$ref": "#/components/schemas/Error"
+                    }
+                   }
+                  }
+                 }
+                }
+               }
               }
              },
              "components": {
@@ -5352,7 +5596,7 @@ enum EmbeddedFiles {
                  },
                  "requests": {
                   "type": "array",
-                  "maxItems": 1000,
+                  "maxItems": 10000,
                   "items": {
                    "type": "object",
                    "required": [
@@ -5370,12 +5614,13 @@ enum EmbeddedFiles {
                       "recoverAssets",
                       "createCollection",
                       "updateCollection",
-                      "deleteCollections"
+                      "deleteCollections",
+                      "uploadJob"
                      ]
                     }
                    },
                    "additionalProperties": true,
-                   "description": "createAsset: asset (the new local identifier), resources ([{type (PHAssetResourceType), upload (an id POST /v1/uploads answered, moved into the library), filename, uniformTypeIdentifier}]) and the properties updateAsset takes. updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). editAssetContent: asset, madeFor (the asset the output was made for), rendered (an upload of the rendering), renderedPairedVideo (a Live Photo's, an upload), formatIdentifier, formatVersion, adjustmentData (base64), basis (0 original, 1 adjustment base, 2 current rendering: what the input was), baseContentVersion (the asset's contentVersion the input was made from: an edit committed since makes the block fail). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind."
+                   "description": "createAsset: asset (the new local identifier), resources ([{type (PHAssetResourceType), upload (an id POST /v1/uploads answered, moved into the library), filename, uniformTypeIdentifier}]) and the properties updateAsset takes. updateAsset: asset, and any of creationDate (seconds since 1970 or null), location ({latitude, longitude, altitude} or null), isFavorite, isHidden, rating (0-5), caption (or null), keywords ([{add|remove: keyword}]), livePhotoVideoPlaybackEnabled, originalResourceChoice (0 or 1). editAssetContent: asset, madeFor (the asset the output was made for), rendered (an upload of the rendering), renderedPairedVideo (a Live Photo's, an upload), formatIdentifier, formatVersion, adjustmentData (base64), basis (0 original, 1 adjustment base, 2 current rendering: what the input was), baseContentVersion (the asset's contentVersion the input was made from: an edit committed since makes the block fail). revertAssetContent: asset. deleteAssets / recoverAssets: assets. createCollection: collection (the new local identifier), kind (1 album, 2 folder), title. updateCollection: collection (null: the top level), kind, title, edits ([{add}, {insert, at}, {remove}, {removeAt}, {replace, at}, {move, to}]), snapshot. deleteCollections: collections, kind. uploadJob: job (the job's local identifier; for create, a new one), action (create, acknowledge, retry or cancel); create takes asset, resourceType (PHAssetResourceType), jobType (0 upload, 1 download only) and destination ({url, method, headers: [[name, value]], timeout}); retry an optional destination (PHAssetResourceUploadJobChangeRequest)."
                   }
                  }
                 },
