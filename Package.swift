@@ -27,6 +27,10 @@ let package = Package(
         .library(name: "BuiltInEditor", targets: ["BuiltInEditor"]),
         // Background upload jobs performed, an upload extension hosted, and the example backup extension.
         .library(name: "BackgroundUploads", targets: ["BackgroundUploads"]),
+        // What an upload extension program links (its entry point), and what hosts one in a kernel sandbox.
+        .library(name: "PhotoUploadExtension", targets: ["PhotoUploadExtension"]),
+        .library(name: "UploadExtensionHost", targets: ["UploadExtensionHost"]),
+        .executable(name: "backup-extension", targets: ["backup-extension"]),
         // The example extensions (templates: see the WritingAPhotoEditingExtension article).
         .executable(name: "look-extension", targets: ["look-extension"]),
         .executable(name: "redact-extension", targets: ["redact-extension"]),
@@ -151,7 +155,9 @@ let package = Package(
         .target(name: "Photos", dependencies: ["OpenPhotos"], swiftSettings: strict),
         // `import PhotosUI` on Linux: PHContentEditingController (Photos re-exported).
         .target(name: "PhotosUI", dependencies: ["Photos"], swiftSettings: strict),
-        .target(name: "PhotoEditingExtension", dependencies: ["OpenPhotos", "PhotosUI", "PhotoEditingProtocol", "EditingExtensionHost"], swiftSettings: strict),
+        .target(
+            name: "PhotoEditingExtension", dependencies: ["OpenPhotos", "PhotosUI", "PhotoEditingProtocol", "EditingExtensionHost"],
+            swiftSettings: strict),
         .executableTarget(
             name: "look-extension", dependencies: ["PhotoEditingExtension", "PhotosUI", "CoreImage"], path: "Examples/LookExtension",
             swiftSettings: strict),
@@ -204,12 +210,29 @@ let package = Package(
                 "OpenPhotos", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
+        // An upload extension program's entry point: its one instance called by its host over standard input and
+        // output, PHPhotoLibrary.shared() the library the host serves it.
+        .target(name: "PhotoUploadExtension", dependencies: ["OpenPhotos"], swiftSettings: strict),
+        // OpenPhotoKit's host of upload extension programs: each in a kernel sandbox, the library served to it on a
+        // socket of its own (a photos serve of the host's with a token of that server's life).
+        .target(
+            name: "UploadExtensionHost",
+            dependencies: [
+                "BackgroundUploads", "PhotoUploadExtension", "PhotosServer", "KernelSandbox", "OpenPhotos",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ], swiftSettings: strict),
+        // The example upload extension as a program (a template).
+        .executableTarget(
+            name: "backup-extension", dependencies: ["BackgroundUploads", "PhotoUploadExtension"], path: "Examples/BackupExtension",
+            swiftSettings: strict),
         // What the command-line programs share: one-line errors, progress on standard error, Ctrl-C.
         .target(name: "CommandLineSupport", dependencies: ["OpenPhotos"], swiftSettings: strict),
         .executableTarget(
             name: "photos",
             dependencies: [
                 "BackgroundUploads",
+                "UploadExtensionHost",
                 "BuiltInEditor",
                 "OpenPhotos",
                 "EditingExtensionHost",
@@ -246,7 +269,9 @@ let package = Package(
         ),
 
         // The libvips baselines photos-bench compares with.
-        .target(name: "CBenchBaselines", dependencies: ["CVips"], path: "Benchmarks/CBenchBaselines", linkerSettings: ["vips", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }),
+        .target(
+            name: "CBenchBaselines", dependencies: ["CVips"], path: "Benchmarks/CBenchBaselines",
+            linkerSettings: ["vips", "gobject-2.0", "glib-2.0"].map { .linkedLibrary($0) }),
 
         // Fuzzing: the untrusted-input parsers as libFuzzer targets (scripts/fuzz.sh); not part of any product.
         .target(name: "PhotosFuzzing", dependencies: ["PhotoLibraryEngine", "PhotoMedia", "CRaw"], swiftSettings: strict),
@@ -269,7 +294,9 @@ let package = Package(
             ], swiftSettings: strict),
         .testTarget(
             name: "PhotoLibraryEngineTests",
-            dependencies: ["PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check", "ObjectStorage",
+            dependencies: [
+                "PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check",
+                "ObjectStorage",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -287,7 +314,8 @@ let package = Package(
             dependencies: ["PortedClient", "Photos", "UniformTypeIdentifiers", "PhotosTesting", "PhotosTestHarness"],
             swiftSettings: strict
         ),
-        .testTarget(name: "CoreImageTests", dependencies: ["OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness"], swiftSettings: strict),
+        .testTarget(
+            name: "CoreImageTests", dependencies: ["OpenPhotos", "BuiltInEditor", "PhotosTesting", "PhotosTestHarness"], swiftSettings: strict),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: ["PhotosTesting", "PhotosTestHarness", "photos", "openphotokit-transcode"],
@@ -297,11 +325,15 @@ let package = Package(
         .executableTarget(
             name: "broken-extension", dependencies: ["PhotoEditingExtension", "PhotoEditingProtocol", "PhotosUI", "CoreImage"],
             path: "Tests/Fixtures/BrokenExtension", swiftSettings: strict),
+        // An upload extension that misbehaves on request (peeks at the library and the network, crashes, hangs).
+        .executableTarget(
+            name: "hostile-upload-extension", dependencies: ["OpenPhotos", "PhotoUploadExtension"],
+            path: "Tests/Fixtures/HostileUploadExtension", swiftSettings: strict),
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "OpenPhotos", "BuiltInEditor", "BackgroundUploads", "PhotosTesting", "PhotosTestHarness",
-                "openphotokit-transcode",
+                "PhotosServer", "OpenPhotos", "BuiltInEditor", "BackgroundUploads", "UploadExtensionHost", "PhotosTesting", "PhotosTestHarness",
+                "openphotokit-transcode", "backup-extension", "hostile-upload-extension",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),

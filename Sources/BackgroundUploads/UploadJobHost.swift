@@ -34,6 +34,17 @@ public final class UploadJobHost: Sendable {
         makeExtension = { type.type.init() }
     }
 
+    /// A host of the extension `makeExtension` makes (once per run): OpenPhotoKit's way to host one that is not a
+    /// type of this process — `UploadExtensionHost`'s program in a kernel sandbox, behind a stand-in object.
+    public init(
+        library: PHPhotoLibrary, performer: UploadJobPerformer? = nil,
+        makeExtension: @escaping @Sendable () -> any PHBackgroundResourceUploadJobExtension
+    ) {
+        self.library = library
+        self.performer = performer ?? UploadJobPerformer(library: library)
+        self.makeExtension = makeExtension
+    }
+
     /// A host of an iOS 26.1 extension (`process()`, `notifyTermination()`) over `library`.
     @available(*, deprecated, message: "Adopt PHBackgroundResourceUploadJobExtension (iOS 27)")
     public init(library: PHPhotoLibrary, extensionType: any PHBackgroundResourceUploadExtension.Type, performer: UploadJobPerformer? = nil) {
@@ -52,6 +63,17 @@ public final class UploadJobHost: Sendable {
                 .accessRestricted, userInfo: [NSLocalizedDescriptionKey: "background uploads are not enabled for this client"])
         }
         let uploader = makeExtension()
+        do {
+            let report = try await run(uploader, progress: progress)
+            await (uploader as? any HostedUploadExtension)?.endHosting()
+            return report
+        } catch {
+            await (uploader as? any HostedUploadExtension)?.endHosting()
+            throw error
+        }
+    }
+
+    private func run(_ uploader: any PHBackgroundResourceUploadJobExtension, progress: (@Sendable (Report) -> Void)?) async throws -> Report {
         var report = Report()
         var failures = 0
         var idle = 0
@@ -126,6 +148,12 @@ private final class LegacyExtension: PHBackgroundResourceUploadJobExtension {
     func processJobs() async -> PHBackgroundResourceUploadProcessingResult { wrapped?.process() ?? .completed }
 
     func willTerminate() async { wrapped?.notifyTermination() }
+}
+
+/// A stand-in for an extension that is not an object of this process (a program a host runs): told when a run is
+/// over, so that what it holds (a process, a server) ends before the run returns.
+package protocol HostedUploadExtension: PHBackgroundResourceUploadJobExtension {
+    func endHosting() async
 }
 
 /// A flag a waiting run wakes up for.

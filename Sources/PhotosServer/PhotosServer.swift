@@ -55,6 +55,12 @@ public struct PhotosServer: Sendable {
         /// Whether a library that does not exist is created (false: the server refuses to start, so that a mistyped
         /// path is not served as a new, empty library).
         public var createsLibrary: Bool
+        /// A Unix domain socket to listen on instead of ``host`` and ``port`` (a host serving its library to a
+        /// sandboxed program of its own, which has no network: the socket's folder is all it shares with it).
+        public var unixSocket: String?
+        /// Tokens of this server's life only, each acting for a client (secret → client identifier), besides the
+        /// library's: a host lends one to a program it starts, and no trace of it stays in the library.
+        public var sessionTokens: [String: String]
 
         /// A configuration; the defaults serve the gallery on loopback port 8080 without CORS.
         public init(
@@ -62,8 +68,10 @@ public struct PhotosServer: Sendable {
             servesGallery: Bool = true, maximumConnections: Int = 1024, requestHeadTimeout: Duration = .seconds(30),
             idleTimeout: Duration = .seconds(60), createsLibrary: Bool = false, trustedProxies: [String] = [],
             maximumPendingUploadBytes: Int = 16 << 30, maximumPendingUploads: Int = 1000, shutdownTimeout: Duration = .seconds(10),
-            runsBackgroundWork: Bool = true
+            runsBackgroundWork: Bool = true, unixSocket: String? = nil, sessionTokens: [String: String] = [:]
         ) {
+            self.unixSocket = unixSocket
+            self.sessionTokens = sessionTokens
             self.runsBackgroundWork = runsBackgroundWork
             self.shutdownTimeout = shutdownTimeout
             self.maximumPendingUploadBytes = maximumPendingUploadBytes
@@ -150,7 +158,9 @@ public struct PhotosServer: Sendable {
                         CachedImageHandler(services: services, serverName: Self.serverName),
                     ],
                     idleTimeout: .nanoseconds(Self.nanoseconds(configuration.idleTimeout)))),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: Self.serverName),
+            configuration: .init(
+                address: configuration.unixSocket.map { .unixDomainSocket(path: $0) } ?? .hostname(configuration.host, port: configuration.port),
+                serverName: Self.serverName),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger)
     }

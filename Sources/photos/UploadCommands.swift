@@ -2,7 +2,9 @@ import ArgumentParser
 import BackgroundUploads
 import CommandLineSupport
 import Foundation
+import Logging
 import OpenPhotos
+import UploadExtensionHost
 
 #if canImport(Glibc)
     import Glibc
@@ -18,6 +20,11 @@ struct Uploads: ParsableCommand {
             server lacks (every original, Live Photo video, RAW alternate and edit), the jobs are sent — retried with
             backoff, and sent again by the next run when one is killed — and it stops once the server has everything.
             A second run with nothing new sends nothing. Run it from cron or a systemd timer.
+
+            The extension is an app's: it acts as the client --client names (default $PHOTOS_CLIENT_ID, else
+            org.openphotokit.backup), which `enable` grants full access. It runs as a program of its own
+            (`backup-extension`, beside `photos`) in a kernel sandbox, the library served to it on a socket there:
+            it never sees the library's files, nor the network.
             """,
         subcommands: [Enable.self, Disable.self, Status.self, Run.self])
 
@@ -30,10 +37,28 @@ struct Uploads: ParsableCommand {
         }
     }
 
+    /// The app whose upload extension runs: the client its jobs belong to.
+    struct AppOption: ParsableArguments {
+        @Option(help: "The client the upload extension acts for (default: $PHOTOS_CLIENT_ID, else org.openphotokit.backup).")
+        var client: String?
+
+        var identifier: String { client ?? PHPhotoLibrary.defaultClientIdentifier ?? "org.openphotokit.backup" }
+
+        func validate() throws {
+            if let client, client.isEmpty || client.utf8.count > 255 { throw ValidationError("--client is a client identifier") }
+        }
+
+        /// The library as the app's client.
+        func open(_ global: GlobalOptions) throws -> PHPhotoLibrary {
+            do { return try PHPhotoLibrary(url: global.libraryURL, clientIdentifier: identifier) } catch { throw CLIError(describe(error)) }
+        }
+    }
+
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enable background uploads to a photos serve for the library.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var settings: SettingsOption
+        @OptionGroup var app: AppOption
         @Option(help: "The server's address (https://photos.example.com).") var server: String
         @Option(help: "A file (0600) holding a token the server's owner issued for this library's uploads.") var tokenFile: String?
 
@@ -44,7 +69,14 @@ struct Uploads: ParsableCommand {
         }
 
         func run() throws {
-            let library = try global.open()
+            // The owner's decision: the app may read and write the library (what the system's prompt decides on iOS).
+            do {
+                let owner = try PHPhotoLibrary(url: global.libraryURL, clientIdentifier: nil)
+                try owner.setAuthorization(.authorized, for: app.identifier)
+            } catch {
+                throw CLIError(describe(error))
+            }
+            let library = try app.open(global)
             if let tokenFile {
                 guard FileManager.default.isReadableFile(atPath: tokenFile) else { throw CLIError("cannot read the token file \(tokenFile)") }
             }
@@ -59,9 +91,10 @@ struct Uploads: ParsableCommand {
                 throw CLIError(describe(error))
             }
             if global.json {
-                Output.printJSON(["enabled": true, "server": server, "settings": file.path])
+                Output.printJSON(["enabled": true, "server": server, "settings": file.path, "client": app.identifier])
             } else {
-                print("background uploads to \(server) enabled (settings in \(file.path)); run `photos uploads run` to send")
+                print(
+                    "background uploads to \(server) enabled for \(app.identifier) (settings in \(file.path)); run `photos uploads run` to send")
             }
         }
     }
@@ -70,9 +103,10 @@ struct Uploads: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Disable background uploads for the library: waiting jobs are cancelled.")
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var app: AppOption
 
         func run() throws {
-            let library = try global.open()
+            let library = try app.open(global)
             do { try library.disableUploadJobExtension() } catch { throw CLIError(describe(error)) }
             if global.json { Output.printJSON(["enabled": false]) } else { print("background uploads disabled") }
         }
@@ -81,9 +115,10 @@ struct Uploads: ParsableCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show whether background uploads are enabled, and the jobs waiting.")
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var app: AppOption
 
         func run() throws {
-            let library = try global.open()
+            let library = try app.open(global)
             let options = PHFetchOptions()
             options.photoLibrary = library
             let waiting = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
@@ -112,6 +147,8 @@ struct Uploads: ParsableCommand {
                 """)
         @OptionGroup var global: GlobalOptions
         @OptionGroup var settings: SettingsOption
+        @OptionGroup var app: AppOption
+        @Option(help: "The upload extension program (default: backup-extension beside photos).") var program: String?
         @Option(help: "How many uploads are in flight at once.") var concurrency = 4
         @Option(help: "Seconds a job being sent is this run's (renewed while it is sent): a run killed meanwhile leaves it to the next after this.")
         var lease = 60
@@ -122,22 +159,38 @@ struct Uploads: ParsableCommand {
         }
 
         func run() throws {
-            let library = try global.open()
+            let library = try app.open(global)
             guard library.uploadJobExtensionEnabled else {
-                throw CLIError("background uploads are not enabled for this library: run photos uploads enable --server URL first")
+                throw CLIError(
+                    "background uploads are not enabled for \(app.identifier): run photos uploads enable --server URL first")
             }
             let file = settings.url
-            let host = UploadJobHost(
-                library: library, extensionType: ServerBackupExtension.self,
-                performer: UploadJobPerformer(library: library, concurrency: concurrency, lease: TimeInterval(lease)))
+            // The extension's world: its settings' folder (what it remembers is kept there) and the token it sends.
+            var readOnly: [String] = []
+            if let data = try? Data(contentsOf: file), let stored = try? JSONDecoder().decode(ServerBackupExtension.Settings.self, from: data),
+                let tokenFile = stored.tokenFile
+            {
+                readOnly.append(URL(fileURLWithPath: tokenFile).standardizedFileURL.path)
+            }
+            let extensionProgram = UploadExtensionProgram(
+                executableURL: try Self.programURL(program), environment: ["PHOTOS_BACKUP_SETTINGS": file.path], readOnlyPaths: readOnly,
+                readWritePaths: [file.deletingLastPathComponent().path])
+            var logger = Logger(label: "photos.uploads")
+            logger.logLevel = global.verbose ? .notice : .error
+            let host: UploadJobHost
+            do {
+                host = try UploadJobHost.sandboxed(
+                    library: library, program: extensionProgram,
+                    performer: UploadJobPerformer(library: library, concurrency: concurrency, lease: TimeInterval(lease)), logger: logger)
+            } catch {
+                throw CLIError(describe(error))
+            }
             let signals = onTermination { host.stop() }
             let progress = LazyProgress("uploading", unit: "resources", json: global.json)
             let report = try waitFor {
-                try await ServerBackupExtension.$settingsFile.withValue(file) {
-                    try await host.run { report in
-                        let done = report.jobs.succeeded + report.jobs.failed
-                        progress.update(done, of: done + report.waiting, bytes: report.jobs.bytes)
-                    }
+                try await host.run { report in
+                    let done = report.jobs.succeeded + report.jobs.failed
+                    progress.update(done, of: done + report.waiting, bytes: report.jobs.bytes)
                 }
             }
             progress.finish()
@@ -152,6 +205,19 @@ struct Uploads: ParsableCommand {
                 print("\(report.jobs.succeeded) resources sent (\(report.jobs.bytes) bytes), \(report.jobs.failed) failed; \(state)")
             }
             if report.jobs.failed > 0 || report.lastResult == .failure { throw ExitCode(1) }
+        }
+
+        /// The program to run: the one named, else `backup-extension` beside this `photos`.
+        static func programURL(_ named: String?) throws -> URL {
+            if let named { return URL(fileURLWithPath: named).standardizedFileURL }
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            let beside = executable.deletingLastPathComponent().appendingPathComponent("backup-extension")
+            let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("backup-extension")
+            guard let found = [own, beside].first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                throw CLIError("no backup-extension beside photos (\(own.path)): build it (swift build --product backup-extension) or give --program")
+            }
+            return found
         }
     }
 }

@@ -55,7 +55,7 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
     /// as a folder path.
     public static func libraryURL(_ location: String) -> URL {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") || location.hasPrefix("file://")
-            || location.hasPrefix("http://") || location.hasPrefix("https://"),
+            || location.hasPrefix("http://") || location.hasPrefix("https://") || location.hasPrefix("http+unix://"),
             let url = URL(string: location)
         {
             return url

@@ -66,10 +66,11 @@ package final class RemoteLibrary: Sendable {
             folder: cacheFolder ?? RemoteImageCache.folder(baseURL: baseURL, client: clientIdentifier), limit: max(1, megabytes) << 20)
     }
 
-    /// Whether `url` names a served library (`http://` or `https://`).
+    /// Whether `url` names a served library: `http://`, `https://`, or `http+unix://` and the socket's path
+    /// percent-encoded as its host (`http+unix://%2Frun%2Fphotos.sock`: a server on a Unix domain socket).
     package static func isServed(_ url: URL) -> Bool {
         let scheme = url.scheme?.lowercased()
-        return scheme == "http" || scheme == "https"
+        return scheme == "http" || scheme == "https" || scheme == "http+unix"
     }
 
     /// The token a served library is opened with when none is given: `$PHOTOS_TOKEN`, else the file
@@ -100,7 +101,7 @@ package final class RemoteLibrary: Sendable {
     /// Opens the library `url` serves, checking the token with the server (`GET /v1/session`).
     /// - parameter cacheFolder: where this machine keeps the server's renderings (nil: the user's cache folder).
     package static func open(_ url: URL, token: String, cacheFolder: URL? = nil) throws(LibraryError) -> RemoteLibrary {
-        guard isServed(url), url.host != nil else { throw .invalidResource("\(url) is not an http(s) address of photos serve") }
+        guard isServed(url), url.host != nil else { throw .invalidResource("\(url) is not an http(s) or http+unix address of photos serve") }
         var base = url.absoluteString
         if let query = base.firstIndex(where: { $0 == "?" || $0 == "#" }) { base = String(base[..<query]) }
         while base.hasSuffix("/") { base.removeLast() }

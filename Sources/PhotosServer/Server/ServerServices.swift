@@ -30,6 +30,8 @@ final class ServerServices: Sendable {
     /// The clients of tokens seen since the last commit of the library (any process): a token is checked against the
     /// database once per commit, not per request. Revoking is a commit, so it applies to the next request.
     let tokens = Mutex<[String: String]>([:])
+    /// The server's own tokens (``PhotosServer/Configuration/sessionTokens``): never in the library, never revoked.
+    var sessionTokens: [String: String] { configuration.sessionTokens }
     /// Requests answered by ``CachedImageHandler`` before the router.
     let cachedAnswers = Atomic<Int>(0)
     /// Whether the library committed since the last look (any process).
@@ -60,6 +62,7 @@ final class ServerServices: Sendable {
     /// The client a token acts for, from the cache or the database.
     /// - throws: 503 when the library's database does not answer (the token may be good).
     func client(forToken token: String) throws -> String? {
+        if let client = sessionTokens[token] { return client }
         if let client = tokens.withLock({ $0[token] }) { return client }
         let found: String?
         do { found = try owner.checkedClientIdentifier(forAccessToken: token) } catch {
@@ -78,7 +81,7 @@ final class ServerServices: Sendable {
 
     /// The client a token acts for when it was checked since the last commit; nil when the database must be asked
     /// (the caller then leaves the request to the router).
-    func cachedClient(forToken token: String) -> String? { tokens.withLock { $0[token] } }
+    func cachedClient(forToken token: String) -> String? { sessionTokens[token] ?? tokens.withLock { $0[token] } }
 
     /// The client's handle when it is open already (nil: ``library(for:)`` opens it, blocking).
     func openLibrary(for client: String) -> PHPhotoLibrary? { clients.withLock { $0[client] } }
