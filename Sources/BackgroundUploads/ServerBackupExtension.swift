@@ -125,7 +125,13 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         var requests: [(URLRequest, PHAssetResource)] = []
         var pending = false
         var index = 0
+        // Cloud identifiers asked for a page of assets at a time (one request to a served library, not one per asset).
+        var clouds: [String: Result<PHCloudIdentifier, any Error>] = [:]
         while index < assets.count {
+            if index % 500 == 0 {
+                let page = assets.objects(at: IndexSet(integersIn: index..<min(index + 500, assets.count)))
+                clouds = library.cloudIdentifierMappings(forLocalIdentifiers: page.map(\.localIdentifier))
+            }
             let asset = assets.object(at: index)
             index += 1
             let resources = Self.current(PHAssetResource.assetResources(for: asset))
@@ -139,7 +145,7 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
                 pending = true
                 break
             }
-            let cloud = try? library.cloudIdentifierMappings(forLocalIdentifiers: [asset.localIdentifier])[asset.localIdentifier]?.get()
+            let cloud = try? clouds[asset.localIdentifier]?.get()
             for resource in todo {
                 requests.append((Self.request(endpoint, asset: asset, resource: resource, of: resources, cloud: cloud, token: token), resource))
             }

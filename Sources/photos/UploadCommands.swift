@@ -50,7 +50,16 @@ struct Uploads: ParsableCommand {
 
         /// The library as the app's client.
         func open(_ global: GlobalOptions) throws -> PHPhotoLibrary {
+            try Self.requireKeptHere(global.libraryURL)
             do { return try PHPhotoLibrary(url: global.libraryURL, clientIdentifier: identifier) } catch { throw CLIError(describe(error)) }
+        }
+
+        /// Uploads are hosted where the library is kept (its folder or its database), not through a server of it.
+        static func requireKeptHere(_ url: URL) throws {
+            if ["http", "https", "http+unix"].contains(url.scheme?.lowercased() ?? "") {
+                throw CLIError(
+                    "background uploads are hosted where the library is kept: give its folder or database address, not a photos serve's")
+            }
         }
     }
 
@@ -70,6 +79,7 @@ struct Uploads: ParsableCommand {
 
         func run() throws {
             // The owner's decision: the app may read and write the library (what the system's prompt decides on iOS).
+            try AppOption.requireKeptHere(global.libraryURL)
             do {
                 let owner = try PHPhotoLibrary(url: global.libraryURL, clientIdentifier: nil)
                 try owner.setAuthorization(.authorized, for: app.identifier)
