@@ -184,6 +184,24 @@ extension LibraryEngine {
         }
     }
 
+    /// The files of several assets in one read, by asset (each asset's as ``resources(assetID:)`` orders them; an
+    /// asset without files or unknown has none).
+    package func resources(assetIDs: [Int64]) throws(LibraryError) -> [Int64: [ResourceRecord]] {
+        guard !assetIDs.isEmpty else { return [:] }
+        let records = try read { db in
+            let list = db.dialect.isIn("r.asset_id", assetIDs.map { .integer($0) })
+            return try SQLRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT r.id, r.asset_id, a.local_id, r.type, r.path, r.original_filename, r.uniform_type_identifier,
+                           r.file_size, r.sha256, r.pixel_width, r.pixel_height
+                    FROM resource r JOIN asset a ON a.id = r.asset_id WHERE \(list.sql) ORDER BY r.asset_id, r.type, r.id
+                    """, arguments: list.statementArguments
+            ).map(ResourceRecord.init(row:))
+        }
+        return Dictionary(grouping: records, by: \.assetID)
+    }
+
     // MARK: - Collections
 
     /// Stored collections (albums, smart albums, folders).

@@ -983,6 +983,42 @@ struct RemoteLibraryCommandLineTests {
     /// `count` is known while they are still on their way — here, never sent. A server whose count is not the
     /// number of handles it sends makes the result keep the count it was told, the missing objects unreadable and
     /// its `fetchError` a network error.
+    /// A loop over a served result asking each asset's resources (its batch's asked for together) answers what the
+    /// library has, the second time round too, and after another client edited one of them.
+    @Test func resourcesInALoopAreTheLibrarys() async throws {
+        let fixture = try ServerFixture(name: "RemoteResources")
+        defer { fixture.library.remove() }
+        _ = try fixture.library.addImages(4)
+        let token = try fixture.token("app", .authorized)
+        @Sendable func described(_ result: PHFetchResult<PHAsset>) -> [[String]] {
+            (0..<result.count).map { index in
+                PHAssetResource.assetResources(for: result.object(at: index)).map { "\($0.type.rawValue) \($0.sha256)" }
+            }
+        }
+        let local = { @Sendable in PHAsset.fetchAssets(with: fixture.library.options()) }
+        let expected = described(local())
+        #expect(expected.count == 4 && expected.allSatisfy { $0.count == 1 })
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            let remote = try await blocking { try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token) }
+            try await blocking {
+                let served = PHAsset.fetchAssets(with: .remote(remote))
+                #expect(described(served) == expected)
+                #expect(described(served) == expected)
+            }
+            // Another client edits the third photo: a new fetch's loop sees its rendering.
+            let third = local().object(at: 2)
+            let input = try await third.requestContentEditingInput(with: PHContentEditingInputRequestOptions())
+            let output = PHContentEditingOutput(contentEditingInput: input)
+            output.adjustmentData = PHAdjustmentData(formatIdentifier: "com.example.flip", formatVersion: "1", data: Data("1".utf8))
+            try FileManager.default.copyItem(at: try fixture.library.makeImage("flip.jpg", width: 30, height: 20), to: output.renderedContentURL)
+            try fixture.library.library.performChangesAndWait { PHAssetChangeRequest(for: third).contentEditingOutput = output }
+            let edited = described(local())
+            #expect(edited[2].count > 1 && edited != expected)
+            try await blocking { #expect(described(PHAsset.fetchAssets(with: .remote(remote))) == edited) }
+        }
+    }
+
     @Test func aServedFetchKnowsItsCountBeforeItsHandles() async throws {
         func server(count: Int, sending handles: Int, stall: Bool) throws -> FakeServer {
             try FakeServer { head in

@@ -436,6 +436,7 @@ extension RemoteLibrary {
     /// Applies a change block's requests on the server, all or nothing (`POST /v1/changes`); the server's refusal
     /// comes back as the PhotoKit error it is.
     package func apply(_ intents: [ChangeIntent]) throws(LibraryError) {
+        defer { forgetResourcesAhead() }
         var moved: [URL] = []
         let body: Data
         do {

@@ -134,6 +134,7 @@ extension RemoteLibrary: AssetRecordSource {
                 records[item.id] = item.record
                 if let metadata = item.extended { extended[item.id] = metadata }
             }
+            expectResourceQuestions(about: chunk)
         }
         return (records, extended)
     }

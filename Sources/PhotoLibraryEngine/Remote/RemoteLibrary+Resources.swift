@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// An asset's stored file as a served library describes it (`POST /v1/assets/resources`): every field of
 /// ``ResourceRecord`` but where the server keeps it.
@@ -41,22 +42,50 @@ extension LibraryEngine {
     /// The files of the assets `access` may read among `ids`, for a served library's remote clients.
     package func resources(ofAssets ids: [Int64], visibleTo access: AccessContext) throws(LibraryError) -> [ResourceWireRecord] {
         let visible = try loadAssets(ids, visibleTo: access, extendedMetadata: false)
-        var result: [ResourceWireRecord] = []
-        for asset in visible { result += try resources(assetID: asset.id).map(ResourceWireRecord.init) }
-        return result
+        let files = try resources(assetIDs: visible.map(\.id))
+        return visible.flatMap { (files[$0.id] ?? []).map(ResourceWireRecord.init) }
     }
 }
 
 extension RemoteLibrary {
-    /// The files of an asset on the server (`POST /v1/assets/resources`).
+    /// The files of an asset on the server (`POST /v1/assets/resources`). When the asset is one of the last batch of
+    /// records loaded, the files of the whole batch are asked for together and kept for the next questions — a loop
+    /// over a fetch result asking each asset's resources in turn costs a request per batch, not per asset. What is
+    /// kept answers once, and a change block of this client forgets it.
     package func resources(assetID: Int64) throws(LibraryError) -> [ResourceRecord] {
+        let (kept, batch) = resourcesAhead.withLock { ahead -> ([ResourceRecord]?, [Int64]?) in
+            if let kept = ahead.fetched.removeValue(forKey: assetID) { return (kept, nil) }
+            guard ahead.batch.contains(assetID) else { return (nil, nil) }
+            defer { ahead.batch = [] }
+            return (nil, ahead.order.filter { ahead.batch.contains($0) })
+        }
+        if let kept { return kept }
+        let ids = batch ?? [assetID]
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: ["ids": [assetID]]) } catch { throw .internalError("\(error)") }
+        do { body = try JSONSerialization.data(withJSONObject: ["ids": ids]) } catch { throw .internalError("\(error)") }
         let answer = try send(.POST, "/v1/assets/resources", body: body)
-        do { return try ResourceWireRecord.decode(answer.body).map(\.record) } catch {
+        let records: [ResourceRecord]
+        do { records = try ResourceWireRecord.decode(answer.body).map(\.record) } catch {
             throw .networkError("POST /v1/assets/resources answered something that is not resource records: \(error)")
         }
+        var byAsset = Dictionary(grouping: records, by: \.assetID)
+        let mine = byAsset.removeValue(forKey: assetID) ?? []
+        if batch != nil {
+            resourcesAhead.withLock { ahead in
+                for id in ids where id != assetID { ahead.fetched[id] = byAsset[id] ?? [] }
+            }
+        }
+        return mine
     }
+
+    /// Remembers a batch of records just loaded (their files are asked for together when one is asked for).
+    func expectResourceQuestions(about ids: [Int64]) {
+        guard ids.count > 1, ids.count <= Self.recordsPerRequest else { return }
+        resourcesAhead.withLock { $0 = ResourcesAhead(order: ids, batch: Set(ids)) }
+    }
+
+    /// Forgets the files kept ahead (a change block of this client may have changed them).
+    func forgetResourcesAhead() { resourcesAhead.withLock { $0 = ResourcesAhead() } }
 
     /// A reader of a resource's bytes on the server, by ranges (`GET /v1/assets/{id}/resources/{type}`).
     package func openResource(_ record: ResourceRecord) -> any BlobReader {

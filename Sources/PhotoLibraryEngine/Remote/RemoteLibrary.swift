@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A library served by `photos serve`, reached over its HTTP API: the engine's operations answered by the server
 /// instead of a store of this process (issue 27). The server runs them on its own engine with the access of the
@@ -55,6 +56,14 @@ package final class RemoteLibrary: Sendable {
 
     /// Renderings of this server's assets for this client, on this machine's disk.
     let imageCacheStorage: RemoteImageCache
+
+    /// The last batch of records loaded and the files of its assets asked for together (see ``resources(assetID:)``).
+    struct ResourcesAhead {
+        var order: [Int64] = []
+        var batch: Set<Int64> = []
+        var fetched: [Int64: [ResourceRecord]] = [:]
+    }
+    let resourcesAhead = Mutex(ResourcesAhead())
 
     private init(baseURL: String, token: String, clientIdentifier: String, session: Session, cacheFolder: URL? = nil) {
         self.baseURL = baseURL

@@ -47,9 +47,9 @@ package struct UploadJobWireRecord: Codable, Sendable {
 extension LibraryEngine {
     /// A client's jobs an action applies to, with their resources, for a served library's remote clients.
     package func servedUploadJobs(client: String?, action: UploadJobAction) throws(LibraryError) -> [UploadJobWireRecord] {
-        try uploadJobs(client: client, action: action).map { job throws(LibraryError) in
-            UploadJobWireRecord(job, resource: try uploadJobResource(job))
-        }
+        let jobs = try uploadJobs(client: client, action: action)
+        let resources = try uploadJobResources(jobs)
+        return zip(jobs, resources).map { UploadJobWireRecord($0, resource: $1) }
     }
 }
 

@@ -355,6 +355,23 @@ extension LibraryEngine {
     }
 
     /// The resource a job sends, as the asset has it now when its bytes are still those the job was made for.
+    /// ``uploadJobResource(_:)`` of each job, in two reads whatever their number.
+    package func uploadJobResources(_ jobs: [UploadJobRecord]) throws(LibraryError) -> [ResourceRecord?] {
+        let names = Array(Set(jobs.map(\.assetLocalIdentifier)))
+        guard !names.isEmpty else { return [] }
+        let ids = try read { db in
+            let list = db.dialect.isIn("local_id", names.map { .text($0) })
+            return try SQLRecord.fetchAll(db, sql: "SELECT id, local_id FROM asset WHERE \(list.sql)", arguments: list.statementArguments)
+                .map { (row: SQLRecord) -> (String, Int64) in (row[1], row[0]) }
+        }
+        let assetIDs = Dictionary(ids, uniquingKeysWith: { first, _ in first })
+        let files = try resources(assetIDs: Array(assetIDs.values))
+        return jobs.map { job in
+            guard let id = assetIDs[job.assetLocalIdentifier] else { return nil }
+            return files[id]?.last { $0.typeRawValue == job.resourceType && $0.sha256 == job.resourceSHA256 }
+        }
+    }
+
     package func uploadJobResource(_ job: UploadJobRecord) throws(LibraryError) -> ResourceRecord? {
         let assetID = try read { db in try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_id = ?", arguments: [job.assetLocalIdentifier]) }
         guard let assetID else { return nil }
