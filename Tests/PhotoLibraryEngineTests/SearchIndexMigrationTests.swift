@@ -23,9 +23,8 @@ struct SearchIndexMigrationTests {
                 try db.execute(sql: "DROP TABLE asset_search")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8-search'")
             } else {
-                try db.execute(sql: "DROP INDEX asset_search_document")
-                try db.execute(sql: "ALTER TABLE asset DROP COLUMN search_document")
-                try db.execute(sql: "DELETE FROM schema_migrations WHERE identifier IN ('v8-search', 'v14-search-on-asset')")
+                try db.execute(sql: "DROP TABLE asset_search")
+                try db.execute(sql: "DELETE FROM schema_migrations WHERE identifier = 'v8-search'")
             }
         }
         let reopened = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
@@ -43,43 +42,11 @@ struct SearchIndexMigrationTests {
             if db.dialect.kind == .sqlite {
                 try db.execute(sql: "UPDATE asset_search SET document = 'tampered' WHERE rowid = (SELECT min(rowid) FROM asset_search)")
             } else {
-                try db.execute(sql: "UPDATE asset SET search_document = 'tampered'::tsvector WHERE id = (SELECT min(id) FROM asset)")
+                try db.execute(
+                    sql: "UPDATE asset_search SET document = 'tampered'::tsvector WHERE asset_id = (SELECT min(asset_id) FROM asset_search)")
             }
         }
         let problems = try again.verify().problems.filter { $0.kind == .searchIndex }
         #expect(problems.count == 1 && ids.contains(problems.first?.path ?? ""), "\(problems)")
-    }
-
-    /// A PostgreSQL library whose documents were a table of their own (v8–v13) has them on its asset rows once
-    /// opened: moved as they are, the table gone.
-    @Test(arguments: LibraryProviders.all.filter { $0.description == "PostgreSQL" })
-    func documentsMoveOntoTheAssetRows(_ provider: any LibraryProvider) throws {
-        let library = try TestLibrary(name: "SearchMove", provider: provider)
-        defer { library.remove() }
-        let ids = try library.addImages(2) { index, request in
-            if index == 1 { request.addKeyword("Harbour") }
-        }
-        let engine = try LibraryEngine.open(at: library.url)
-        try engine.metadata.write { db in
-            try db.execute(
-                sql: "CREATE TABLE asset_search (asset_id BIGINT PRIMARY KEY REFERENCES asset(id) ON DELETE CASCADE, document TSVECTOR NOT NULL)")
-            try db.execute(sql: "INSERT INTO asset_search SELECT id, search_document FROM asset")
-            try db.execute(sql: "DROP INDEX asset_search_document")
-            try db.execute(sql: "ALTER TABLE asset DROP COLUMN search_document")
-            try db.execute(sql: "CREATE INDEX asset_search_document ON asset_search USING GIN (document)")
-            try db.execute(sql: "DELETE FROM schema_migrations WHERE identifier = 'v14-search-on-asset'")
-        }
-        let reopened = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)
-        let options = PHFetchOptions()
-        options.photoLibrary = reopened
-        options.searchText = "harbour"
-        #expect(PHAsset.fetchAssets(with: options).map(\.localIdentifier) == [ids[1]])
-        let after = try LibraryEngine.open(at: library.url)
-        let tables = try after.metadata.read { db in
-            try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'asset_search'")
-        }
-        #expect(tables == 0)
-        #expect(try after.verify().problems.filter { $0.kind == .searchIndex }.isEmpty)
     }
 }

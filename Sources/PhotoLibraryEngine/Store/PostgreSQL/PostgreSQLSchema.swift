@@ -334,20 +334,6 @@ enum PostgreSQLSchema {
                 """
             ]
         ),
-        (
-            // The search document on the asset row itself, with its GIN index: a search's matches are then a bitmap
-            // heap scan of `asset` that reads each match's date and filters in the same visit — no table of
-            // documents to visit first, no second lookup per match. The slowest searches (thousands of matches) went
-            // from 55–62 ms to 20–42 ms in `psql` on the bench's million assets. The documents move as they are;
-            // `asset_search` goes.
-            "v14-search-on-asset",
-            [
-                "ALTER TABLE asset ADD COLUMN search_document TSVECTOR",
-                "UPDATE asset a SET search_document = s.document FROM asset_search s WHERE s.asset_id = a.id",
-                "DROP TABLE asset_search",
-                "CREATE INDEX asset_search_document ON asset USING GIN (search_document)",
-            ]
-        ),
     ]
 
     /// A statement trigger's function that adds the rows of transition tables (`table: sign`) to the tallies.
@@ -400,8 +386,7 @@ enum PostgreSQLSchema {
                 for migration in migrations where !applied.contains(migration.identifier) {
                     for statement in migration.statements { try db.execute(sql: statement) }
                     if migration.identifier == "v1" { try LibrarySchema.seed(db) }
-                    // A library older than search gets its documents once they have their column (v14).
-                    if migration.identifier == "v14-search-on-asset", !applied.contains("v8-search") { try SearchIndex.rebuild(db) }
+                    if migration.identifier == "v8-search" { try SearchIndex.rebuild(db) }
                     try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
                 }
                 // The string functions are written from this build's Foundation (see PostgreSQLStringFunctions).

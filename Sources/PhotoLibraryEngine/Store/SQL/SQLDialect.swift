@@ -90,9 +90,9 @@ package struct SQLDialect: Sendable, Hashable {
             return [
                 SQLFragment(
                     """
-                    UPDATE asset a SET search_document = d.document
-                    FROM (SELECT (e->>0)::bigint AS id, (e->>1)::tsvector AS document FROM jsonb_array_elements(?::jsonb) AS e) d
-                    WHERE a.id = d.id AND a.search_document IS DISTINCT FROM d.document
+                    INSERT INTO asset_search (asset_id, document)
+                    SELECT (e->>0)::bigint, (e->>1)::tsvector FROM jsonb_array_elements(?::jsonb) AS e
+                    ON CONFLICT (asset_id) DO UPDATE SET document = excluded.document
                     """,
                     [.text(json)])
             ]
@@ -107,34 +107,29 @@ package struct SQLDialect: Sendable, Hashable {
             SQLFragment("SELECT EXISTS (SELECT 1 FROM asset_search WHERE rowid = ? AND document = ?)", [.integer(assetID), .text(tokens)])
         case .postgreSQL:
             SQLFragment(
-                "SELECT EXISTS (SELECT 1 FROM asset WHERE id = ? AND search_document = ?::tsvector)",
+                "SELECT EXISTS (SELECT 1 FROM asset_search WHERE asset_id = ? AND document = ?::tsvector)",
                 [.integer(assetID), .text(Self.tsvectorLiteral(tokens))])
         }
     }
 
-    /// One row and column: how many search documents there are (PostgreSQL's are on the asset rows: never more).
-    package var searchDocumentCount: String {
-        switch kind {
-        case .sqlite: "SELECT count(*) FROM asset_search"
-        case .postgreSQL: "SELECT count(*) FROM asset WHERE search_document IS NOT NULL"
-        }
-    }
+    /// One row and column: how many search documents there are.
+    package var searchDocumentCount: String { "SELECT count(*) FROM asset_search" }
 
     /// `a.id` is an asset whose search document matches every word (each a list of folded tokens: in order, the
     /// last one a prefix), found as `plan` says. SQLite drives an `IN` list from the matches unless `+a.id` keeps it
-    /// from using the key (it then walks the fetch's order). PostgreSQL's document is a column of the asset row: the
-    /// GIN index's matches are a bitmap heap scan of `asset` that reads each match's date and filters in the same
-    /// visit; `IS TRUE` hides the condition from the index, so that the fetch's order is walked instead.
+    /// from using the key (it then walks the fetch's order); PostgreSQL runs `IN` as a semi-join either way as its
+    /// planner decides, and an array of the matches (computed once, looked up by key) from the matches — which its
+    /// planner, misjudging the cost of checking documents row by row, does not choose itself for a page.
     package func searchCondition(_ words: [[String]], plan: SearchQuery.Plan = .database) -> SQLFragment {
         switch (kind, plan) {
         case (.sqlite, .orderFirst):
             SQLFragment("+a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.sqlite, _):
             SQLFragment("a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
-        case (.postgreSQL, .orderFirst):
-            SQLFragment("(a.search_document @@ ?::tsquery) IS TRUE", [.text(Self.tsquery(words))])
+        case (.postgreSQL, .matchesFirst):
+            SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery))", [.text(Self.tsquery(words))])
         case (.postgreSQL, _):
-            SQLFragment("a.search_document @@ ?::tsquery", [.text(Self.tsquery(words))])
+            SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
         }
     }
 
@@ -147,7 +142,7 @@ package struct SQLDialect: Sendable, Hashable {
                 "SELECT count(*) >= ? FROM (SELECT rowid FROM asset_search WHERE asset_search MATCH ? LIMIT ?)",
                 [.integer(Int64(many)), .text(Self.ftsQuery(words)), .integer(Int64(many))])
         case .postgreSQL:
-            SQLFragment("EXPLAIN (FORMAT JSON) SELECT 1 FROM asset WHERE search_document @@ ?::tsquery", [.text(Self.tsquery(words))])
+            SQLFragment("EXPLAIN (FORMAT JSON) SELECT 1 FROM asset_search WHERE document @@ ?::tsquery", [.text(Self.tsquery(words))])
         }
     }
 
@@ -187,8 +182,7 @@ package struct SQLDialect: Sendable, Hashable {
         case .postgreSQL:
             """
             SELECT table_name::text, column_name::text FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name NOT LIKE 'asset\\_search%' AND column_name <> 'search_document'
-            ORDER BY table_name, ordinal_position
+            WHERE table_schema = current_schema() AND table_name NOT LIKE 'asset\\_search%' ORDER BY table_name, ordinal_position
             """
         }
     }

@@ -336,10 +336,6 @@ package enum Schema {
             // PostgreSQL's covering index of the columns a search filters and sorts on (see PostgreSQLSchema). Nothing
             // here: an SQLite table is stored in row id order, so a lookup by id already reads those columns.
         }
-        migrator.registerMigration("v14-search-on-asset") { _ in
-            // PostgreSQL's search document moved onto the asset row (see PostgreSQLSchema). Nothing here: FTS5 is its
-            // own index, and a match's row is found by its row id.
-        }
         return migrator
     }
 }
