@@ -227,19 +227,20 @@ final class ExtensionProcess: Sendable {
     /// Sends a call and waits at most `timeout` seconds for its answer.
     func call(_ line: String, timeout: Double) async throws -> String {
         do { try input.write(contentsOf: Data((line + "\n").utf8)) } catch {
-            throw UploadExtensionHostError("it is gone (\(exitDescription()))")
+            throw UploadExtensionHostError("it is gone (\(await exitDescription()))")
         }
         switch await lines.next(timeout: timeout) {
         case .line(let answer): return answer
         case .tooLong: throw UploadExtensionHostError("it answered a line longer than \(UploadExtensionWire.maximumLine) bytes")
-        case .ended: throw UploadExtensionHostError("it ended during \(line) (\(exitDescription()))")
+        case .ended: throw UploadExtensionHostError("it ended during \(line) (\(await exitDescription()))")
         case .timedOut: throw UploadExtensionHostError("it did not answer \(line) within \(Int(timeout)) s")
         }
     }
 
     /// How the process ended, as far as known now.
-    private func exitDescription() -> String {
-        for _ in 0..<20 where process.isRunning { usleep(50_000) }
+    private func exitDescription() async -> String {
+        // Its output closed: its status follows within moments (waited for without holding a thread).
+        for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
         guard !process.isRunning else { return "still running" }
         let code = process.terminationStatus
         // The sandbox's monitor reports a signal that ended the program as 128 + the signal, as shells do.
