@@ -304,18 +304,30 @@ extension LibraryEngine {
         guard access.canRead, limit > 0 else { return ([], nil) }
         var options = options
         if let search = options.search, !search.words.isEmpty {
-            options.search?.plan = try searchMatchesMany(search.words) ? .orderFirst : .matchesFirst
+            let (many, window) = try searchPagePlan(search.words, limit: limit + 1)
+            options.search?.plan = many ? .orderFirst : .matchesFirst
+            options.search?.window = window.map { SearchQuery.DateWindow(documents: $0) }
         }
         // One more row than asked says whether a page follows.
-        let (statements, keyCount) = try FetchPlanner(access: access, dialect: metadata.dialect).assetPage(
-            scope: scope, options: options, after: cursor?.key, limit: limit + 1)
+        let planner = FetchPlanner(access: access, dialect: metadata.dialect)
+        let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
         // The statements in turn, in one read transaction, until one row more than the page.
         let rows = try read { db in
-            var rows: [SQLRecord] = []
-            for statement in statements where rows.count <= limit {
-                rows += try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
+            func run(_ statements: [SQLFragment]) throws -> [SQLRecord] {
+                var rows: [SQLRecord] = []
+                for statement in statements where rows.count <= limit {
+                    rows += try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
+                }
+                return rows
             }
-            return rows
+            let rows = try run(statements)
+            guard rows.count <= limit, options.search?.window != nil else { return rows }
+            // A window of dates that held less than a page (fewer matches than estimated, or the last page): the page
+            // is looked for among every match.
+            var unwindowed = options
+            unwindowed.search?.window = nil
+            let all = try planner.assetPage(scope: scope, options: unwindowed, after: cursor?.key, limit: limit + 1).statements
+            return all == statements ? rows : try run(all)
         }
         let page = rows.prefix(limit)
         let ids = page.map { $0[0] as Int64 }
@@ -329,24 +341,32 @@ extension LibraryEngine {
         return (ids, PageCursor(key: next, scope: scope, options: options))
     }
 
-    /// Whether a search matches so many assets that a page is found faster by walking the fetch's order (a page of
-    /// 100 among 2,000 matches or more is near; fewer are found faster from the index and sorted). Measured with
-    /// `photos-bench search`: on SQLite a count up to 2,000; on PostgreSQL the planner's estimate, 20,000 or more
-    /// (its nested loop checks each asset in turn, costlier per row than SQLite's lookup in a list).
-    func searchMatchesMany(_ words: [[String]]) throws -> Bool {
+    /// How a page of a search finds its matches: whether they are so many that it is found faster by walking the
+    /// fetch's order (a page of 100 among 2,000 matches or more is near; fewer are found faster from the index and
+    /// sorted), and, on PostgreSQL, how many documents in date order a window of the matches spans (see
+    /// ``SearchQuery/DateWindow``). Measured with `photos-bench search`: on SQLite a count up to 2,000; on PostgreSQL
+    /// the planner's estimate, 20,000 or more (its nested loop checks each asset in turn, costlier per row than
+    /// SQLite's lookup in a list; with more, the GIN index's posting lists of common words cost more than the walk).
+    /// Fewer, from 4,000, a page looks among four times the documents that would hold `limit` of them, were they
+    /// spread evenly (the window's range of dates costs about what 1/25 as many matches read would: below 4,000
+    /// matches of a million, reading them all is cheaper).
+    func searchPagePlan(_ words: [[String]], limit: Int) throws -> (many: Bool, window: Int?) {
         let dialect = metadata.dialect
         let statement = dialect.searchMatchesMany(words, many: dialect.kind == .sqlite ? 2_000 : 20_000)
-        return try read { db -> Bool in
+        return try read { db -> (Bool, Int?) in
             switch dialect.kind {
             case .sqlite:
-                return try Bool.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? false
+                return (try Bool.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? false, nil)
             case .postgreSQL:
                 let plan = try String.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? ""
                 guard let data = plan.data(using: .utf8),
                     let root = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]],
                     let rows = (root.first?["Plan"] as? [String: Any])?["Plan Rows"] as? Double
-                else { return false }
-                return rows >= 20_000
+                else { return (false, nil) }
+                if rows >= 20_000 { return (true, nil) }
+                let documents = try Double.fetchOne(db, sql: dialect.searchDocumentEstimate) ?? 0
+                let window = (Double(limit) * 4 * documents / max(rows, 1)).rounded(.up)
+                return (false, window < documents && window <= rows * 25 ? Int(window) : nil)
             }
         }
     }

@@ -23,8 +23,11 @@ struct SearchIndexMigrationTests {
                 try db.execute(sql: "DROP TABLE asset_search")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v8-search'")
             } else {
+                // And without what v14 added to it (the documents' dates, and the trigger that keeps them).
+                try db.execute(sql: "DROP TRIGGER asset_search_date ON asset")
+                try db.execute(sql: "DROP FUNCTION asset_search_date_changed()")
                 try db.execute(sql: "DROP TABLE asset_search")
-                try db.execute(sql: "DELETE FROM schema_migrations WHERE identifier = 'v8-search'")
+                try db.execute(sql: "DELETE FROM schema_migrations WHERE identifier IN ('v8-search', 'v14-search-date')")
             }
         }
         let reopened = try PHPhotoLibrary(url: library.url, clientIdentifier: nil)

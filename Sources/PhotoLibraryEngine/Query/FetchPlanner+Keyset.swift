@@ -17,8 +17,26 @@ extension FetchPlanner {
     {
         var unlimited = options
         unlimited.fetchLimit = 0
-        let query = try assetQuery(scope: scope, options: unlimited)
+        var query = try assetQuery(scope: scope, options: unlimited)
         let terms = query.order
+        // A search's window of dates follows the page's order from the cursor's date; with another order (or after a
+        // row of no date) there is none.
+        if var window = unlimited.search?.window {
+            unlimited.search?.window = nil
+            if terms.first?.expression == "a.creation_date" {
+                window.ascending = terms[0].ascending
+                switch key?.first {
+                case nil:
+                    window.after = nil
+                    unlimited.search?.window = window
+                case .real(let date):
+                    window.after = date
+                    unlimited.search?.window = window
+                default: break
+                }
+            }
+            query = try assetQuery(scope: scope, options: unlimited)
+        }
         let selected = (["a.id"] + terms.map(\.expression)).joined(separator: ", ")
         let order = terms.map { dialect.orderTerm($0.expression, ascending: $0.ascending) }.joined(separator: ", ")
         func statement(_ condition: SQLFragment?) -> SQLFragment {

@@ -195,7 +195,7 @@ package struct FetchPlanner: Sendable {
     private func searchConditions(_ search: SearchQuery) -> [SQLFragment] {
         var conditions: [SQLFragment] = []
         if search.matchesNothing { return [SQLFragment("1 = 0")] }
-        if !search.words.isEmpty { conditions.append(dialect.searchCondition(search.words, plan: search.plan)) }
+        if !search.words.isEmpty { conditions.append(dialect.searchCondition(search.words, plan: search.plan, window: search.window)) }
         for prefix in search.dayPrefixes {
             conditions.append(SQLFragment("a.local_day LIKE ?", [.text(prefix + "%")]))
         }

@@ -32,6 +32,26 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
     /// Set by the engine for pages (see `LibraryEngine.fetchAssetPage`).
     package var plan = Plan.database
 
+    /// Where a page sorted by creation date looks for its matches (PostgreSQL): among the next `documents` search
+    /// documents in the page's date order (after the cursor's date, `after`), with every document of the same dates,
+    /// not among all of them — so that a page of a search with thousands of matches visits a few hundred rows, not
+    /// every match. A window that holds fewer matches than the page is looked for again without it.
+    package struct DateWindow: Sendable, Hashable {
+        /// How many dated documents the window spans, from its start.
+        package var documents: Int
+        /// The page's date order: the window starts at the earliest date (or `after`) and ends later, or the reverse.
+        package var ascending = true
+        /// The cursor's date: the window starts there (documents of this date included); nil for the first page.
+        package var after: Double?
+
+        package init(documents: Int, ascending: Bool = true, after: Double? = nil) {
+            (self.documents, self.ascending, self.after) = (documents, ascending, after)
+        }
+    }
+
+    /// Set by the engine for a page (see `LibraryEngine.fetchAssetPage`); the fetch planner sets its order and start.
+    package var window: DateWindow?
+
     /// Words beyond this are ignored (a query is typed, not pasted).
     package static let maximumWords = 16
 

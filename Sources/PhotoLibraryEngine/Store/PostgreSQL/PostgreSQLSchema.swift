@@ -334,6 +334,30 @@ enum PostgreSQLSchema {
                 """
             ]
         ),
+        (
+            // Each search document with its asset's creation date (kept by a trigger when the date changes), indexed:
+            // a page sorted by date of a search with thousands of matches intersects the GIN index's matches with a
+            // window of dates before it reads a row (`SQLDialect.dateWindowCondition`) — a few hundred rows instead
+            // of every match: the first page of the slowest searches went from 106 to 36 ms (`photos-bench search`).
+            "v14-search-date",
+            [
+                "ALTER TABLE asset_search ADD COLUMN creation_date DOUBLE PRECISION",
+                "UPDATE asset_search s SET creation_date = a.creation_date FROM asset a WHERE a.id = s.asset_id AND a.creation_date IS NOT NULL",
+                "CREATE INDEX asset_search_date ON asset_search (creation_date)",
+                """
+                CREATE FUNCTION asset_search_date_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    UPDATE asset_search SET creation_date = new.creation_date WHERE asset_id = new.id;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER asset_search_date AFTER UPDATE OF creation_date ON asset FOR EACH ROW
+                WHEN (old.creation_date IS DISTINCT FROM new.creation_date) EXECUTE FUNCTION asset_search_date_changed()
+                """,
+            ]
+        ),
     ]
 
     /// A statement trigger's function that adds the rows of transition tables (`table: sign`) to the tallies.
@@ -383,12 +407,15 @@ enum PostgreSQLSchema {
                     throw LibraryError.changeNotSupported(
                         "\(description) was written by a newer version of OpenPhotoKit (schema \(newer)); upgrade OpenPhotoKit to open it")
                 }
+                var rebuildSearch = false
                 for migration in migrations where !applied.contains(migration.identifier) {
                     for statement in migration.statements { try db.execute(sql: statement) }
                     if migration.identifier == "v1" { try LibrarySchema.seed(db) }
-                    if migration.identifier == "v8-search" { try SearchIndex.rebuild(db) }
+                    if migration.identifier == "v8-search" { rebuildSearch = true }
                     try db.execute(sql: "INSERT INTO schema_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
                 }
+                // The documents are written as this build writes them: after every migration, in the same transaction.
+                if rebuildSearch { try SearchIndex.rebuild(db) }
                 // The string functions are written from this build's Foundation (see PostgreSQLStringFunctions).
                 let functions = try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'ph_string_functions'")
                 if functions != PostgreSQLStringFunctions.revision {

@@ -75,7 +75,7 @@ package struct SQLDialect: Sendable, Hashable {
     /// ``SearchQuery``). SQLite's FTS5 table splits them with its `ascii` tokenizer (ASCII punctuation and spaces
     /// separate, every other character is part of a token): exactly these tokens. PostgreSQL gets them as `tsvector`
     /// literals with positions, which no text parser or dictionary touches (its parser's idea of a letter depends on
-    /// the database's locale), all in one statement.
+    /// the database's locale), all in one statement, with each asset's creation date (see ``dateWindowCondition(_:)``).
     package func setSearchDocuments(_ documents: [(assetID: Int64, tokens: String)]) -> [SQLFragment] {
         if documents.isEmpty { return [] }
         switch kind {
@@ -90,9 +90,10 @@ package struct SQLDialect: Sendable, Hashable {
             return [
                 SQLFragment(
                     """
-                    INSERT INTO asset_search (asset_id, document)
-                    SELECT (e->>0)::bigint, (e->>1)::tsvector FROM jsonb_array_elements(?::jsonb) AS e
-                    ON CONFLICT (asset_id) DO UPDATE SET document = excluded.document
+                    INSERT INTO asset_search (asset_id, document, creation_date)
+                    SELECT (e->>0)::bigint, (e->>1)::tsvector, a.creation_date
+                    FROM jsonb_array_elements(?::jsonb) AS e JOIN asset a ON a.id = (e->>0)::bigint
+                    ON CONFLICT (asset_id) DO UPDATE SET document = excluded.document, creation_date = excluded.creation_date
                     """,
                     [.text(json)])
             ]
@@ -115,22 +116,58 @@ package struct SQLDialect: Sendable, Hashable {
     /// One row and column: how many search documents there are.
     package var searchDocumentCount: String { "SELECT count(*) FROM asset_search" }
 
+    /// One row and column (PostgreSQL): about how many search documents there are, as its statistics say (0 before
+    /// the table was first analyzed).
+    package var searchDocumentEstimate: String {
+        "SELECT greatest(reltuples, 0)::float8 FROM pg_class WHERE oid = to_regclass('asset_search')"
+    }
+
     /// `a.id` is an asset whose search document matches every word (each a list of folded tokens: in order, the
     /// last one a prefix), found as `plan` says. SQLite drives an `IN` list from the matches unless `+a.id` keeps it
     /// from using the key (it then walks the fetch's order); PostgreSQL runs `IN` as a semi-join either way as its
     /// planner decides, and an array of the matches (computed once, looked up by key) from the matches — which its
     /// planner, misjudging the cost of checking documents row by row, does not choose itself for a page.
-    package func searchCondition(_ words: [[String]], plan: SearchQuery.Plan = .database) -> SQLFragment {
+    ///
+    /// A `window` (PostgreSQL, matches first) keeps the matches to documents of the window's dates, which
+    /// `asset_search.creation_date` (the asset's, kept by a trigger) and its index find: the GIN index's matches and
+    /// the dates' range are intersected as bitmaps before any row is read.
+    package func searchCondition(_ words: [[String]], plan: SearchQuery.Plan = .database, window: SearchQuery.DateWindow? = nil) -> SQLFragment {
         switch (kind, plan) {
         case (.sqlite, .orderFirst):
             SQLFragment("+a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.sqlite, _):
             SQLFragment("a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.postgreSQL, .matchesFirst):
-            SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery))", [.text(Self.tsquery(words))])
+            if let window {
+                SQLFragment.joined(
+                    [
+                        SQLFragment(
+                            "a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery AND", [.text(Self.tsquery(words))]),
+                        Self.dateWindowCondition(window), SQLFragment("))"),
+                    ], separator: " ")
+            } else {
+                SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery))", [.text(Self.tsquery(words))])
+            }
         case (.postgreSQL, _):
             SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
         }
+    }
+
+    /// `asset_search.creation_date` within the window: from its start (the cursor's date, or the first date; NULL
+    /// dates sort first ascending, so a first page ascending takes them all) to the date of the document `documents`
+    /// places on in that order (every document of that date too), or to the end when there are fewer.
+    static func dateWindowCondition(_ window: SearchQuery.DateWindow) -> SQLFragment {
+        let (toward, order, end) = window.ascending ? ("<=", "", "Infinity") : (">=", " DESC", "-Infinity")
+        let from = window.ascending ? ">=" : "<="
+        let start = window.after.map { SQLFragment("creation_date \(from) ?", [.real($0)]) }
+        let bound = SQLFragment(
+            "creation_date \(toward) COALESCE((SELECT creation_date FROM asset_search WHERE creation_date IS NOT NULL"
+                + (start == nil ? "" : " AND creation_date \(from) ?")
+                + " ORDER BY creation_date\(order) OFFSET ? LIMIT 1), '\(end)'::float8)",
+            (start?.arguments ?? []) + [.integer(Int64(max(0, window.documents)))])
+        if let start { return SQLFragment("(\(start.sql) AND \(bound.sql))", start.arguments + bound.arguments) }
+        if window.ascending { return SQLFragment("(\(bound.sql) OR creation_date IS NULL)", bound.arguments) }
+        return bound
     }
 
     /// A statement of one row and column: whether the search matches at least `many` assets (SQLite counts up to

@@ -336,6 +336,10 @@ package enum Schema {
             // PostgreSQL's covering index of the columns a search filters and sorts on (see PostgreSQLSchema). Nothing
             // here: an SQLite table is stored in row id order, so a lookup by id already reads those columns.
         }
+        migrator.registerMigration("v14-search-date") { _ in
+            // PostgreSQL's creation dates beside the search documents (see PostgreSQLSchema). Nothing here: FTS5
+            // finds a page's matches in the list of a search's row ids.
+        }
         return migrator
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import OpenPhotos
+import PhotoLibraryEngine
+import PhotosTesting
+import Testing
+
+/// PostgreSQL's pages of a search with thousands of matches look among a window of dates (`asset_search`'s copy of
+/// each asset's creation date): a window's rows are exactly the start of the whole order, however small the window
+/// and wherever the cursor is, with ties and undated assets; a window that holds less than a page is looked for again
+/// without it (as `LibraryEngine.fetchAssetPage` does); and the copy of the date follows the asset's.
+@Suite("Search date windows")
+struct SearchDateWindowTests {
+    static var stores: [any LibraryProvider] {
+        LibraryProviders.all.filter { $0.description.contains("PostgreSQL") && !$0.description.contains("S3") }
+    }
+
+    let owner = AccessContext(clientID: nil, grant: nil, libraryIsReadOnly: false)
+
+    @Test(arguments: stores)
+    func windowedPagesAreTheStartOfTheWholeOrder(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(name: "SearchWindow", provider: provider)
+        defer { library.remove() }
+        // 24 assets: 18 with "harbour" (dates in pairs, two undated), 6 without.
+        try library.addImages(24) { index, request in
+            request.creationDate = index % 9 == 4 ? nil : Date(timeIntervalSince1970: 1_700_000_000 + Double(index / 2) * 60)
+            if index % 4 != 1 { request.addKeyword("Harbour") }
+        }
+        let engine = try LibraryEngine.open(at: library.url)
+        let planner = FetchPlanner(access: owner, dialect: engine.metadata.dialect)
+        for ascending in [true, false] {
+            var options = FetchOptionsSpec()
+            options.sortKeys = [SortKey(key: "creationDate", ascending: ascending)]
+            options.search = SearchQuery("harbour")
+            options.search?.plan = .matchesFirst
+            let whole = try engine.fetchAssetPage(scope: .library, options: options, access: owner, after: nil, limit: 100).ids
+            #expect(whole.count == 18)
+            for documents in [0, 1, 3, 8, 30] {
+                var narrowed = 0
+                for size in [1, 4, 7] {
+                    var windowed = options
+                    windowed.search?.window = SearchQuery.DateWindow(documents: documents)
+                    var paged: [Int64] = []
+                    var key: [SQLValue]?
+                    while true {
+                        let statements = try planner.assetPage(scope: .library, options: windowed, after: key, limit: size + 1).statements
+                        var rows = try run(statements, engine: engine, limit: size)
+                        if rows.count <= size {
+                            // The engine's fallback: the same page without the window.
+                            var all = windowed
+                            all.search?.window = nil
+                            let unwindowed = try planner.assetPage(scope: .library, options: all, after: key, limit: size + 1).statements
+                            let exact = try run(unwindowed, engine: engine, limit: size)
+                            if exact.count > rows.count { narrowed += 1 }
+                            rows = exact
+                        } else {
+                            let ids = rows.map { $0[0] as Int64 }
+                            #expect(ids == Array(whole[paged.count..<min(whole.count, paged.count + ids.count)]), "window \(documents), \(ascending)")
+                        }
+                        let page = rows.prefix(size)
+                        paged += page.map { $0[0] as Int64 }
+                        guard rows.count > size, let last = page.last else { break }
+                        key = [last.value(at: 1), last.value(at: 2)]
+                    }
+                    #expect(paged == whole, "window of \(documents) documents, pages of \(size), ascending \(ascending)")
+                }
+                // A window of no document holds one date (and, ascending, the undated assets): pages fall short of it.
+                if documents == 0 { #expect(narrowed > 0) }
+            }
+        }
+    }
+
+    func run(_ statements: [SQLFragment], engine: LibraryEngine, limit: Int) throws -> [SQLRecord] {
+        try engine.metadata.read { db in
+            var rows: [SQLRecord] = []
+            for statement in statements where rows.count <= limit {
+                rows += try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
+            }
+            return rows
+        }
+    }
+
+    @Test(arguments: stores)
+    func theDocumentsDateFollowsTheAssets(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(name: "SearchWindowDates", provider: provider)
+        defer { library.remove() }
+        let ids = try library.addImages(3) { index, request in
+            request.addKeyword("Harbour")
+            if index == 2 { request.creationDate = nil }
+        }
+        let engine = try LibraryEngine.open(at: library.url)
+        func mismatches() throws -> Int {
+            try engine.metadata.read { db in
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM asset a LEFT JOIN asset_search s ON s.asset_id = a.id
+                        WHERE s.asset_id IS NULL OR s.creation_date IS DISTINCT FROM a.creation_date
+                        """) ?? -1
+            }
+        }
+        #expect(try mismatches() == 0)
+        try library.library.performChangesAndWait {
+            let assets = PHAsset.fetchAssets(withLocalIdentifiers: ids, options: library.options())
+            assets.enumerateObjects { asset, index, _ in
+                let request = PHAssetChangeRequest(for: asset)
+                request.creationDate = index == 0 ? nil : Date(timeIntervalSince1970: 1_600_000_000 + Double(index))
+            }
+        }
+        #expect(try mismatches() == 0)
+        let dated = try engine.metadata.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_search WHERE creation_date IS NOT NULL") ?? -1
+        }
+        #expect(dated == 2)
+    }
+}
