@@ -303,16 +303,33 @@ extension LibraryEngine {
     ) throws -> (ids: [Int64], next: PageCursor?) {
         guard access.canRead, limit > 0 else { return ([], nil) }
         var options = options
+        var plan: SearchPagePlan?
         if let search = options.search, !search.words.isEmpty {
-            let (many, window) = try searchPagePlan(search.words, limit: limit + 1)
-            options.search?.plan = many ? .orderFirst : .matchesFirst
-            options.search?.window = window.map { SearchQuery.DateWindow(documents: $0) }
+            plan = try searchPagePlan(search.words, limit: limit + 1)
+            options.search?.plan = plan?.many == true ? .orderFirst : .matchesFirst
+            options.search?.window = plan?.windowSize.map { SearchQuery.DateWindow(documents: $0) }
         }
         // One more row than asked says whether a page follows.
         let planner = FetchPlanner(access: access, dialect: metadata.dialect)
-        let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
+        let window = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
+        options.search?.window = nil
+        let dialect = metadata.dialect
         // The statements in turn, in one read transaction, until one row more than the page.
-        let rows = try read { db in
+        let (rows, keyCount) = try read { [options] db -> ([SQLRecord], Int) in
+            var options = options
+            // The window's bound first (no bound: it would hold everything).
+            if var window {
+                let bound = dialect.dateWindowBound(window)
+                window.bound = try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
+                if window.bound != nil { options.search?.window = window }
+            }
+            // The rarest word alone from the index when few of its matches are to be read (in the window, if any).
+            if let plan, let rarest = plan.rarest, plan.documents > 0,
+                rarest.rows * (options.search?.window == nil ? 1 : Double(plan.windowSize ?? 0) / plan.documents) <= 5_000
+            {
+                options.search?.drivingWord = rarest.index
+            }
+            let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
             func run(_ statements: [SQLFragment]) throws -> [SQLRecord] {
                 var rows: [SQLRecord] = []
                 for statement in statements where rows.count <= limit {
@@ -321,13 +338,14 @@ extension LibraryEngine {
                 return rows
             }
             let rows = try run(statements)
-            guard rows.count <= limit, options.search?.window != nil else { return rows }
+            guard rows.count <= limit, options.search?.window != nil else { return (rows, keyCount) }
             // A window of dates that held less than a page (fewer matches than estimated, or the last page): the page
             // is looked for among every match.
             var unwindowed = options
             unwindowed.search?.window = nil
+            unwindowed.search?.drivingWord = nil
             let all = try planner.assetPage(scope: scope, options: unwindowed, after: cursor?.key, limit: limit + 1).statements
-            return all == statements ? rows : try run(all)
+            return (all == statements ? rows : try run(all), keyCount)
         }
         let page = rows.prefix(limit)
         let ids = page.map { $0[0] as Int64 }
@@ -341,33 +359,78 @@ extension LibraryEngine {
         return (ids, PageCursor(key: next, scope: scope, options: options))
     }
 
+    /// How a page of a search finds its matches (see ``searchPagePlan(_:limit:)``).
+    struct SearchPagePlan {
+        /// So many matches that the page is found faster by walking the fetch's order.
+        var many = false
+        /// About how many search documents there are (PostgreSQL's statistics).
+        var documents = 0.0
+        /// How many documents in date order a window of the matches spans (PostgreSQL).
+        var windowSize: Int?
+        /// The word of fewest matches by the planner's estimate, when there are several (PostgreSQL).
+        var rarest: (index: Int, rows: Double)?
+    }
+
     /// How a page of a search finds its matches: whether they are so many that it is found faster by walking the
     /// fetch's order (a page of 100 among 2,000 matches or more is near; fewer are found faster from the index and
     /// sorted), and, on PostgreSQL, how many documents in date order a window of the matches spans (see
-    /// ``SearchQuery/DateWindow``). Measured with `photos-bench search`: on SQLite a count up to 2,000; on PostgreSQL
-    /// the planner's estimate, 20,000 or more (its nested loop checks each asset in turn, costlier per row than
-    /// SQLite's lookup in a list; with more, the GIN index's posting lists of common words cost more than the walk).
-    /// Fewer, from 4,000, a page looks among four times the documents that would hold `limit` of them, were they
-    /// spread evenly (the window's range of dates costs about what 1/25 as many matches read would: below 4,000
-    /// matches of a million, reading them all is cheaper).
-    func searchPagePlan(_ words: [[String]], limit: Int) throws -> (many: Bool, window: Int?) {
+    /// ``SearchQuery/DateWindow``) and which word has fewest matches. Measured with `photos-bench search`: on SQLite
+    /// a count up to 2,000. On PostgreSQL, from the planner's estimates: a page looks among four times the documents
+    /// that would hold `limit` matches, were they spread evenly (the window's range of dates costs about what 1/25 as
+    /// many matches read would: below 4,000 matches of a million, reading them all is cheaper), unless walking the
+    /// order costs less by the measured costs below; without a window, 20,000 estimated matches or more walk. The
+    /// rarest word alone is asked of the GIN index (see ``SearchQuery/drivingWord``) when at most 5,000 of its matches
+    /// are to be read: a row read and checked costs microseconds, while two common words' posting lists, or a prefix
+    /// that begins many words, cost tens of milliseconds in the index.
+    func searchPagePlan(_ words: [[String]], limit: Int) throws -> SearchPagePlan {
         let dialect = metadata.dialect
         let statement = dialect.searchMatchesMany(words, many: dialect.kind == .sqlite ? 2_000 : 20_000)
-        return try read { db -> (Bool, Int?) in
+        return try read { db -> SearchPagePlan in
+            var plan = SearchPagePlan()
             switch dialect.kind {
             case .sqlite:
-                return (try Bool.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? false, nil)
+                plan.many = try Bool.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? false
             case .postgreSQL:
-                let plan = try String.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? ""
-                guard let data = plan.data(using: .utf8),
-                    let root = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]],
-                    let rows = (root.first?["Plan"] as? [String: Any])?["Plan Rows"] as? Double
-                else { return (false, nil) }
-                if rows >= 20_000 { return (true, nil) }
-                let documents = try Double.fetchOne(db, sql: dialect.searchDocumentEstimate) ?? 0
-                let window = (Double(limit) * 4 * documents / max(rows, 1)).rounded(.up)
-                return (false, window < documents && window <= rows * 25 ? Int(window) : nil)
+                func estimate(_ statement: SQLFragment) throws -> Double? {
+                    let plan = try String.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? ""
+                    guard let data = plan.data(using: .utf8),
+                        let root = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]]
+                    else { return nil }
+                    return (root.first?["Plan"] as? [String: Any])?["Plan Rows"] as? Double
+                }
+                guard let rows = try estimate(statement) else { return plan }
+                plan.documents = try Double.fetchOne(db, sql: dialect.searchDocumentEstimate) ?? 0
+                let size = (Double(limit) * 3 * plan.documents / max(rows, 1)).rounded(.up)
+                plan.windowSize = size < plan.documents && size <= rows * 25 ? Int(size) : nil
+                guard let window = plan.windowSize.map(Double.init) else {
+                    plan.many = rows >= 20_000
+                    return plan
+                }
+                var postings = 0.0
+                if words.count > 1 {
+                    for index in words.indices {
+                        guard let rows = try estimate(dialect.searchWordEstimate(words, index: index)) else { return plan }
+                        postings += rows
+                        if rows < plan.rarest?.rows ?? .infinity { plan.rarest = (index, rows) }
+                    }
+                } else {
+                    postings = rows
+                }
+                // What each costs, in microseconds (`photos-bench search`, a million assets): walking the order reads
+                // about limit × documents / rows assets, 17 µs each; the window reads the index's posting lists
+                // (0.3 µs an entry: the rarest word's alone when few of its matches fall in the window, see
+                // `fetchAssetPage`), the window's dates (0.2 µs each) and the rows it finds (6 µs each).
+                let walk = Double(limit) * plan.documents / max(rows, 1) * 17
+                let inWindow = window / max(plan.documents, 1)
+                let fromIndex: Double
+                if let rarest = plan.rarest, rarest.rows * inWindow <= 5_000 {
+                    fromIndex = rarest.rows * 0.3 + rarest.rows * inWindow * 6
+                } else {
+                    fromIndex = postings * 0.3 + rows * inWindow * 6
+                }
+                plan.many = walk < fromIndex + window * 0.2
             }
+            return plan
         }
     }
 }

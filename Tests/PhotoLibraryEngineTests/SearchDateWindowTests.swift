@@ -20,20 +20,31 @@ struct SearchDateWindowTests {
     func windowedPagesAreTheStartOfTheWholeOrder(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "SearchWindow", provider: provider)
         defer { library.remove() }
-        // 24 assets: 18 with "harbour" (dates in pairs, two undated), 6 without.
-        try library.addImages(24) { index, request in
+        // 30 assets: 15 with "harbour" and an evening caption (dates in pairs, some undated), 15 with one or neither.
+        try library.addImages(30) { index, request in
             request.creationDate = index % 9 == 4 ? nil : Date(timeIntervalSince1970: 1_700_000_000 + Double(index / 2) * 60)
             if index % 4 != 1 { request.addKeyword("Harbour") }
+            if index % 3 != 2 { request.caption = "Evening light" }
         }
         let engine = try LibraryEngine.open(at: library.url)
         let planner = FetchPlanner(access: owner, dialect: engine.metadata.dialect)
-        for ascending in [true, false] {
+        for (ascending, driving) in [(true, nil), (false, nil), (true, 0), (false, 1)] as [(Bool, Int?)] {
             var options = FetchOptionsSpec()
             options.sortKeys = [SortKey(key: "creationDate", ascending: ascending)]
-            options.search = SearchQuery("harbour")
+            options.search = SearchQuery("harbour eve")
             options.search?.plan = .matchesFirst
-            let whole = try engine.fetchAssetPage(scope: .library, options: options, access: owner, after: nil, limit: 100).ids
-            #expect(whole.count == 18)
+            let whole = try run(planner.assetPage(scope: .library, options: options, after: nil, limit: 100).statements, engine: engine, limit: 100)
+                .map { $0[0] as Int64 }
+            #expect(whole.count == 15)
+            // The engine's own choice of plan, window and word: the same page.
+            #expect(try engine.fetchAssetPage(scope: .library, options: options, access: owner, after: nil, limit: 100).ids == whole)
+            // The rarer word alone from the index, the search checked on its rows: the same matches.
+            options.search?.drivingWord = driving
+            #expect(
+                try engine.metadata.read { db in
+                    let statement = try planner.assetPage(scope: .library, options: options, after: nil, limit: 100).statements[0]
+                    return try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map { $0[0] as Int64 }
+                } == whole)
             for documents in [0, 1, 3, 8, 30] {
                 var narrowed = 0
                 for size in [1, 4, 7] {
@@ -42,12 +53,23 @@ struct SearchDateWindowTests {
                     var paged: [Int64] = []
                     var key: [SQLValue]?
                     while true {
-                        let statements = try planner.assetPage(scope: .library, options: windowed, after: key, limit: size + 1).statements
+                        // As the engine does: the window oriented from the cursor, its bound read first.
+                        var page = windowed
+                        page.search?.window = nil
+                        if var window = try planner.searchWindow(scope: .library, options: windowed, after: key) {
+                            let bound = engine.metadata.dialect.dateWindowBound(window)
+                            window.bound = try engine.metadata.read { db in
+                                try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
+                            }
+                            if window.bound != nil { page.search?.window = window }
+                        }
+                        let statements = try planner.assetPage(scope: .library, options: page, after: key, limit: size + 1).statements
                         var rows = try run(statements, engine: engine, limit: size)
-                        if rows.count <= size {
+                        if rows.count <= size, page.search?.window != nil {
                             // The engine's fallback: the same page without the window.
                             var all = windowed
                             all.search?.window = nil
+                            all.search?.drivingWord = nil
                             let unwindowed = try planner.assetPage(scope: .library, options: all, after: key, limit: size + 1).statements
                             let exact = try run(unwindowed, engine: engine, limit: size)
                             if exact.count > rows.count { narrowed += 1 }
@@ -56,9 +78,9 @@ struct SearchDateWindowTests {
                             let ids = rows.map { $0[0] as Int64 }
                             #expect(ids == Array(whole[paged.count..<min(whole.count, paged.count + ids.count)]), "window \(documents), \(ascending)")
                         }
-                        let page = rows.prefix(size)
-                        paged += page.map { $0[0] as Int64 }
-                        guard rows.count > size, let last = page.last else { break }
+                        let shown = rows.prefix(size)
+                        paged += shown.map { $0[0] as Int64 }
+                        guard rows.count > size, let last = shown.last else { break }
                         key = [last.value(at: 1), last.value(at: 2)]
                     }
                     #expect(paged == whole, "window of \(documents) documents, pages of \(size), ascending \(ascending)")

@@ -17,26 +17,8 @@ extension FetchPlanner {
     {
         var unlimited = options
         unlimited.fetchLimit = 0
-        var query = try assetQuery(scope: scope, options: unlimited)
+        let query = try assetQuery(scope: scope, options: unlimited)
         let terms = query.order
-        // A search's window of dates follows the page's order from the cursor's date; with another order (or after a
-        // row of no date) there is none.
-        if var window = unlimited.search?.window {
-            unlimited.search?.window = nil
-            if terms.first?.expression == "a.creation_date" {
-                window.ascending = terms[0].ascending
-                switch key?.first {
-                case nil:
-                    window.after = nil
-                    unlimited.search?.window = window
-                case .real(let date):
-                    window.after = date
-                    unlimited.search?.window = window
-                default: break
-                }
-            }
-            query = try assetQuery(scope: scope, options: unlimited)
-        }
         let selected = (["a.id"] + terms.map(\.expression)).joined(separator: ", ")
         let order = terms.map { dialect.orderTerm($0.expression, ascending: $0.ascending) }.joined(separator: ", ")
         func statement(_ condition: SQLFragment?) -> SQLFragment {
@@ -58,6 +40,25 @@ extension FetchPlanner {
             return ([statement(rowValue), statement(SQLFragment("\(terms[0].expression) IS NULL"))], terms.count)
         }
         return ([statement(Self.keysetCondition(terms, key, dialect: dialect))], terms.count)
+    }
+
+    /// The window of dates a page of the search in `options` looks in (see ``SearchQuery/DateWindow``), oriented as
+    /// the page's order from the cursor's date, its bound yet to read; nil when there is none, when the page is not
+    /// sorted by creation date first, or when it follows a row of no date.
+    package func searchWindow(scope: AssetScope, options: FetchOptionsSpec, after key: [SQLValue]?) throws(FetchPredicateError)
+        -> SearchQuery.DateWindow?
+    {
+        guard var window = options.search?.window else { return nil }
+        let terms = try assetQuery(scope: scope, options: options).order
+        guard terms.first?.expression == "a.creation_date" else { return nil }
+        window.ascending = terms[0].ascending
+        switch key?.first {
+        case nil: window.after = nil
+        case .real(let date): window.after = date
+        default: return nil
+        }
+        window.bound = nil
+        return window
     }
 
     /// The lexicographic "after the key" condition, term by term, with SQLite's NULL order (NULLs first ascending,

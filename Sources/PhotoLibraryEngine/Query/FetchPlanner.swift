@@ -195,7 +195,9 @@ package struct FetchPlanner: Sendable {
     private func searchConditions(_ search: SearchQuery) -> [SQLFragment] {
         var conditions: [SQLFragment] = []
         if search.matchesNothing { return [SQLFragment("1 = 0")] }
-        if !search.words.isEmpty { conditions.append(dialect.searchCondition(search.words, plan: search.plan, window: search.window)) }
+        if !search.words.isEmpty {
+            conditions.append(dialect.searchCondition(search.words, plan: search.plan, window: search.window, drivingWord: search.drivingWord))
+        }
         for prefix in search.dayPrefixes {
             conditions.append(SQLFragment("a.local_day LIKE ?", [.text(prefix + "%")]))
         }

@@ -43,14 +43,24 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         package var ascending = true
         /// The cursor's date: the window starts there (documents of this date included); nil for the first page.
         package var after: Double?
+        /// The window's last date (its documents included), read before the page's statement
+        /// (`SQLDialect.dateWindowBound`) so that the database's planner sizes the range from its statistics; no
+        /// window applies without it.
+        package var bound: Double?
 
-        package init(documents: Int, ascending: Bool = true, after: Double? = nil) {
-            (self.documents, self.ascending, self.after) = (documents, ascending, after)
+        package init(documents: Int, ascending: Bool = true, after: Double? = nil, bound: Double? = nil) {
+            (self.documents, self.ascending, self.after, self.bound) = (documents, ascending, after, bound)
         }
     }
 
-    /// Set by the engine for a page (see `LibraryEngine.fetchAssetPage`); the fetch planner sets its order and start.
+    /// Set by the engine for a page (see `LibraryEngine.fetchAssetPage`), oriented by the fetch planner
+    /// (`FetchPlanner.searchWindow`).
     package var window: DateWindow?
+
+    /// The word whose matches PostgreSQL's GIN index is asked for, the whole search then checked on the rows it
+    /// finds: the rarest word, when its matches (within the window) are few — so that a common word, or a prefix that
+    /// begins many, is never intersected in the index. Nil: every word from the index. Set by the engine for a page.
+    package var drivingWord: Int?
 
     /// Words beyond this are ignored (a query is typed, not pasted).
     package static let maximumWords = 16

@@ -130,44 +130,55 @@ package struct SQLDialect: Sendable, Hashable {
     ///
     /// A `window` (PostgreSQL, matches first) keeps the matches to documents of the window's dates, which
     /// `asset_search.creation_date` (the asset's, kept by a trigger) and its index find: the GIN index's matches and
-    /// the dates' range are intersected as bitmaps before any row is read.
-    package func searchCondition(_ words: [[String]], plan: SearchQuery.Plan = .database, window: SearchQuery.DateWindow? = nil) -> SQLFragment {
+    /// the dates' range are intersected as bitmaps before any row is read. A `drivingWord` is the one word the GIN
+    /// index is asked for; the whole search is checked on the rows it finds.
+    package func searchCondition(
+        _ words: [[String]], plan: SearchQuery.Plan = .database, window: SearchQuery.DateWindow? = nil, drivingWord: Int? = nil
+    ) -> SQLFragment {
         switch (kind, plan) {
         case (.sqlite, .orderFirst):
-            SQLFragment("+a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
+            return SQLFragment("+a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.sqlite, _):
-            SQLFragment("a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
+            return SQLFragment("a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.postgreSQL, .matchesFirst):
-            if let window {
-                SQLFragment.joined(
-                    [
-                        SQLFragment(
-                            "a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery AND", [.text(Self.tsquery(words))]),
-                        Self.dateWindowCondition(window), SQLFragment("))"),
-                    ], separator: " ")
-            } else {
-                SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery))", [.text(Self.tsquery(words))])
+            // `ts_match_vq` is `@@` as a function: the planner checks it on the rows, never in the index.
+            var conditions = [SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery(words))])]
+            if let index = drivingWord, words.indices.contains(index), words.count > 1 {
+                conditions = [
+                    SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery([words[index]], lastIsPrefix: index == words.count - 1))]),
+                    SQLFragment("ts_match_vq(document, ?::tsquery)", [.text(Self.tsquery(words))]),
+                ]
             }
+            if let window, let range = Self.dateWindowCondition(window) { conditions.append(range) }
+            let inner = SQLFragment.joined(conditions, separator: " AND ")
+            return SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE \(inner.sql)))", inner.arguments)
         case (.postgreSQL, _):
-            SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
+            return SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
         }
     }
 
     /// `asset_search.creation_date` within the window: from its start (the cursor's date, or the first date; NULL
-    /// dates sort first ascending, so a first page ascending takes them all) to the date of the document `documents`
-    /// places on in that order (every document of that date too), or to the end when there are fewer.
-    static func dateWindowCondition(_ window: SearchQuery.DateWindow) -> SQLFragment {
-        let (toward, order, end) = window.ascending ? ("<=", "", "Infinity") : (">=", " DESC", "-Infinity")
+    /// dates sort first ascending, so a first page ascending takes them all) to its bound (every document of that
+    /// date too). Nil without a bound.
+    static func dateWindowCondition(_ window: SearchQuery.DateWindow) -> SQLFragment? {
+        guard let bound = window.bound else { return nil }
+        let (toward, from) = window.ascending ? ("<=", ">=") : (">=", "<=")
+        if let after = window.after {
+            return SQLFragment("creation_date \(from) ? AND creation_date \(toward) ?", [.real(after), .real(bound)])
+        }
+        if window.ascending { return SQLFragment("(creation_date <= ? OR creation_date IS NULL)", [.real(bound)]) }
+        return SQLFragment("creation_date >= ?", [.real(bound)])
+    }
+
+    /// One row and column, or none: the date of the document `documents` places on from the window's start in its
+    /// order (dated documents only) — the window's bound; no row when there are fewer (the window is everything).
+    package func dateWindowBound(_ window: SearchQuery.DateWindow) -> SQLFragment {
         let from = window.ascending ? ">=" : "<="
-        let start = window.after.map { SQLFragment("creation_date \(from) ?", [.real($0)]) }
-        let bound = SQLFragment(
-            "creation_date \(toward) COALESCE((SELECT creation_date FROM asset_search WHERE creation_date IS NOT NULL"
-                + (start == nil ? "" : " AND creation_date \(from) ?")
-                + " ORDER BY creation_date\(order) OFFSET ? LIMIT 1), '\(end)'::float8)",
-            (start?.arguments ?? []) + [.integer(Int64(max(0, window.documents)))])
-        if let start { return SQLFragment("(\(start.sql) AND \(bound.sql))", start.arguments + bound.arguments) }
-        if window.ascending { return SQLFragment("(\(bound.sql) OR creation_date IS NULL)", bound.arguments) }
-        return bound
+        return SQLFragment(
+            "SELECT creation_date FROM asset_search WHERE creation_date IS NOT NULL"
+                + (window.after == nil ? "" : " AND creation_date \(from) ?")
+                + " ORDER BY creation_date\(window.ascending ? "" : " DESC") OFFSET ? LIMIT 1",
+            (window.after.map { [SQLValue.real($0)] } ?? []) + [.integer(Int64(max(0, window.documents)))])
     }
 
     /// A statement of one row and column: whether the search matches at least `many` assets (SQLite counts up to
@@ -183,6 +194,14 @@ package struct SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// PostgreSQL: a statement whose plan estimates how many documents match the search's word `index` alone (as
+    /// the whole search has it: a prefix if it is the last).
+    package func searchWordEstimate(_ words: [[String]], index: Int) -> SQLFragment {
+        SQLFragment(
+            "EXPLAIN (FORMAT JSON) SELECT 1 FROM asset_search WHERE document @@ ?::tsquery",
+            [.text(Self.tsquery([words[index]], lastIsPrefix: index == words.count - 1))])
+    }
+
     /// FTS5's query: each word a phrase of its tokens; the last word's last token a prefix (unless it is one
     /// character, which would begin a good part of every word); all of them.
     static func ftsQuery(_ words: [[String]]) -> String {
@@ -193,11 +212,11 @@ package struct SQLDialect: Sendable, Hashable {
 
     /// A `tsquery` literal: each word its tokens in order (`<->`); the last word's last token a prefix (`:*`); all of
     /// them (`&`).
-    static func tsquery(_ words: [[String]]) -> String {
+    static func tsquery(_ words: [[String]], lastIsPrefix: Bool = true) -> String {
         words.enumerated().map { wordIndex, tokens in
             "("
                 + tokens.enumerated().map { index, token in
-                    "'\(token)'" + (wordIndex == words.count - 1 && index == tokens.count - 1 && token.count > 1 ? ":*" : "")
+                    "'\(token)'" + (lastIsPrefix && wordIndex == words.count - 1 && index == tokens.count - 1 && token.count > 1 ? ":*" : "")
                 }.joined(separator: " <-> ") + ")"
         }.joined(separator: " & ")
     }
