@@ -637,7 +637,7 @@ struct RemoteLibraryObservationTests {
         let options = PHFetchOptions()
         options.photoLibrary = remote
         let all = PHAsset.fetchAssets(with: options)
-        #expect(all.count == assets)
+        try #require(all.count == assets, "the served library answered \(all.count) assets")
         let recorder = Recorder(result: all, watched: all.object(at: index))
         remote.register(recorder as any PHPhotoLibraryChangeObserver)
         return (remote, recorder)
