@@ -302,32 +302,26 @@ extension LibraryEngine {
         scope: AssetScope, options: FetchOptionsSpec, access: AccessContext, after cursor: PageCursor?, limit: Int
     ) throws -> (ids: [Int64], next: PageCursor?) {
         guard access.canRead, limit > 0 else { return ([], nil) }
-        var options = options
-        var plan: SearchPagePlan?
-        if let search = options.search, !search.words.isEmpty {
-            plan = try searchPagePlan(search.words, limit: limit + 1)
-            options.search?.plan = plan?.many == true ? .orderFirst : .matchesFirst
-            options.search?.window = plan?.windowSize.map { SearchQuery.DateWindow(documents: $0) }
-        }
-        // One more row than asked says whether a page follows.
         let planner = FetchPlanner(access: access, dialect: metadata.dialect)
-        let window = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
-        options.search?.window = nil
         let dialect = metadata.dialect
-        // The statements in turn, in one read transaction, until one row more than the page.
+        // The plan, the statements in turn, in one read transaction, until one row more than the page (one more row
+        // than asked says whether a page follows).
         let (rows, keyCount) = try read { [options] db -> ([SQLRecord], Int) in
             var options = options
-            // The window's bound first (no bound: it would hold everything).
-            if var window {
-                let bound = dialect.dateWindowBound(window)
-                window.bound = try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
-                if window.bound != nil { options.search?.window = window }
-            }
-            // The rarest word alone from the index when few of its matches are to be read (in the window, if any).
-            if let plan, let rarest = plan.rarest, plan.documents > 0,
-                rarest.rows * (options.search?.window == nil ? 1 : Double(plan.windowSize ?? 0) / plan.documents) <= 5_000
-            {
-                options.search?.drivingWord = rarest.index
+            if let search = options.search, !search.words.isEmpty {
+                let plan = try Self.searchPagePlan(search.words, limit: limit + 1, dialect: dialect, db: db)
+                options.search?.plan = plan.many ? .orderFirst : .matchesFirst
+                options.search?.window = plan.windowSize.map { SearchQuery.DateWindow(documents: $0) }
+                // The window's bound first (no bound: it would hold everything).
+                let oriented = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
+                options.search?.window = nil
+                if var window = oriented {
+                    let bound = dialect.dateWindowBound(window)
+                    window.bound = try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
+                    if window.bound != nil { options.search?.window = window }
+                }
+                let windowed = options.search?.window != nil
+                options.search?.drivingWord = plan.drivingWord(windowed: windowed)
             }
             let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
             func run(_ statements: [SQLFragment]) throws -> [SQLRecord] {
@@ -369,68 +363,73 @@ extension LibraryEngine {
         var windowSize: Int?
         /// The word of fewest matches by the planner's estimate, when there are several (PostgreSQL).
         var rarest: (index: Int, rows: Double)?
+
+        /// The word the GIN index is asked for alone (see ``SearchQuery/drivingWord``): the rarest, when at most
+        /// 5,000 of its matches are to be read (within the window, if the page has one).
+        func drivingWord(windowed: Bool) -> Int? {
+            guard let rarest, documents > 0 else { return nil }
+            let share = windowed ? Double(windowSize ?? 0) / documents : 1
+            return rarest.rows * share <= 5_000 ? rarest.index : nil
+        }
     }
 
     /// How a page of a search finds its matches: whether they are so many that it is found faster by walking the
     /// fetch's order (a page of 100 among 2,000 matches or more is near; fewer are found faster from the index and
     /// sorted), and, on PostgreSQL, how many documents in date order a window of the matches spans (see
     /// ``SearchQuery/DateWindow``) and which word has fewest matches. Measured with `photos-bench search`: on SQLite
-    /// a count up to 2,000. On PostgreSQL, from the planner's estimates: a page looks among four times the documents
+    /// a count up to 2,000. On PostgreSQL, from the planner's estimates: a page looks among three times the documents
     /// that would hold `limit` matches, were they spread evenly (the window's range of dates costs about what 1/25 as
     /// many matches read would: below 4,000 matches of a million, reading them all is cheaper), unless walking the
     /// order costs less by the measured costs below; without a window, 20,000 estimated matches or more walk. The
     /// rarest word alone is asked of the GIN index (see ``SearchQuery/drivingWord``) when at most 5,000 of its matches
     /// are to be read: a row read and checked costs microseconds, while two common words' posting lists, or a prefix
     /// that begins many words, cost tens of milliseconds in the index.
-    func searchPagePlan(_ words: [[String]], limit: Int) throws -> SearchPagePlan {
-        let dialect = metadata.dialect
+    static func searchPagePlan(_ words: [[String]], limit: Int, dialect: SQLDialect, db: any SQLConnection) throws -> SearchPagePlan {
         let statement = dialect.searchMatchesMany(words, many: dialect.kind == .sqlite ? 2_000 : 20_000)
-        return try read { db -> SearchPagePlan in
-            var plan = SearchPagePlan()
-            switch dialect.kind {
-            case .sqlite:
-                plan.many = try Bool.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? false
-            case .postgreSQL:
-                func estimate(_ statement: SQLFragment) throws -> Double? {
-                    let plan = try String.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? ""
-                    guard let data = plan.data(using: .utf8),
-                        let root = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]]
-                    else { return nil }
-                    return (root.first?["Plan"] as? [String: Any])?["Plan Rows"] as? Double
-                }
-                guard let rows = try estimate(statement) else { return plan }
-                plan.documents = try Double.fetchOne(db, sql: dialect.searchDocumentEstimate) ?? 0
-                let size = (Double(limit) * 3 * plan.documents / max(rows, 1)).rounded(.up)
-                plan.windowSize = size < plan.documents && size <= rows * 25 ? Int(size) : nil
-                guard let window = plan.windowSize.map(Double.init) else {
-                    plan.many = rows >= 20_000
-                    return plan
-                }
-                var postings = 0.0
-                if words.count > 1 {
-                    for index in words.indices {
-                        guard let rows = try estimate(dialect.searchWordEstimate(words, index: index)) else { return plan }
-                        postings += rows
-                        if rows < plan.rarest?.rows ?? .infinity { plan.rarest = (index, rows) }
-                    }
-                } else {
-                    postings = rows
-                }
-                // What each costs, in microseconds (`photos-bench search`, a million assets): walking the order reads
-                // about limit × documents / rows assets, 17 µs each; the window reads the index's posting lists
-                // (0.3 µs an entry: the rarest word's alone when few of its matches fall in the window, see
-                // `fetchAssetPage`), the window's dates (0.2 µs each) and the rows it finds (6 µs each).
-                let walk = Double(limit) * plan.documents / max(rows, 1) * 17
-                let inWindow = window / max(plan.documents, 1)
-                let fromIndex: Double
-                if let rarest = plan.rarest, rarest.rows * inWindow <= 5_000 {
-                    fromIndex = rarest.rows * 0.3 + rarest.rows * inWindow * 6
-                } else {
-                    fromIndex = postings * 0.3 + rows * inWindow * 6
-                }
-                plan.many = walk < fromIndex + window * 0.2
+        var plan = SearchPagePlan()
+        switch dialect.kind {
+        case .sqlite:
+            plan.many = try Bool.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? false
+        case .postgreSQL:
+            func estimate(_ statement: SQLFragment) throws -> Double? {
+                let plan = try String.fetchOne(db, sql: statement.sql, arguments: statement.statementArguments) ?? ""
+                guard let data = plan.data(using: .utf8),
+                    let root = (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]]
+                else { return nil }
+                return (root.first?["Plan"] as? [String: Any])?["Plan Rows"] as? Double
             }
-            return plan
+            guard let rows = try estimate(statement) else { return plan }
+            plan.documents = try Double.fetchOne(db, sql: dialect.searchDocumentEstimate) ?? 0
+            let size = (Double(limit) * 3 * plan.documents / max(rows, 1)).rounded(.up)
+            plan.windowSize = size < plan.documents && size <= rows * 25 ? Int(size) : nil
+            guard let window = plan.windowSize.map(Double.init) else {
+                plan.many = rows >= 20_000
+                return plan
+            }
+            var postings = 0.0
+            if words.count > 1 {
+                for index in words.indices {
+                    guard let rows = try estimate(dialect.searchWordEstimate(words, index: index)) else { return plan }
+                    postings += rows
+                    if rows < plan.rarest?.rows ?? .infinity { plan.rarest = (index, rows) }
+                }
+            } else {
+                postings = rows
+            }
+            // What each costs, in microseconds (`photos-bench search`, a million assets): walking the order reads
+            // about limit × documents / rows assets, 17 µs each; the window reads the index's posting lists
+            // (0.3 µs an entry: the rarest word's alone when few of its matches fall in the window, see
+            // `fetchAssetPage`), the window's dates (0.2 µs each) and the rows it finds (6 µs each).
+            let walk = Double(limit) * plan.documents / max(rows, 1) * 17
+            let inWindow = window / max(plan.documents, 1)
+            let fromIndex: Double
+            if let rarest = plan.rarest, plan.drivingWord(windowed: true) != nil {
+                fromIndex = rarest.rows * 0.3 + rarest.rows * inWindow * 6
+            } else {
+                fromIndex = postings * 0.3 + rows * inWindow * 6
+            }
+            plan.many = walk < fromIndex + window * 0.2
         }
+        return plan
     }
 }
