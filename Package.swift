@@ -81,6 +81,8 @@ let package = Package(
         // The HEIF check helper: C, linked against the system's libheif.
         .executableTarget(name: "openphotokit-heif-check", linkerSettings: [.linkedLibrary("heif")]),
         // The kernel sandbox (bubblewrap) for programs OpenPhotoKit does not trust: editing extensions, the movie encoder.
+        // Threads for blocking work (reads, waits for a server), instead of Dispatch's global queues (see the type).
+        .target(name: "BlockingThreads", swiftSettings: strict),
         .target(name: "KernelSandbox", dependencies: ["CProcessControl"], swiftSettings: strict),
         // Encodes a movie's web rendering in a process of its own, in the kernel sandbox (libavcodec over untrusted bytes).
         .executableTarget(name: "openphotokit-transcode", dependencies: ["CAVFormatShims"]),
@@ -104,7 +106,7 @@ let package = Package(
         .target(
             name: "PhotoLibraryEngine",
             dependencies: [
-                "PhotoMedia", "ObjectStorage",
+                "PhotoMedia", "ObjectStorage", "BlockingThreads",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -135,7 +137,7 @@ let package = Package(
         .target(
             name: "OpenPhotos",
             dependencies: [
-                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage", "PhotoEditingProtocol",
+                "PhotoLibraryEngine", "PhotoMedia", "UniformTypeIdentifiers", "OpenCoreImage", "PhotoEditingProtocol", "BlockingThreads",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -187,7 +189,7 @@ let package = Package(
         .target(
             name: "PhotosServer",
             dependencies: [
-                "BuiltInEditor", "OpenPhotos", "UniformTypeIdentifiers",
+                "BuiltInEditor", "OpenPhotos", "UniformTypeIdentifiers", "BlockingThreads",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -296,7 +298,7 @@ let package = Package(
             name: "PhotoLibraryEngineTests",
             dependencies: [
                 "PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check",
-                "ObjectStorage",
+                "ObjectStorage", "BlockingThreads",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

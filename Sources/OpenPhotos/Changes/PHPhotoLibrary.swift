@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 import PhotoLibraryEngine
 import PhotoMedia
@@ -185,7 +186,7 @@ open class PHPhotoLibrary: NSObject, @unchecked Sendable {
         for accessLevel: PHAccessLevel, handler: @escaping @Sendable (PHAuthorizationStatus) -> Void
     ) {
         let library = shared()
-        DispatchQueue.global().async { handler(library.requestAuthorization(for: accessLevel)) }
+        BlockingThreads.run { handler(library.requestAuthorization(for: accessLevel)) }
     }
 
     /// Requests authorization and returns the resulting status.

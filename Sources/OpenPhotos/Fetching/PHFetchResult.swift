@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 import Logging
 import PhotoLibraryEngine
@@ -154,7 +155,7 @@ open class PHFetchResult<ObjectType: AnyObject>: NSObject, NSCopying, @unchecked
                     return true
                 }
                 if starts {
-                    DispatchQueue.global(qos: .userInitiated).async { [self] in
+                    BlockingThreads.run { [self] in
                         store(loadBatch(next, from: engine, ids: ids), batch: next, ahead: true)
                     }
                 }

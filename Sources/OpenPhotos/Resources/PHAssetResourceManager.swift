@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 
 #if canImport(Glibc)
@@ -61,8 +62,7 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
         let network = options?.isNetworkAccessAllowed ?? false
         nonisolated(unsafe) let handler = handler
         nonisolated(unsafe) let completionHandler = completionHandler
-        let queue = DispatchQueue(label: "OpenPhotoKit.resource-request-\(id)")
-        queue.async {
+        BlockingThreads.run {
             let error = self.stream(resource, id: id, network: network, progress: progress) { handler($0) }
             self.end(id)
             completionHandler(error)
@@ -80,7 +80,7 @@ open class PHAssetResourceManager: NSObject, @unchecked Sendable {
         let progress = options?.progressHandler
         let network = options?.isNetworkAccessAllowed ?? false
         nonisolated(unsafe) let completionHandler = completionHandler
-        DispatchQueue(label: "OpenPhotoKit.resource-write-\(id)").async {
+        BlockingThreads.run {
             defer { self.end(id) }
             if FileManager.default.fileExists(atPath: fileURL.path) {
                 completionHandler(CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: fileURL.path]))

@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 
 /// The row ids of an asset fetch, in order, as they arrive: a fetch answers with its first page while one read
@@ -167,7 +168,7 @@ package final class AssetIDStream: @unchecked Sendable {
         afterFirstPage: (@Sendable () -> Void)? = nil
     ) throws -> AssetIDStream {
         let stream = AssetIDStream()
-        DispatchQueue.global(qos: .userInitiated).async {
+        BlockingThreads.run {
             do {
                 try reader.read { db in
                     if let count = try alongside?(db) { stream.expect(count) }
