@@ -133,5 +133,13 @@ struct SearchDateWindowTests {
             try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_search WHERE creation_date IS NOT NULL") ?? -1
         }
         #expect(dated == 2)
+        // verify says where a document's date is not its asset's.
+        #expect(try engine.verify().problems.filter { $0.kind == .searchIndex }.isEmpty)
+        try engine.metadata.write { db in
+            try db.execute(
+                sql: "UPDATE asset_search SET creation_date = 1 WHERE asset_id = (SELECT id FROM asset WHERE local_id = ?)", arguments: [ids[1]])
+        }
+        let problems = try engine.verify().problems.filter { $0.kind == .searchIndex }
+        #expect(problems.map(\.path) == [ids[1]], "\(problems)")
     }
 }

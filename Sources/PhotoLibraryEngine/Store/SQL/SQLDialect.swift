@@ -108,7 +108,10 @@ package struct SQLDialect: Sendable, Hashable {
             SQLFragment("SELECT EXISTS (SELECT 1 FROM asset_search WHERE rowid = ? AND document = ?)", [.integer(assetID), .text(tokens)])
         case .postgreSQL:
             SQLFragment(
-                "SELECT EXISTS (SELECT 1 FROM asset_search WHERE asset_id = ? AND document = ?::tsvector)",
+                """
+                SELECT EXISTS (SELECT 1 FROM asset_search s JOIN asset a ON a.id = s.asset_id
+                WHERE s.asset_id = ? AND s.document = ?::tsvector AND s.creation_date IS NOT DISTINCT FROM a.creation_date)
+                """,
                 [.integer(assetID), .text(Self.tsvectorLiteral(tokens))])
         }
     }
