@@ -48,7 +48,9 @@ struct BenchBackup: ParsableCommand {
                 try? FileManager.default.removeItem(at: url)
             }
             sync()
-            let imported = try ChildProcess.run(executable, ["import", "--recursive", "--json", "--library", device.path, generated.path])
+            // Memory is not sampled (every 2 ms it would take this machine's processor time from the run it measures).
+            let imported = try ChildProcess.run(
+                executable, ["import", "--recursive", "--json", "--library", device.path, generated.path], samplingMemory: false)
             guard imported.status == 0 else { throw CLIError("photos import failed (status \(imported.status))") }
             importSeconds.append(imported.seconds)
 
@@ -82,7 +84,8 @@ struct BenchBackup: ParsableCommand {
             sync()
             let backup = try ChildProcess.run(
                 executable,
-                ["uploads", "run", "--json", "--library", device.path, "--settings", settings.path, "--concurrency", String(concurrency)])
+                ["uploads", "run", "--json", "--library", device.path, "--settings", settings.path, "--concurrency", String(concurrency)],
+                samplingMemory: false)
             guard backup.status == 0 else {
                 throw CLIError("photos uploads run failed (status \(backup.status)): \(String(decoding: backup.standardOutput, as: UTF8.self))")
             }

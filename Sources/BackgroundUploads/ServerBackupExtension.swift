@@ -1,5 +1,6 @@
 import Foundation
 import OpenPhotos
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -188,13 +189,16 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         return request
     }
 
+    /// Made once: making one costs more than the rest of a job's request.
+    private static let formatter = Mutex(ISO8601DateFormatter())
+
     /// A date in ISO 8601, UTC, to the nanosecond (what a `Date` holds comes back exactly).
     static func isoDate(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970.rounded(.down)
         var nanos = Int(((date.timeIntervalSince1970 - seconds) * 1_000_000_000).rounded())
         var whole = seconds
         if nanos >= 1_000_000_000 { (whole, nanos) = (whole + 1, 0) }
-        let text = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: whole))
+        let text = formatter.withLock { $0.string(from: Date(timeIntervalSince1970: whole)) }
         return text.replacingOccurrences(of: "Z", with: String(format: ".%09dZ", nanos))
     }
 

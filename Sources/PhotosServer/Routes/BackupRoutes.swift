@@ -141,9 +141,9 @@ struct BackupRoutes {
 
     /// An ISO 8601 date and time with any number of fractional digits (a photo's date to the microsecond).
     static func parseDate(_ text: String) -> Date? {
-        guard let dot = text.firstIndex(of: ".") else { return ISO8601DateFormatter().date(from: text) }
+        guard let dot = text.firstIndex(of: ".") else { return ISO8601.parseWhole(text) }
         let digits = text[text.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, digits.count <= 9, let whole = ISO8601DateFormatter().date(from: String(text[..<dot]) + text[digits.endIndex...]),
+        guard !digits.isEmpty, digits.count <= 9, let whole = ISO8601.parseWhole(String(text[..<dot]) + text[digits.endIndex...]),
             let fraction = Double("0." + digits)
         else { return nil }
         return whole.addingTimeInterval(fraction)

@@ -47,8 +47,9 @@ struct UploadRoutes {
         @Sendable func reserve() throws -> (Int, (id: String, file: URL, handle: FileHandle)) {
             (uploads.pendingBytes(of: client), try uploads.reserve(name: name, client: client, maximumCount: maximumCount))
         }
-        // Shared uploads are counted in the library's database: not on the event loop.
-        let reserved = uploads.isShared ? try await offload(reserve) : try reserve()
+        // Not on the event loop: creating the file allocates an inode (ext4 may scan its inode table for one, a
+        // tenth of the server's processor time in a backup), and shared uploads are counted in the library's database.
+        let reserved = try await offload(reserve)
         let (waiting, (id, file, handle)) = (reserved.0, (reserved.1.id, reserved.1.file, reserved.1.handle))
         var written = 0
         // Hashed as it is written (the import then trusts the digest of the server's own file instead of reading it

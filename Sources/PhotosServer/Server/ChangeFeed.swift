@@ -122,7 +122,7 @@ final class ChangeFeed: Sendable {
         var events: [FeedEvent] = []
         for change in changes {
             var body: [String: Any] = [
-                "token": FeedToken.encode(change.changeToken), "date": ISO8601DateFormatter().string(from: change.date),
+                "token": FeedToken.encode(change.changeToken), "date": ISO8601.string(from: change.date),
             ]
             if let client = change.clientIdentifier { body["client"] = client }
             for (type, name) in [(PHObjectType.asset, "assets"), (.assetCollection, "assetCollections"), (.collectionList, "collectionLists")] {
