@@ -51,4 +51,45 @@ struct BlockingThreadsTests {
         #expect(answers == Dictionary(uniqueKeysWithValues: (0..<100).map { ($0, $0 * $0) }))
         #expect(BlockingThreads.threads.alive <= BlockingThreads.limit)
     }
+
+    /// A lane runs at most its width of jobs at once, then the rest (taken in the order they came), and all of them.
+    @Test func aLaneRunsItsWidthAtOnceAndTheRestInOrder() throws {
+        /// What the jobs did, under `condition`.
+        final class Record: @unchecked Sendable {
+            let condition = NSCondition()
+            var open = false
+            var running = 0
+            var most = 0
+            var started: [Int] = []
+            var finished = 0
+        }
+        let lane = BlockingLane(width: 3)
+        let record = Record()
+        for index in 0..<10 {
+            lane.run {
+                record.condition.lock()
+                record.started.append(index)
+                record.running += 1
+                record.most = max(record.most, record.running)
+                record.condition.broadcast()
+                while !record.open { record.condition.wait() }
+                record.running -= 1
+                record.finished += 1
+                record.condition.broadcast()
+                record.condition.unlock()
+            }
+        }
+        record.condition.lock()
+        defer { record.condition.unlock() }
+        let deadline = Date().addingTimeInterval(60)
+        while record.started.count < 3, record.condition.wait(until: deadline) {}
+        // The first three run and wait; the other seven wait for a place.
+        #expect(record.started == [0, 1, 2])
+        record.open = true
+        record.condition.broadcast()
+        while record.finished < 10, record.condition.wait(until: deadline) {}
+        #expect(record.finished == 10)
+        #expect(record.most == 3)
+        #expect(record.started.suffix(7).sorted() == [3, 4, 5, 6, 7, 8, 9])
+    }
 }

@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 import PhotoLibraryEngine
 import PhotoMedia
@@ -38,7 +39,7 @@ open class PHCachingImageManager: PHImageManager, @unchecked Sendable {
                 else { continue }
                 let allowNetwork = options.isNetworkAccessAllowed
                 preheating.withLock { $0.pending += 1 }
-                workers.addOperation { [self] in
+                downloads.run { [self] in
                     defer {
                         idle.lock()
                         preheating.withLock { $0.pending -= 1 }

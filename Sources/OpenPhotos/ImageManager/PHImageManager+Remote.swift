@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 import PhotoLibraryEngine
 import PhotoMedia
@@ -51,7 +52,7 @@ extension PHImageManager {
         }
         let cached = remote.imageCache.contains(request.name)
         let degraded = !cached && (options.deliveryMode == .opportunistic || options.deliveryMode == .fastFormat)
-        workers.addOperation { [self] in
+        downloads.run { [self] in
             if degraded, let data = remote.cachedSmallerImage(than: request), let image = UIImage(data: data), !isCancelled(id) {
                 // Fast format: the fastest image is the final one.
                 let isFinal = options.deliveryMode == .fastFormat

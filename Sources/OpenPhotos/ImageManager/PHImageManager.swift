@@ -1,3 +1,4 @@
+import BlockingThreads
 import Foundation
 import PhotoLibraryEngine
 import PhotoMedia
@@ -23,6 +24,9 @@ open class PHImageManager: NSObject, @unchecked Sendable {
         queue.qualityOfService = .userInitiated
         return queue
     }()
+    /// Downloads of a served library's renderings: six at a time (as a browser asks one server), on threads for
+    /// blocking work — not the rendering pool, whose few threads a slow server would hold.
+    let downloads = BlockingLane(width: 6)
     /// Request IDs: the next one, the asynchronous requests still running, and those of them cancelled. Only running
     /// requests are remembered, so cancelling finished ones (a grid does it on every cell reuse) costs no memory.
     private let requests = Mutex<(next: Int32, running: Set<Int32>, cancelled: Set<Int32>)>((1, [], []))
