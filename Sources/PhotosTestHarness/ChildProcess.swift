@@ -77,6 +77,15 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends SIGKILL.
     public func kill() { _ = Glibc.kill(pid, SIGKILL) }
 
+    /// Whether it has ended (its state in `/proc` is gone or a zombie's), without collecting it: ``wait(samplingMemory:)``
+    /// still tells how it ended.
+    public var hasEnded: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return true }
+        return stat[close...].dropFirst(2).first == "Z"
+    }
+
     /// The child's peak resident memory so far (`VmHWM`, KiB), or nil once it has ended.
     private func highWaterMark() -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

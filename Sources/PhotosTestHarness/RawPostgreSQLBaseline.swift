@@ -26,6 +26,17 @@ public final class RawPostgreSQLBaseline {
 
     deinit { try? connection.close().wait() }
 
+    /// Runs `sql` (no arguments; statements a test sets a library up with).
+    public func execute(_ sql: String) throws {
+        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+    }
+
+    /// The first column of the first row `sql` answers, as an integer (nil without a row, or for NULL).
+    public func integer(_ sql: String) throws -> Int64? {
+        let rows = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().rows
+        return try rows.first.flatMap { try $0.decode(Int64?.self) }
+    }
+
     /// Runs `sql` (`$n` placeholders, integer arguments), collects the first column of every row, then reads the
     /// first row whole with `rowSQL` (`$1`: its id). Returns the count.
     public func countAndFirst(sql: String, arguments: [Int64], rowSQL: String) throws -> Int {
