@@ -51,6 +51,55 @@ struct ChangeJournalTests {
         #expect(deliveries.next(within: 0.3) == nil)
     }
 
+    /// Collects what commit listeners hear.
+    final class Newest: @unchecked Sendable {
+        private let lock = NSLock()
+        private let arrived = DispatchSemaphore(value: 0)
+        private var received: [Int64] = []
+
+        func record(_ transaction: Int64) {
+            lock.withLock { received.append(transaction) }
+            arrived.signal()
+        }
+
+        func next(within seconds: Double = 10) -> Int64? {
+            guard arrived.wait(timeout: .now() + seconds) == .success else { return nil }
+            return lock.withLock { received.removeFirst() }
+        }
+    }
+
+    @Test func commitListenersHearEachCommitOnceWithoutItBeingDescribed() throws {
+        let test = try TestLibrary(name: "CommitListeners")
+        defer { test.remove() }
+        let ids = try test.addImages(1)
+        var configuration = LibraryConfiguration()
+        configuration.watchedChangePollInterval = .seconds(3600)
+        let observer = try LibraryEngine.open(at: test.url, configuration: configuration)
+        let newest = Newest()
+        let token = observer.changeCenter.subscribeToCommits { newest.record($0) }
+        defer { observer.changeCenter.unsubscribe(token) }
+        #expect(observer.changeCenter.isWatching)
+        // Nobody wants transactions described: commits pin no snapshot.
+        #expect(!observer.changeCenter.isObserved)
+        let before = try observer.changeHistoryBounds().current
+
+        try favorite(test, ids[0])
+        #expect(newest.next() == before + 1)
+        try favorite(test, ids[0])
+        #expect(newest.next() == before + 2)
+        // The wake-up's follow-up looks find nothing new: each commit is heard once.
+        #expect(newest.next(within: 0.5) == nil)
+
+        // A subscriber that wants them described is served alongside.
+        let deliveries = Deliveries()
+        let described = observer.changeCenter.subscribe { deliveries.record($0) }
+        defer { observer.changeCenter.unsubscribe(described) }
+        try favorite(test, ids[0])
+        #expect(deliveries.next()?.entry.id == before + 3)
+        #expect(newest.next() == before + 3)
+        #expect(newest.next(within: 0.5) == nil)
+    }
+
     @Test func withoutFileWatchingThePollFindsOtherCommits() throws {
         let test = try TestLibrary(name: "Polling")
         defer { test.remove() }

@@ -20,14 +20,21 @@ package struct ChangeDelivery: Sendable {
 /// commit. Commits of other processes (or other engines on the same store) wake it through the store's
 /// ``CommitSignal`` (for SQLite, inotify on the database's files), with a slow poll of the journal's newest id as a
 /// safety net, or a fast poll where the store cannot signal; a wake-up costs one indexed read. Nothing runs while nobody subscribes.
+///
+/// Listeners that only need to know that something was committed (a background worker, a server's change feed that
+/// reads the history itself) take ``subscribeToCommits(_:)``: no transaction is described for them, and no snapshot
+/// is pinned — a snapshot is a connection of its own, opened per commit, the largest cost of a commit observed.
 package final class ChangeCenter: @unchecked Sendable {
     package typealias Handler = @Sendable (ChangeDelivery) -> Void
+    /// Told the newest committed transaction, after it is visible to reads.
+    package typealias CommitListener = @Sendable (Int64) -> Void
 
     private let metadata: any MetadataStore
     /// The serial queue deliveries run on.
     package let queue = DispatchQueue(label: "OpenPhotoKit.changes")
     private let lock = NSLock()
     private var handlers: [(token: Int, handler: Handler)] = []
+    private var commitListeners: [(token: Int, listener: CommitListener)] = []
     private var nextToken = 1
     private var lastDelivered: Int64 = 0
     private var pinned: [Int64: any MetadataReader] = [:]
@@ -54,17 +61,18 @@ package final class ChangeCenter: @unchecked Sendable {
         self.watchedPollInterval = watchedPollInterval
     }
 
-    /// Whether anyone listens (commits only pin snapshots then).
+    /// Whether anyone wants transactions described (commits only pin snapshots then).
     package var isObserved: Bool { lock.withLock { !handlers.isEmpty } }
+
+    /// Whether anyone listens at all (commits wake the queue then).
+    private var isListenedTo: Bool { !handlers.isEmpty || !commitListeners.isEmpty }
 
     /// Starts delivering transactions committed from now on to `handler`. Returns a token for ``unsubscribe(_:)``.
     package func subscribe(_ handler: @escaping Handler) -> Int {
         let current = (try? metadata.read { try LibraryEngine.historyBounds($0).current }) ?? 0
         return lock.withLock {
-            if handlers.isEmpty {
-                lastDelivered = max(lastDelivered, current)
-                startPolling()
-            }
+            if handlers.isEmpty { lastDelivered = max(lastDelivered, current) }
+            if !isListenedTo { startPolling() }
             let token = nextToken
             nextToken += 1
             handlers.append((token, handler))
@@ -72,16 +80,32 @@ package final class ChangeCenter: @unchecked Sendable {
         }
     }
 
+    /// Starts telling `listener` of commits from now on (by any process): once or more after each, with the newest
+    /// transaction then visible, on the center's queue; commits close together may come as one call. Returns a
+    /// token for ``unsubscribe(_:)``.
+    package func subscribeToCommits(_ listener: @escaping CommitListener) -> Int {
+        let current = (try? metadata.read { try LibraryEngine.historyBounds($0).current }) ?? 0
+        return lock.withLock {
+            if handlers.isEmpty { lastDelivered = max(lastDelivered, current) }
+            if !isListenedTo { startPolling() }
+            let token = nextToken
+            nextToken += 1
+            commitListeners.append((token, listener))
+            return token
+        }
+    }
+
     package func unsubscribe(_ token: Int) {
         lock.withLock {
             handlers.removeAll { $0.token == token }
-            if handlers.isEmpty {
+            commitListeners.removeAll { $0.token == token }
+            if handlers.isEmpty { pinned.removeAll() }
+            if !isListenedTo {
                 timer?.cancel()
                 timer = nil
                 watcher?.stop()
                 watcher = nil
                 isWatching = false
-                pinned.removeAll()
             }
         }
     }
@@ -94,13 +118,13 @@ package final class ChangeCenter: @unchecked Sendable {
     /// Called after ``willCommit()``, still holding the writer: right after the commit with its journal id (outside
     /// any transaction), or with nil when the transaction rolled back or changed nothing.
     func didCommit(_ id: Int64?, snapshot: () -> (any MetadataReader)?) {
-        let observed = isObserved
+        let (observed, listened) = lock.withLock { (!handlers.isEmpty, isListenedTo) }
         let state = (id != nil && observed) ? snapshot() : nil
         lock.withLock {
             localCommitsInFlight -= 1
             if let id, let state { pinned[id] = state }
         }
-        if observed { queue.async { self.pump() } }
+        if listened { queue.async { self.pump() } }
     }
 
     /// Starts the wake-ups; called with the lock held when the first subscriber arrives.
@@ -141,11 +165,21 @@ package final class ChangeCenter: @unchecked Sendable {
     /// Delivers the transactions not delivered yet. Runs on ``queue``.
     package func pump() {
         dispatchPrecondition(condition: .onQueue(queue))
-        let (subscribers, since, busy) = lock.withLock { (handlers.map(\.handler), lastDelivered, localCommitsInFlight > 0) }
+        let (subscribers, listeners, since, busy) = lock.withLock {
+            (handlers.map(\.handler), commitListeners.map(\.listener), lastDelivered, localCommitsInFlight > 0)
+        }
         // A local commit between its write and its snapshot: its didCommit pumps again.
-        guard !subscribers.isEmpty, !busy else { return }
+        guard !subscribers.isEmpty || !listeners.isEmpty, !busy else { return }
+        guard !subscribers.isEmpty else {
+            // Only listeners: the newest transaction is all they are told.
+            guard let newest = try? metadata.read({ try LibraryEngine.newestTransaction($0) }), newest > since else { return }
+            lock.withLock { lastDelivered = max(lastDelivered, newest) }
+            for listener in listeners { listener(newest) }
+            return
+        }
         guard let entries = try? metadata.read({ db in try LibraryEngine.journalEntries(db, after: since) }), !entries.isEmpty
         else { return }
+        defer { if let newest = entries.last?.id { for listener in listeners { listener(newest) } } }
         // One shared later state for the transactions that have no pinned snapshot of their own.
         var shared: (state: any MetadataReader, version: Int64)?
         for entry in entries {

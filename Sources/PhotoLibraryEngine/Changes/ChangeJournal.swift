@@ -57,7 +57,7 @@ extension LibraryEngine {
                         let json = String(decoding: try JSONEncoder().encode(summary), as: UTF8.self)
                         journalID = try Int64.fetchOne(
                             db, sql: "INSERT INTO change_journal (date, client_id, changes) VALUES (?, ?, ?) RETURNING id",
-                            arguments: [now.timeIntervalSince1970, clientID, json])
+                            arguments: [now.timeIntervalSince1970, clientID, json], cached: true)
                     }
                     return summary
                 },
@@ -79,10 +79,18 @@ extension LibraryEngine {
 
     static func historyBounds(_ db: any SQLConnection) throws -> ChangeHistoryBounds {
         let last = db.dialect.lastIssuedID(of: "change_journal")
-        let current = try Int64.fetchOne(db, sql: last.sql, arguments: last.statementArguments) ?? 0
+        let current = try Int64.fetchOne(db, sql: last.sql, arguments: last.statementArguments, cached: true) ?? 0
         let floor =
-            try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'change_history_floor'").flatMap { Int64($0) } ?? 0
+            try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = 'change_history_floor'", cached: true).flatMap {
+                Int64($0)
+            } ?? 0
         return ChangeHistoryBounds(current: current, floor: floor)
+    }
+
+    /// The newest committed transaction this read sees (0 for none): the journal's, where a numbering's last issued
+    /// number may belong to a transaction that has not committed yet (PostgreSQL's sequences).
+    static func newestTransaction(_ db: any SQLConnection) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT max(id) FROM change_journal", cached: true) ?? 0
     }
 
     /// The transactions after `token`, oldest first (at most `limit`).
@@ -103,7 +111,7 @@ extension LibraryEngine {
         }
         var sql = "SELECT id, date, client_id, changes FROM change_journal WHERE id > ? ORDER BY id"
         if let limit { sql += " LIMIT \(max(0, limit))" }
-        return try SQLRecord.fetchAll(db, sql: sql, arguments: [token]).map(JournalEntry.init(row:))
+        return try SQLRecord.fetchAll(db, sql: sql, arguments: [token], cached: limit == nil).map(JournalEntry.init(row:))
     }
 
     /// Drops journal rows older than the retention period (`change_history_days`, 30 by default), always keeping

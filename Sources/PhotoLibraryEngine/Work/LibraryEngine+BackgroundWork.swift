@@ -68,7 +68,7 @@ extension LibraryEngine {
                 arguments: [
                     WorkItem.Kind.renderings.rawValue, now.timeIntervalSince1970, assetID, MediaType.image.rawValue,
                     MediaType.video.rawValue,
-                ])
+                ], cached: true)
         }
         try db.execute(
             sql: """
@@ -79,12 +79,20 @@ extension LibraryEngine {
             arguments: [
                 WorkItem.Kind.webVideo.rawValue, now.timeIntervalSince1970, assetID, MediaType.video.rawValue,
                 8,  // PHAssetMediaSubtype.photoLive
-            ])
+            ], cached: true)
     }
 
     /// Claims the oldest item nobody holds, for `lease` seconds, as `worker`; nil when there is none.
     package func claimWork(worker: String, lease: TimeInterval, now: Date = Date()) throws(LibraryError) -> WorkItem? {
-        try writeQueue("claim background work") { db -> WorkItem? in
+        // Looked for first without writing: a worker wakes after every commit, and most find nothing to do (a write
+        // transaction each would queue behind the commits it follows).
+        let claimable = try read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM work_item WHERE (lease_until IS NULL OR lease_until < ?) AND attempts < ?)",
+                arguments: [now.timeIntervalSince1970, Self.maximumWorkAttempts], cached: true) ?? false
+        }
+        guard claimable else { return nil }
+        return try writeQueue("claim background work") { db -> WorkItem? in
             let time = now.timeIntervalSince1970
             guard
                 let id = try Int64.fetchOne(

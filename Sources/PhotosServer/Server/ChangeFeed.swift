@@ -15,7 +15,7 @@ struct FeedEvent: Sendable {
 
 /// The library's history turned into live events for every connected client.
 ///
-/// One task follows the library (``OpenPhotos/PHPhotoLibrary/changes``: this process's commits at once, other
+/// One task follows the library (`PHPhotoLibrary.commitWakeUps`: this process's commits at once, other
 /// processes' through inotify), reads each new transaction once from the persistent history and hands it to every
 /// subscriber, so a hundred clients cost one history read per commit. The task runs only while someone listens.
 final class ChangeFeed: Sendable {
@@ -46,7 +46,7 @@ final class ChangeFeed: Sendable {
                 // Listen first, then take the position: a commit after the position is always announced. (Started
                 // inside the task, the listening would begin whenever the task runs, and a commit in between would
                 // wait for the next one.)
-                let commits = library.changes
+                let commits = library.commitWakeUps
                 state.last = library.currentChangeToken
                 state.follower = Task { [weak self] in await self?.follow(commits) }
             }
@@ -75,7 +75,7 @@ final class ChangeFeed: Sendable {
         follower?.cancel()
     }
 
-    private func follow(_ commits: AsyncStream<PHChange>) async {
+    private func follow(_ commits: AsyncStream<Void>) async {
         for await _ in commits {
             if Task.isCancelled { break }
             // The history is read with SQLite's blocking calls: not on the event loop that runs this task. A read that

@@ -102,8 +102,9 @@ public final class RenderingWorker: Sendable {
     /// or for half a minute (a lease that ran out, a failed item's time to retry), and drains again.
     public func run() async {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        // Listening starts here, before the first drain: a commit during it wakes the next one.
-        let commits = library.changes
+        // Listening starts here, before the first drain: a commit during it wakes the next one. (A wake-up, not a
+        // described change: the queue is read for what to do.)
+        let commits = library.commitWakeUps
         let watcher = Task {
             for await _ in commits { wake.yield() }
         }

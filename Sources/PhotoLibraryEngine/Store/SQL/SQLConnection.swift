@@ -54,6 +54,10 @@ package protocol SQLConnection: AnyObject {
     /// Runs `sql`; the number of rows it inserted, updated or deleted.
     @discardableResult
     func execute(sql: String, arguments: SQLArguments) throws -> Int
+    /// Runs `sql`, kept prepared for the next call with the same text when `cached` (as ``forEachRow(sql:arguments:cached:_:)``
+    /// keeps its statements); the number of rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(sql: String, arguments: SQLArguments, cached: Bool) throws -> Int
     /// Steps the result of `sql`, handing each row to `body` (valid only inside it); `body` returns false to stop.
     /// `cached`: the statement is kept prepared for the next call with the same text (the engine's fixed,
     /// frequent statements; never for text built from a variable number of terms).
@@ -86,6 +90,10 @@ extension SQLConnection {
     @discardableResult
     package func execute(sql: String) throws -> Int { try execute(sql: sql, arguments: []) }
 
+    /// A store that keeps no statements prepared runs it as any other.
+    @discardableResult
+    package func execute(sql: String, arguments: SQLArguments, cached: Bool) throws -> Int { try execute(sql: sql, arguments: arguments) }
+
     /// Every row of the result, copied.
     package func fetchAll(sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> [SQLRecord] {
         var rows: [SQLRecord] = []
@@ -109,21 +117,21 @@ extension SQLConnection {
 
 extension SQLRecord {
     /// Every row of `sql`'s result.
-    package static func fetchAll(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> [SQLRecord] {
-        try db.fetchAll(sql: sql, arguments: arguments)
+    package static func fetchAll(_ db: any SQLConnection, sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> [SQLRecord] {
+        try db.fetchAll(sql: sql, arguments: arguments, cached: cached)
     }
 
     /// The first row of `sql`'s result.
-    package static func fetchOne(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> SQLRecord? {
-        try db.fetchOne(sql: sql, arguments: arguments)
+    package static func fetchOne(_ db: any SQLConnection, sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> SQLRecord? {
+        try db.fetchOne(sql: sql, arguments: arguments, cached: cached)
     }
 }
 
 extension SQLValueConvertible {
     /// The first column of the first row of `sql`'s result (nil: no row, or NULL).
-    package static func fetchOne(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> Self? {
+    package static func fetchOne(_ db: any SQLConnection, sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> Self? {
         var result: Self?
-        try db.forEachRow(sql: sql, arguments: arguments, cached: false) { row in
+        try db.forEachRow(sql: sql, arguments: arguments, cached: cached) { row in
             let value: Self? = row[0]
             result = value
             return false
@@ -132,9 +140,9 @@ extension SQLValueConvertible {
     }
 
     /// The first column of every row of `sql`'s result.
-    package static func fetchAll(_ db: any SQLConnection, sql: String, arguments: SQLArguments = []) throws -> [Self] {
+    package static func fetchAll(_ db: any SQLConnection, sql: String, arguments: SQLArguments = [], cached: Bool = false) throws -> [Self] {
         var result: [Self] = []
-        try db.forEachRow(sql: sql, arguments: arguments, cached: false) { row in
+        try db.forEachRow(sql: sql, arguments: arguments, cached: cached) { row in
             result.append(row[0])
             return true
         }

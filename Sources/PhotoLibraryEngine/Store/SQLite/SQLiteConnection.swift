@@ -17,6 +17,13 @@ final class SQLiteConnection: SQLConnection {
         return db.changesCount
     }
 
+    @discardableResult
+    func execute(sql: String, arguments: SQLArguments, cached: Bool) throws -> Int {
+        guard cached else { return try execute(sql: sql, arguments: arguments) }
+        try db.cachedStatement(sql: sql).execute(arguments: arguments.statementArguments)
+        return db.changesCount
+    }
+
     func forEachRow(sql: String, arguments: SQLArguments, cached: Bool, _ body: (any SQLRow) throws -> Bool) throws {
         let statement = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
         try statement.setArguments(arguments.statementArguments)
