@@ -6,7 +6,7 @@ extension LibraryEngine {
     package func accessContext(clientID: String?) -> AccessContext {
         guard let clientID else { return AccessContext(clientID: nil, grant: nil, libraryIsReadOnly: isReadOnly) }
         let grant = try? read { db in
-            try Int.fetchOne(db, sql: "SELECT grant_kind FROM client_grant WHERE client_id = ?", arguments: [clientID])
+            try Int.fetchOne(db, sql: "SELECT grant_kind FROM client_grant WHERE client_id = ?", arguments: [clientID], cached: true)
         }
         return AccessContext(clientID: clientID, grant: (grant ?? nil).flatMap(ClientGrant.init(rawValue:)), libraryIsReadOnly: isReadOnly)
     }

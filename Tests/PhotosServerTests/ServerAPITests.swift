@@ -303,6 +303,29 @@ struct ServerAPITests {
         #expect(FastISO8601.string(Date(timeIntervalSince1970: 59.9996)) == "1970-01-01T00:01:00Z")
     }
 
+    @Test func internetDatesAreReadAsTheFormatterReadsThem() throws {
+        let formatter = ISO8601DateFormatter()
+        var generator = SystemRandomNumberGenerator()
+        // Every kind of day (leap years, month ends, before 1970) in UTC and with offsets either way.
+        for _ in 0..<2000 {
+            let date = Date(timeIntervalSince1970: TimeInterval(Int64.random(in: -5_000_000_000...8_000_000_000, using: &generator)))
+            for zone in [0, 3600, -18_000, 19_800, 50_400, -43_200] {
+                formatter.timeZone = TimeZone(secondsFromGMT: zone)
+                let text = formatter.string(from: date)
+                #expect(FastISO8601.date(text) == date, "\(text)")
+                #expect(ISO8601.parseWhole(text) == formatter.date(from: text))
+            }
+        }
+        #expect(FastISO8601.date("2024-02-29T23:59:59Z") == formatter.date(from: "2024-02-29T23:59:59Z"))
+        // What it does not read it leaves to the formatter: nil here.
+        for text in [
+            "2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01 00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
+            "2024-01-01T00:00:00+0100", "2024-01-01T00:00:00+01:60", "0000-01-01T00:00:00Z", "2024-01-01T00:00:0aZ", "",
+        ] {
+            #expect(FastISO8601.date(text) == nil, "\(text)")
+        }
+    }
+
     @Test(arguments: LibraryProviders.all) func badRequestsGetJSONErrorsNeverA500(_ provider: any LibraryProvider) async throws {
         let fixture = try ServerFixture(name: "Errors", provider: provider)
         defer { fixture.library.remove() }

@@ -41,7 +41,8 @@ extension LibraryEngine {
     package func checkedAccessTokenClient(_ token: String) throws(LibraryError) -> String? {
         guard token.hasPrefix(Self.accessTokenPrefix), token.utf8.count < 200 else { return nil }
         return try read { db in
-            try String.fetchOne(db, sql: "SELECT client_id FROM access_token WHERE secret_sha256 = ?", arguments: [Self.tokenHash(token)])
+            try String.fetchOne(
+                db, sql: "SELECT client_id FROM access_token WHERE secret_sha256 = ?", arguments: [Self.tokenHash(token)], cached: true)
         }
     }
 

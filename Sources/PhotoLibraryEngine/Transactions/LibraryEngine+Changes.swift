@@ -312,7 +312,7 @@ extension LibraryEngine {
                 Moments.placeCell(asset.location), now.timeIntervalSince1970, now.timeIntervalSince1970,
                 asset.location?.latitude, asset.location?.longitude, asset.location?.altitude, asset.duration,
                 asset.isFavorite, asset.isHidden, access.clientID,
-            ])
+            ], cached: true)
         guard let assetID = inserted else { throw LibraryError.internalError("the new asset got no row id") }
         let m = asset.metadata
         try db.execute(
@@ -320,7 +320,7 @@ extension LibraryEngine {
                 UPDATE asset SET camera_make = ?, camera_model = ?, lens_model = ?, creation_date_source = ?,
                     content_identifier = ?, is_selfie = ? WHERE id = ?
                 """,
-            arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID])
+            arguments: [m.make, m.model, m.lensModel, m.creationDateSource, m.contentIdentifier, m.isSelfie, assetID], cached: true)
         try writeExtendedMetadata(asset.extended, assetID: assetID, db: db, creating: true)
         if let choice = asset.extended.originalChoice, choice != 0 {
             try db.execute(sql: "UPDATE asset SET original_choice = ? WHERE id = ?", arguments: [Int64(choice), assetID])
@@ -328,7 +328,7 @@ extension LibraryEngine {
         if let origin = asset.extended.origin {
             try db.execute(
                 sql: "UPDATE asset SET cloud_id = ?, origin_client = ?, origin_id = ? WHERE id = ?",
-                arguments: [origin.cloudIdentifier, origin.client, origin.source, assetID])
+                arguments: [origin.cloudIdentifier, origin.client, origin.source, assetID], cached: true)
         }
         if asset.extended.livePhotoVideoPlaybackEnabled == false {
             try db.execute(sql: "UPDATE asset SET live_playback_off = 1 WHERE id = ?", arguments: [assetID])
@@ -356,7 +356,7 @@ extension LibraryEngine {
                 arguments: [
                     assetID, resource.type, resource.path, resource.originalFilename, resource.uniformTypeIdentifier,
                     resource.staged.size, resource.staged.sha256, resource.info.pixelWidth, resource.info.pixelHeight,
-                ])
+                ], cached: true)
         }
         try SearchIndex.refresh([assetID], db: db)
         try queueRenderings(assetID: assetID, now: now, db: db)

@@ -195,10 +195,11 @@ extension LibraryEngine {
         try read { db -> BackedUpAsset? in
             guard
                 let row = try SQLRecord.fetchOne(
-                    db, sql: "SELECT id, local_id FROM asset WHERE origin_client = ? AND origin_id = ?", arguments: [client, source])
+                    db, sql: "SELECT id, local_id FROM asset WHERE origin_client = ? AND origin_id = ?", arguments: [client, source],
+                    cached: true)
             else { return nil }
             let resources = try SQLRecord.fetchAll(
-                db, sql: "SELECT type, sha256 FROM resource WHERE asset_id = ? ORDER BY type, id", arguments: [row[0] as Int64])
+                db, sql: "SELECT type, sha256 FROM resource WHERE asset_id = ? ORDER BY type, id", arguments: [row[0] as Int64], cached: true)
             return BackedUpAsset(localIdentifier: row[1], resources: resources.map { (Int($0[0] as Int64), $0[1]) })
         }
     }

@@ -17,7 +17,7 @@ package enum SearchIndex {
             let chunk = remaining.prefix(500)
             remaining = remaining.dropFirst(chunk.count)
             for statement in db.dialect.setSearchDocuments(Array(chunk)) {
-                try db.execute(sql: statement.sql, arguments: statement.statementArguments)
+                try db.execute(sql: statement.sql, arguments: statement.statementArguments, cached: chunk.count == 1)
             }
         }
     }
@@ -29,15 +29,19 @@ package enum SearchIndex {
         while !remaining.isEmpty {
             let chunk = remaining.prefix(500)
             remaining = remaining.dropFirst(chunk.count)
-            let list = chunk.map(String.init).joined(separator: ",")
+            // One asset (created or changed alone, the common case) in statements of fixed text, which stay prepared.
+            let single = chunk.count == 1
+            let (among, arguments): (String, SQLArguments) =
+                single ? ("= ?", [chunk[chunk.startIndex]]) : ("IN (\(chunk.map(String.init).joined(separator: ",")))", [])
             var captions: [Int64: String?] = [:]
-            for row in try SQLRecord.fetchAll(db, sql: "SELECT id, caption FROM asset WHERE id IN (\(list))") {
+            for row in try SQLRecord.fetchAll(db, sql: "SELECT id, caption FROM asset WHERE id \(among)", arguments: arguments, cached: single) {
                 let id: Int64 = row[0]
                 captions[id] = .some(row[1])
             }
             var keywords: [Int64: [String]] = [:]
             for row in try SQLRecord.fetchAll(
-                db, sql: "SELECT asset_id, keyword FROM asset_keyword WHERE asset_id IN (\(list)) ORDER BY asset_id, position")
+                db, sql: "SELECT asset_id, keyword FROM asset_keyword WHERE asset_id \(among) ORDER BY asset_id, position", arguments: arguments,
+                cached: single)
             {
                 keywords[row[0], default: []].append(row[1])
             }
@@ -45,9 +49,9 @@ package enum SearchIndex {
             for row in try SQLRecord.fetchAll(
                 db,
                 sql: """
-                    SELECT asset_id, original_filename FROM resource WHERE asset_id IN (\(list))
+                    SELECT asset_id, original_filename FROM resource WHERE asset_id \(among)
                     AND type IN (\(namedResourceTypes)) ORDER BY asset_id, type
-                    """)
+                    """, arguments: arguments, cached: single)
             {
                 names[row[0], default: []].append(row[1])
             }

@@ -249,14 +249,14 @@ extension LibraryEngine {
             try db.execute(
                 sql:
                     "UPDATE upload_job SET state = 4, claimed_by = NULL, lease_until = NULL WHERE client_id = ? AND job_type = 1 AND state IN (1, 2)",
-                arguments: [client ?? ""])
+                arguments: [client ?? ""], cached: true)
             let due = try String.fetchAll(
                 db,
                 sql: """
                     SELECT local_id FROM upload_job WHERE client_id = ? AND job_type = 0 AND next_attempt <= ?
                     AND (state = 1 OR (state = 2 AND (lease_until IS NULL OR lease_until < ?))) ORDER BY id LIMIT ?
                     """,
-                arguments: [client ?? "", moment, moment, Int64(limit)])
+                arguments: [client ?? "", moment, moment, Int64(limit)], cached: true)
             guard !due.isEmpty else { return [] }
             let list = db.dialect.isIn("local_id", due.map { .text($0) })
             try db.execute(
@@ -323,7 +323,7 @@ extension LibraryEngine {
                     UPDATE upload_job SET state = 4, attempts = attempts + 1, error = NULL, response_status = ?,
                     response_headers = ?, claimed_by = NULL, lease_until = NULL WHERE \(condition)
                     """,
-                arguments: [Int64(status), try headersJSON(headers), identifier, worker]) > 0
+                arguments: [Int64(status), try headersJSON(headers), identifier, worker], cached: true) > 0
         case .failed(let error, let status, let headers):
             return try db.execute(
                 sql: """

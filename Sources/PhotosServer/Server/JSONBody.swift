@@ -90,7 +90,7 @@ enum ISO8601 {
     }
 
     /// `text` as an internet date and time without fractional seconds.
-    static func parseWhole(_ text: String) -> Date? { plain.withLock { $0.date(from: text) } }
+    static func parseWhole(_ text: String) -> Date? { FastISO8601.date(text) ?? plain.withLock { $0.date(from: text) } }
 
     /// `date` as an internet date and time in UTC, to the second.
     static func string(from date: Date) -> String { plain.withLock { $0.string(from: date) } }

@@ -80,7 +80,12 @@ package struct SQLDialect: Sendable, Hashable {
         if documents.isEmpty { return [] }
         switch kind {
         case .sqlite:
-            return [SQLFragment("DELETE FROM asset_search WHERE rowid IN (\(documents.map { String($0.assetID) }.joined(separator: ",")))")]
+            // One document (an asset created or changed alone) in statements of fixed text, which stay prepared.
+            let removal =
+                documents.count == 1
+                ? SQLFragment("DELETE FROM asset_search WHERE rowid = ?", [.integer(documents[0].assetID)])
+                : SQLFragment("DELETE FROM asset_search WHERE rowid IN (\(documents.map { String($0.assetID) }.joined(separator: ",")))")
+            return [removal]
                 + documents.map {
                     SQLFragment("INSERT INTO asset_search (rowid, document) VALUES (?, ?)", [.integer($0.assetID), .text($0.tokens)])
                 }
