@@ -209,7 +209,7 @@ let package = Package(
         .target(
             name: "BackgroundUploads",
             dependencies: [
-                "OpenPhotos", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                "OpenPhotos", "BlockingThreads", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
         // An upload extension program's entry point: its one instance called by its host over standard input and

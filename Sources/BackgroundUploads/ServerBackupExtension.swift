@@ -55,6 +55,9 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         }
     }
 
+    /// How many jobs one change block makes.
+    static let jobsPerPage = 100
+
     /// How long a resource whose job failed twice is left alone.
     static let failureQuarantine: TimeInterval = 86_400
 
@@ -124,6 +127,19 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         }
         let assets = PHAsset.fetchAssets(with: options)
         var requests: [(URLRequest, PHAssetResource)] = []
+        var made = 0
+        // Jobs are committed a page at a time: the host sends the first while the rest are made.
+        func commit() throws {
+            guard !requests.isEmpty else { return }
+            let page = requests
+            requests.removeAll(keepingCapacity: true)
+            try library.performChangesAndWait {
+                for (request, resource) in page {
+                    _ = PHAssetResourceUploadJobChangeRequest.creationRequestForJob(destination: request, resource: resource)
+                }
+            }
+            made += page.count
+        }
         var pending = false
         var index = 0
         // Cloud identifiers asked for a page of assets at a time (one request to a served library, not one per asset).
@@ -151,15 +167,10 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
                 requests.append((Self.request(endpoint, asset: asset, resource: resource, of: resources, cloud: cloud, token: token), resource))
             }
             room -= todo.count
+            if requests.count >= Self.jobsPerPage { try commit() }
         }
-        if !requests.isEmpty {
-            try library.performChangesAndWait {
-                for (request, resource) in requests {
-                    _ = PHAssetResourceUploadJobChangeRequest.creationRequestForJob(destination: request, resource: resource)
-                }
-            }
-        }
-        return requests.isEmpty && inFlight.isEmpty && !pending && unacknowledged == 0 ? .completed : .processing
+        try commit()
+        return made == 0 && inFlight.isEmpty && !pending && unacknowledged == 0 ? .completed : .processing
     }
 
     /// The request for one resource: `POST /v1/backup` with the asset's identity and what it is (see the server's

@@ -77,23 +77,45 @@ public final class UploadJobHost: Sendable {
         var report = Report()
         var failures = 0
         var idle = 0
+        let library = self.library
         while !stopped.value {
             report.activations += 1
-            let result = await PHPhotoLibrary.$hosted.withValue(library) { await uploader.processJobs() }
-            report.lastResult = result
-            let options = PHFetchOptions()
-            options.photoLibrary = library
-            report.waiting = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
-            let (before, snapshot) = (report.jobs, report)
-            let round = try await performer.performDueJobs { jobs in
-                var current = snapshot
-                current.waiting = max(0, snapshot.waiting - jobs.succeeded - jobs.failed)
-                current.jobs.succeeded = before.succeeded + jobs.succeeded
-                current.jobs.failed = before.failed + jobs.failed
-                current.jobs.deferred = before.deferred + jobs.deferred
-                current.jobs.bytes = before.bytes + jobs.bytes
-                progress?(current)
+            // The jobs the extension makes are sent while it makes more (it commits them a page at a time), as iOS
+            // sends an app's jobs while its extension runs.
+            let activationEnded = Flag()
+            let called = CalledExtension(uploader: uploader)
+            async let activation = PHPhotoLibrary.$hosted.withValue(library) {
+                defer { activationEnded.set() }
+                return await called.uploader.processJobs()
             }
+            let (before, start) = (report.jobs, report)
+            var round = UploadJobPerformer.Report()
+            while true {
+                // Read before the round: a round that starts after the extension returned sends all it made.
+                let ended = activationEnded.value
+                let options = PHFetchOptions()
+                options.photoLibrary = library
+                let waiting = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
+                let sofar = round
+                let part = try await performer.performDueJobs { jobs in
+                    var current = start
+                    current.waiting = max(0, waiting - jobs.succeeded - jobs.failed)
+                    current.jobs.succeeded = before.succeeded + sofar.succeeded + jobs.succeeded
+                    current.jobs.failed = before.failed + sofar.failed + jobs.failed
+                    current.jobs.deferred = before.deferred + sofar.deferred + jobs.deferred
+                    current.jobs.bytes = before.bytes + sofar.bytes + jobs.bytes
+                    progress?(current)
+                }
+                round.succeeded += part.succeeded
+                round.failed += part.failed
+                round.deferred += part.deferred
+                round.bytes += part.bytes
+                if ended || stopped.value { break }
+                // Nothing due yet: the extension has not committed its next page.
+                if part == UploadJobPerformer.Report() { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let result = await activation
+            report.lastResult = result
             report.jobs.succeeded += round.succeeded
             report.jobs.failed += round.failed
             report.jobs.deferred += round.deferred
@@ -127,6 +149,11 @@ public final class UploadJobHost: Sendable {
     public func stop() { stopped.set() }
 }
 
+/// The extension, sent to the task that calls it: one call at a time, awaited before the next (or `willTerminate()`).
+private struct CalledExtension: @unchecked Sendable {
+    let uploader: any PHBackgroundResourceUploadJobExtension
+}
+
 private struct UncheckedType: @unchecked Sendable {
     let type: any PHBackgroundResourceUploadJobExtension.Type
 }
@@ -154,6 +181,15 @@ private final class LegacyExtension: PHBackgroundResourceUploadJobExtension {
 /// over, so that what it holds (a process, a server) ends before the run returns.
 package protocol HostedUploadExtension: PHBackgroundResourceUploadJobExtension {
     func endHosting() async
+}
+
+/// A flag set once.
+private final class Flag: Sendable {
+    private let flag = Mutex(false)
+
+    var value: Bool { flag.withLock { $0 } }
+
+    func set() { flag.withLock { $0 = true } }
 }
 
 /// A flag a waiting run wakes up for.

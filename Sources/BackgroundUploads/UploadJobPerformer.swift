@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BlockingThreads
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -51,44 +52,60 @@ public struct UploadJobPerformer: Sendable {
         worker = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
-    /// Sends every job due now, until none is; `progress` hears of each job finished (succeeded or failed).
+    /// Sends every job due now, until none is; `progress` hears of each job finished (succeeded or failed). Requests
+    /// go on back to back, ``concurrency`` at a time: more jobs are claimed (a few at a time, each with its lease)
+    /// while the last claimed ones are sent, so a job made while others are sent is sent in this call too.
     public func performDueJobs(progress: (@Sendable (Report) -> Void)? = nil) async throws -> Report {
         var report = Report()
-        while true {
-            let (library, worker, lease, limit) = (library, worker, lease, concurrency * 4)
-            let jobs = try await Task.detached { try library.claimUploadJobs(worker: worker, limit: limit, lease: lease) }.value
-            if jobs.isEmpty { return report }
-            try await withThrowingTaskGroup(of: (String, LibraryUploadJobOutcome, Int64).self) { group in
-                var next = jobs.makeIterator()
-                func start() {
-                    guard let job = next.next() else { return }
+        let (library, worker, lease, concurrency) = (library, worker, lease, concurrency)
+        try await withThrowingTaskGroup(of: (String, LibraryUploadJobOutcome, Int64).self) { group in
+            var claimed: [LibraryUploadJob] = []
+            var next = 0
+            var running = 0
+            // The last claim found nothing: claimed again only once every request has come back.
+            var exhausted = false
+            // Outcomes are recorded a few at a time, in one transaction each (a job whose outcome a kill lost is sent
+            // again after its lease: the destination takes it twice as once).
+            var unrecorded: [(localIdentifier: String, outcome: LibraryUploadJobOutcome)] = []
+            func record() async throws {
+                guard !unrecorded.isEmpty else { return }
+                let batch = unrecorded
+                unrecorded.removeAll()
+                _ = try await BlockingThreads.perform { try library.finishUploadJobs(batch, worker: worker) }
+            }
+            while true {
+                if claimed.count - next < concurrency, !exhausted || running == 0 {
+                    // Fewer waiting than can be in flight: the next few, claimed while the others are sent.
+                    let jobs = try await BlockingThreads.perform {
+                        try library.claimUploadJobs(worker: worker, limit: concurrency * 2, lease: lease)
+                    }
+                    claimed.removeFirst(next)
+                    next = 0
+                    claimed += jobs
+                    exhausted = jobs.isEmpty
+                }
+                while running < concurrency, next < claimed.count {
+                    let job = claimed[next]
+                    next += 1
+                    running += 1
                     group.addTask { try await self.perform(job) }
                 }
-                // Outcomes are recorded a few at a time, in one transaction each (a job whose outcome a kill lost
-                // is sent again after its lease: the destination takes it twice as once).
-                var unrecorded: [(localIdentifier: String, outcome: LibraryUploadJobOutcome)] = []
-                func record() async throws {
-                    let (batch, library, worker) = (unrecorded, library, worker)
-                    unrecorded.removeAll()
-                    _ = try await Task.detached { try library.finishUploadJobs(batch, worker: worker) }.value
+                guard running > 0, let (identifier, outcome, bytes) = try await group.next() else { break }
+                running -= 1
+                unrecorded.append((identifier, outcome))
+                switch outcome {
+                case .succeeded:
+                    report.succeeded += 1
+                    report.bytes += bytes
+                case .failed: report.failed += 1
+                case .retryLater: report.deferred += 1
                 }
-                for _ in 0..<concurrency { start() }
-                while let (identifier, outcome, bytes) = try await group.next() {
-                    unrecorded.append((identifier, outcome))
-                    switch outcome {
-                    case .succeeded:
-                        report.succeeded += 1
-                        report.bytes += bytes
-                    case .failed: report.failed += 1
-                    case .retryLater: report.deferred += 1
-                    }
-                    if unrecorded.count >= 16 { try await record() }
-                    progress?(report)
-                    start()
-                }
-                try await record()
+                if unrecorded.count >= 16 { try await record() }
+                progress?(report)
             }
+            try await record()
         }
+        return report
     }
 
     /// Sends one claimed job's request; its outcome and the bytes sent. The claim is renewed while the request
@@ -110,7 +127,7 @@ public struct UploadJobPerformer: Sendable {
     /// One attempt at a job's request, and the bytes it sent.
     private func attempt(_ job: LibraryUploadJob) async -> (LibraryUploadJobOutcome, Int64) {
         let file: (url: URL, size: Int64, sha256: String)?
-        do { file = try library.uploadJobFile(job.localIdentifier) } catch {
+        do { file = try library.uploadJobFile(job) } catch {
             return (.retryLater(error: "the library did not answer: \(error)", delay: delay(job.attempts)), 0)
         }
         guard let file else {

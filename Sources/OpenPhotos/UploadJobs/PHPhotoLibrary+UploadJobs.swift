@@ -72,6 +72,8 @@ package struct LibraryUploadJob: Sendable {
     package var headers: [(name: String, value: String)]
     package var timeout: Double
     package var attempts: Int
+    /// The resource the job sends, as the claim found it (nil: the asset no longer has it).
+    let resource: ResourceRecord?
 }
 
 /// OpenPhotoKit: what an attempt at an upload job came to. Package API.
@@ -87,11 +89,15 @@ extension PHPhotoLibrary {
     /// of an OpenPhotoKit library is local.
     package func claimUploadJobs(worker: String, limit: Int, lease: TimeInterval) throws -> [LibraryUploadJob] {
         do {
-            return try engine().claimUploadJobs(client: clientIdentifier, worker: worker, limit: limit, lease: lease).map { job in
+            let engine = try engine()
+            let jobs = try engine.claimUploadJobs(client: clientIdentifier, worker: worker, limit: limit, lease: lease)
+            // Their resources found together (one read for the batch, not one per job when it is sent).
+            let resources = try engine.uploadJobResources(jobs)
+            return zip(jobs, resources).map { job, resource in
                 LibraryUploadJob(
                     localIdentifier: job.localIdentifier, url: job.destination.url, method: job.destination.method,
                     headers: job.destination.headers.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }, timeout: job.destination.timeout,
-                    attempts: job.attempts)
+                    attempts: job.attempts, resource: resource)
             }
         } catch { throw PHPhotosError(error) }
     }
@@ -109,14 +115,9 @@ extension PHPhotoLibrary {
 
     /// The bytes a claimed job sends, as a file to read, and their size; nil when the asset no longer has them
     /// (deleted or edited since the job was made: the job fails).
-    package func uploadJobFile(_ localIdentifier: String) throws -> (url: URL, size: Int64, sha256: String)? {
-        do {
-            let engine = try engine()
-            guard let job = try engine.uploadJobs(client: clientIdentifier, localIdentifiers: [localIdentifier]).first,
-                let resource = try engine.uploadJobResource(job)
-            else { return nil }
-            return (try engine.materialize(resource), resource.fileSize, resource.sha256)
-        } catch { throw PHPhotosError(error) }
+    package func uploadJobFile(_ job: LibraryUploadJob) throws -> (url: URL, size: Int64, sha256: String)? {
+        guard let resource = job.resource else { return nil }
+        do { return (try engine().materialize(resource), resource.fileSize, resource.sha256) } catch { throw PHPhotosError(error) }
     }
 
     /// Records what attempts at claimed jobs came to, in one transaction; for each, false when the job is no longer
