@@ -31,22 +31,27 @@ struct BenchBackup: ParsableCommand {
         let generated = root.appendingPathComponent("jpegs")
         try BenchImport.generate(files, into: generated)
         let executable = try PhotosBench.photosExecutable()
-        let device = root.appendingPathComponent("Device.photoslibrary")
-        let server = root.appendingPathComponent("Server.photoslibrary")
         let settings = root.appendingPathComponent("backup.json")
         let tokenFile = root.appendingPathComponent("backup-token")
+        // Each run's libraries are new folders, all removed at the end: removed between runs, their thousands of
+        // files would slow the next run's file creation (ext4 passes over inodes freed in the last minutes when it
+        // allocates one), a cost of the benchmark, not of either side.
+        let runs = (0..<max(1, repetitions)).map { run in
+            (device: root.appendingPathComponent("Device-\(run).photoslibrary"), server: root.appendingPathComponent("Server-\(run).photoslibrary"))
+        }
+        for url in runs.flatMap({ [$0.device, $0.server] }) { try? FileManager.default.removeItem(at: url) }
         defer {
-            for url in [device, server, settings, tokenFile, settings.deletingPathExtension().appendingPathExtension("state.json")] {
+            for url in runs.flatMap({ [$0.device, $0.server] }) + [
+                settings, tokenFile, settings.deletingPathExtension().appendingPathExtension("state.json"),
+            ] {
                 try? FileManager.default.removeItem(at: url)
             }
         }
         var importSeconds: [Double] = []
         var backupSeconds: [Double] = []
         var bytes = 0
-        for _ in 0..<max(1, repetitions) {
-            for url in [device, server, settings.deletingPathExtension().appendingPathExtension("state.json")] {
-                try? FileManager.default.removeItem(at: url)
-            }
+        for (device, server) in runs {
+            try? FileManager.default.removeItem(at: settings.deletingPathExtension().appendingPathExtension("state.json"))
             sync()
             // Memory is not sampled (every 2 ms it would take this machine's processor time from the run it measures).
             let imported = try ChildProcess.run(
