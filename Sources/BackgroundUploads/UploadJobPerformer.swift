@@ -176,7 +176,8 @@ public struct UploadJobPerformer: Sendable {
     }
 }
 
-/// A file's bytes as a sequence of buffers of 1 MiB, read as the request takes them.
+/// A file's bytes as a sequence of buffers of 1 MiB, read as the request takes them — straight into the buffers the
+/// connection writes (no copy through `Data`).
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let file: URL
@@ -188,17 +189,38 @@ struct FileChunks: AsyncSequence, Sendable {
         }
     }
 
+    /// The open file, closed when the last iterator that reads it goes away.
+    final class Descriptor: Sendable {
+        let value: Int32
+        init(_ value: Int32) { self.value = value }
+        deinit { if value >= 0 { close(value) } }
+    }
+
     struct AsyncIterator: AsyncIteratorProtocol {
-        let handle: FileHandle?
+        let descriptor: Descriptor
+        var finished = false
 
         mutating func next() async throws -> ByteBuffer? {
-            guard let handle, let data = try handle.read(upToCount: 1 << 20), !data.isEmpty else {
-                try? handle?.close()
+            guard !finished else { return nil }
+            guard descriptor.value >= 0 else { throw CocoaError(.fileReadUnknown) }
+            var buffer = ByteBufferAllocator().buffer(capacity: 1 << 20)
+            let fd = descriptor.value
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 1 << 20) { bytes -> Int in
+                while true {
+                    let count = read(fd, bytes.baseAddress, bytes.count)
+                    if count >= 0 { return count }
+                    guard errno == EINTR else {
+                        throw CocoaError(.fileReadUnknown, userInfo: [NSUnderlyingErrorKey: POSIXError(.init(rawValue: errno) ?? .EIO)])
+                    }
+                }
+            }
+            if count == 0 {
+                finished = true
                 return nil
             }
-            return ByteBuffer(bytes: data)
+            return buffer
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(handle: try? FileHandle(forReadingFrom: file)) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(descriptor: Descriptor(open(file.path, O_RDONLY | O_CLOEXEC))) }
 }
