@@ -225,19 +225,6 @@ extension LibraryEngine {
         }.compactMap(Self.job)
     }
 
-    /// The jobs named, in the order named (those of other clients or none are absent).
-    package func uploadJobs(client: String?, localIdentifiers: [String]) throws(LibraryError) -> [UploadJobRecord] {
-        guard !localIdentifiers.isEmpty else { return [] }
-        let found = try read { db in
-            let list = db.dialect.isIn("local_id", localIdentifiers.map { .text($0) })
-            return try SQLRecord.fetchAll(
-                db, sql: "SELECT \(Self.jobColumns) FROM upload_job WHERE client_id = ? AND \(list.sql)",
-                arguments: [client ?? ""] + list.statementArguments)
-        }.compactMap(Self.job)
-        let byID = Dictionary(found.map { ($0.localIdentifier, $0) }, uniquingKeysWith: { first, _ in first })
-        return localIdentifiers.compactMap { byID[$0] }
-    }
-
     /// Claims up to `limit` jobs due now for `worker` — registered ones, and pending ones whose performer's lease
     /// ended (it died) — marking them pending with a lease of `lease` seconds.
     package func claimUploadJobs(client: String?, worker: String, limit: Int, lease: TimeInterval, now: Date = Date()) throws(LibraryError)
