@@ -6,6 +6,12 @@ VipsImage *cvips_header_from_file(const char *path) {
     return vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
 }
 
+VipsImage *cvips_header_from_jpeg_file(const char *path) {
+    VipsImage *out = NULL;
+    if (vips_jpegload(path, &out, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL) != 0) return NULL;
+    return out;
+}
+
 VipsImage *cvips_header_from_buffer(const void *buf, size_t len) {
     return vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }

@@ -15,6 +15,10 @@ int cvips_start(void);
 /* Opens a file lazily: reads the header only, decodes no pixels. */
 VipsImage *cvips_header_from_file(const char *path);
 
+/* The same for a file known to be a JPEG (its first bytes say so): libvips' JPEG loader at once, without asking
+   every loader whether the file is theirs (what finding the loader costs is most of a header's time). */
+VipsImage *cvips_header_from_jpeg_file(const char *path);
+
 VipsImage *cvips_header_from_buffer(const void *buf, size_t len);
 
 /* Opens an image in memory for random access (for re-encoding). The buffer must outlive the image. */
