@@ -26,7 +26,8 @@ public struct UploadJobPerformer: Sendable {
     public let library: PHPhotoLibrary
     /// Who claims jobs (unique per performer: the host, the process and a random part).
     public let worker: String
-    /// How many requests are in flight at once.
+    /// How many requests are in flight at once: by default 6, URLSession's `httpMaximumConnectionsPerHost` (a
+    /// server commits the photos that arrive together in one transaction, so more in flight costs it less each).
     public var concurrency: Int
     /// How long a claim lasts: a performer that is gone longer than this leaves its jobs to the next.
     public var lease: TimeInterval
@@ -44,7 +45,7 @@ public struct UploadJobPerformer: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    public init(library: PHPhotoLibrary, concurrency: Int = 4, lease: TimeInterval = 60, http: HTTPClient = UploadJobPerformer.sharedHTTPClient) {
+    public init(library: PHPhotoLibrary, concurrency: Int = 6, lease: TimeInterval = 60, http: HTTPClient = UploadJobPerformer.sharedHTTPClient) {
         self.library = library
         self.concurrency = max(1, concurrency)
         self.lease = lease
