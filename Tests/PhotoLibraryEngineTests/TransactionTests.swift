@@ -107,6 +107,32 @@ struct TransactionTests {
         #expect(try engine.verify().problems == [])
     }
 
+    @Test func aTornJournalNamingAFolderRemovesNothingOfIt() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        _ = try library.addImages(1)
+        let fm = FileManager.default
+        var slot: URL?
+        var kept = ""
+        do {
+            let writer = try LibraryEngine.open(at: library.url)
+            kept = try writer.metadata.read { try String.fetchOne($0, sql: "SELECT path FROM resource")! }
+            slot = try writer.slots.folder()
+            // A power loss while the journal was written: its last line is the start of a path, the asset's folder.
+            let folder = (kept as NSString).deletingLastPathComponent
+            let journal = try writer.bundle.writeIntent([], in: slot!)
+            try Data("originals/Q/QQQ.jpeg\n\(folder)".utf8).write(to: journal)
+            try fm.createDirectory(at: library.url.appendingPathComponent("originals/Q"), withIntermediateDirectories: true)
+            try Data([1]).write(to: library.url.appendingPathComponent("originals/Q/QQQ.jpeg"))
+        }
+        // The writer is gone: the next open replays the journal.
+        let engine = try LibraryEngine.open(at: library.url)
+        #expect(!fm.fileExists(atPath: library.url.appendingPathComponent("originals/Q/QQQ.jpeg").path))
+        #expect(fm.fileExists(atPath: library.url.appendingPathComponent(kept).path))
+        #expect(!fm.fileExists(atPath: slot!.path))
+        #expect(try engine.verify().problems == [])
+    }
+
     @Test func aNewLibraryIsTheOwnersOnly() throws {
         let library = try TestLibrary()
         defer { library.remove() }

@@ -156,7 +156,10 @@ extension LibraryBundle {
         var removed: [String] = []
         let text = (try? String(contentsOf: journal, encoding: .utf8)) ?? ""
         for path in text.split(separator: "\n").map(String.init) where !path.isEmpty {
-            guard let file = try? resolve(path), fm.fileExists(atPath: file.path) else { continue }
+            // Only a regular file: a journal torn by a power loss can end in part of a path, and a part that names a
+            // folder (`originals/A`) must not take the folder's files with it.
+            var info = stat()
+            guard let file = try? resolve(path), lstat(file.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
             if try !isReferenced(path) {
                 try fm.removeItem(at: file)
                 removed.append(path)
