@@ -7,22 +7,24 @@ import Testing
 /// The change journal under the observers: how other processes' commits are found, and how the history is kept.
 @Suite("Change journal")
 struct ChangeJournalTests {
-    /// Collects deliveries from a change center.
-    final class Deliveries: @unchecked Sendable {
+    /// Collects what a change center hands over (deliveries, or commit listeners' transactions).
+    final class Collected<Value>: @unchecked Sendable {
         private let lock = NSLock()
         private let arrived = DispatchSemaphore(value: 0)
-        private var received: [ChangeDelivery] = []
+        private var received: [Value] = []
 
-        func record(_ delivery: ChangeDelivery) {
-            lock.withLock { received.append(delivery) }
+        func record(_ value: Value) {
+            lock.withLock { received.append(value) }
             arrived.signal()
         }
 
-        func next(within seconds: Double = 10) -> ChangeDelivery? {
+        func next(within seconds: Double = 10) -> Value? {
             guard arrived.wait(timeout: .now() + seconds) == .success else { return nil }
             return lock.withLock { received.removeFirst() }
         }
     }
+
+    typealias Deliveries = Collected<ChangeDelivery>
 
     func favorite(_ test: TestLibrary, _ id: String) throws {
         let asset = try #require(PHAsset.fetchAssets(withLocalIdentifiers: [id], options: test.options()).firstObject)
@@ -51,23 +53,6 @@ struct ChangeJournalTests {
         #expect(deliveries.next(within: 0.3) == nil)
     }
 
-    /// Collects what commit listeners hear.
-    final class Newest: @unchecked Sendable {
-        private let lock = NSLock()
-        private let arrived = DispatchSemaphore(value: 0)
-        private var received: [Int64] = []
-
-        func record(_ transaction: Int64) {
-            lock.withLock { received.append(transaction) }
-            arrived.signal()
-        }
-
-        func next(within seconds: Double = 10) -> Int64? {
-            guard arrived.wait(timeout: .now() + seconds) == .success else { return nil }
-            return lock.withLock { received.removeFirst() }
-        }
-    }
-
     @Test func commitListenersHearEachCommitOnceWithoutItBeingDescribed() throws {
         let test = try TestLibrary(name: "CommitListeners")
         defer { test.remove() }
@@ -75,7 +60,7 @@ struct ChangeJournalTests {
         var configuration = LibraryConfiguration()
         configuration.watchedChangePollInterval = .seconds(3600)
         let observer = try LibraryEngine.open(at: test.url, configuration: configuration)
-        let newest = Newest()
+        let newest = Collected<Int64>()
         let token = observer.changeCenter.subscribeToCommits { newest.record($0) }
         defer { observer.changeCenter.unsubscribe(token) }
         #expect(observer.changeCenter.isWatching)

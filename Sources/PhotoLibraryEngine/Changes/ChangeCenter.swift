@@ -69,28 +69,26 @@ package final class ChangeCenter: @unchecked Sendable {
 
     /// Starts delivering transactions committed from now on to `handler`. Returns a token for ``unsubscribe(_:)``.
     package func subscribe(_ handler: @escaping Handler) -> Int {
-        let current = (try? metadata.read { try LibraryEngine.historyBounds($0).current }) ?? 0
-        return lock.withLock {
-            if handlers.isEmpty { lastDelivered = max(lastDelivered, current) }
-            if !isListenedTo { startPolling() }
-            let token = nextToken
-            nextToken += 1
-            handlers.append((token, handler))
-            return token
-        }
+        add { token in handlers.append((token, handler)) }
     }
 
     /// Starts telling `listener` of commits from now on (by any process): once or more after each, with the newest
     /// transaction then visible, on the center's queue; commits close together may come as one call. Returns a
     /// token for ``unsubscribe(_:)``.
     package func subscribeToCommits(_ listener: @escaping CommitListener) -> Int {
+        add { token in commitListeners.append((token, listener)) }
+    }
+
+    /// Registers a subscriber of either kind under a new token (`register`, under the lock), from the newest
+    /// transaction on; the first one starts the wake-ups.
+    private func add(_ register: (Int) -> Void) -> Int {
         let current = (try? metadata.read { try LibraryEngine.historyBounds($0).current }) ?? 0
         return lock.withLock {
             if handlers.isEmpty { lastDelivered = max(lastDelivered, current) }
             if !isListenedTo { startPolling() }
             let token = nextToken
             nextToken += 1
-            commitListeners.append((token, listener))
+            register(token)
             return token
         }
     }
