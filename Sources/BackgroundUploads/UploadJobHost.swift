@@ -100,26 +100,17 @@ public final class UploadJobHost: Sendable {
                 let part = try await performer.performDueJobs { jobs in
                     var current = start
                     current.waiting = max(0, waiting - jobs.succeeded - jobs.failed)
-                    current.jobs.succeeded = before.succeeded + sofar.succeeded + jobs.succeeded
-                    current.jobs.failed = before.failed + sofar.failed + jobs.failed
-                    current.jobs.deferred = before.deferred + sofar.deferred + jobs.deferred
-                    current.jobs.bytes = before.bytes + sofar.bytes + jobs.bytes
+                    current.jobs = before + sofar + jobs
                     progress?(current)
                 }
-                round.succeeded += part.succeeded
-                round.failed += part.failed
-                round.deferred += part.deferred
-                round.bytes += part.bytes
+                round = round + part
                 if ended || stopped.value { break }
                 // Nothing due yet: the extension has not committed its next page.
                 if part == UploadJobPerformer.Report() { try await Task.sleep(for: .milliseconds(50)) }
             }
             let result = await activation
             report.lastResult = result
-            report.jobs.succeeded += round.succeeded
-            report.jobs.failed += round.failed
-            report.jobs.deferred += round.deferred
-            report.jobs.bytes += round.bytes
+            report.jobs = report.jobs + round
             report.waiting = 0
             if result == .failure {
                 failures += 1

@@ -21,6 +21,16 @@ public struct UploadJobPerformer: Sendable {
         public var bytes: Int64 = 0
 
         public init() {}
+
+        /// Both reports' counts together.
+        public static func + (left: Report, right: Report) -> Report {
+            var sum = left
+            sum.succeeded += right.succeeded
+            sum.failed += right.failed
+            sum.deferred += right.deferred
+            sum.bytes += right.bytes
+            return sum
+        }
     }
 
     public let library: PHPhotoLibrary
