@@ -57,6 +57,8 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
 
     /// How many jobs one change block makes.
     static let jobsPerPage = 100
+    /// How many the first one makes: the host starts sending when it commits, so it is small.
+    static let firstPage = 12
 
     /// How long a resource whose job failed twice is left alone.
     static let failureQuarantine: TimeInterval = 86_400
@@ -142,13 +144,11 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         }
         var pending = false
         var index = 0
-        // Cloud identifiers asked for a page of assets at a time (one request to a served library, not one per asset).
-        var clouds: [String: Result<PHCloudIdentifier, any Error>] = [:]
+        // Cloud identifiers asked for a page of assets at a time (one request to a served library, not one per asset),
+        // once one of the page needs a job.
+        var clouds: [String: Result<PHCloudIdentifier, any Error>]?
         while index < assets.count {
-            if index % 500 == 0 {
-                let page = assets.objects(at: IndexSet(integersIn: index..<min(index + 500, assets.count)))
-                clouds = library.cloudIdentifierMappings(forLocalIdentifiers: page.map(\.localIdentifier))
-            }
+            if index % 500 == 0 { clouds = nil }
             let asset = assets.object(at: index)
             index += 1
             let resources = Self.current(PHAssetResource.assetResources(for: asset))
@@ -162,12 +162,17 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
                 pending = true
                 break
             }
-            let cloud = try? clouds[asset.localIdentifier]?.get()
+            if clouds == nil {
+                let start = index - 1 - (index - 1) % 500
+                let page = assets.objects(at: IndexSet(integersIn: start..<min(start + 500, assets.count)))
+                clouds = library.cloudIdentifierMappings(forLocalIdentifiers: page.map(\.localIdentifier))
+            }
+            let cloud = try? clouds?[asset.localIdentifier]?.get()
             for resource in todo {
                 requests.append((Self.request(endpoint, asset: asset, resource: resource, of: resources, cloud: cloud, token: token), resource))
             }
             room -= todo.count
-            if requests.count >= Self.jobsPerPage { try commit() }
+            if requests.count >= (made == 0 ? Self.firstPage : Self.jobsPerPage) { try commit() }
         }
         try commit()
         return made == 0 && inFlight.isEmpty && !pending && unacknowledged == 0 ? .completed : .processing

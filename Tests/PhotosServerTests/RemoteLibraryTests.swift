@@ -1019,6 +1019,40 @@ struct RemoteLibraryCommandLineTests {
         }
     }
 
+    /// A loop that commits a change block between its questions (an upload extension making jobs a page at a
+    /// time) still asks for the files of its batch together: the block forgets the files kept, not the batch, so
+    /// the next question asks again for the assets not asked about yet — one request, not one per asset.
+    @Test func aChangeBlockInALoopKeepsItsBatchTogether() async throws {
+        let fixture = try ServerFixture(name: "RemoteResourcesBlocks")
+        defer { fixture.library.remove() }
+        _ = try fixture.library.addImages(6)
+        let token = try fixture.token("app", .authorized)
+        let local = PHAsset.fetchAssets(with: fixture.library.options())
+        let expected = (0..<local.count).map { PHAssetResource.assetResources(for: local.object(at: $0)).map(\.sha256) }
+        #expect(expected.count == 6 && expected.allSatisfy { $0.count == 1 })
+        try await fixture.test { client in
+            let port = try #require(client.port)
+            let remote = try await blocking { try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token) }
+            try await blocking {
+                let served = PHAsset.fetchAssets(with: .remote(remote))
+                var answers: [[String]] = []
+                var asked: [Int] = []
+                for index in 0..<served.count {
+                    let asset = served.object(at: index)
+                    answers.append(PHAssetResource.assetResources(for: asset).map(\.sha256))
+                    asked.append(remote.servedResourceRequests)
+                    if index == 1 || index == 3 {
+                        try remote.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = true }
+                    }
+                }
+                #expect(answers == expected)
+                // The six asked for at the first question, the four not asked about yet after the first block,
+                // the two left after the second.
+                #expect(asked == [1, 1, 2, 2, 3, 3])
+            }
+        }
+    }
+
     @Test func aServedFetchKnowsItsCountBeforeItsHandles() async throws {
         func server(count: Int, sending handles: Int, stall: Bool) throws -> FakeServer {
             try FakeServer { head in

@@ -166,3 +166,9 @@ extension PHPhotoLibrary {
         do { _ = try engine().apply(block.intents, access: access) } catch { throw PHPhotosError(error) }
     }
 }
+
+extension PHPhotoLibrary {
+    /// For a served library: how many times this handle asked its server for the files of assets (what the
+    /// batching of `PHAssetResource.assetResources(for:)` in a loop saves); 0 for a library on this machine.
+    package var servedResourceRequests: Int { remote?.resourceRequestCount ?? 0 }
+}

@@ -169,7 +169,21 @@ package struct FileStager: Sendable {
         return (total, hex(hasher.finalize()))
     }
 
-    static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+    static func hex(_ digest: SHA256.Digest) -> String { digest.hex }
+}
+
+extension SHA256.Digest {
+    /// Lowercase hexadecimal, as the rows keep digests (and as `Photos-Content-SHA256` says them).
+    package var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = digits[Int(byte >> 4)]
+                    text[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
+                return bytes.count * 2
+            }
+        }
     }
 }

@@ -42,6 +42,12 @@ package final class ChangeCenter: @unchecked Sendable {
     /// ``didCommit(_:snapshot:)``, so a local commit is never described against a later state.
     private var localCommitsInFlight = 0
     private var timer: (any DispatchSourceTimer)?
+    /// The store's cheap look at whether anything became visible since the last one (SQLite: the WAL index header),
+    /// asked before a wake-up reads; nil where the store has none. Made with the wake-ups, used on ``queue``.
+    private var wakeProbe: (any CommitProbe)?
+    /// Whether the next pump reads whatever the probe says: at the start (the probe's first look is its baseline,
+    /// which a commit just before it would hide) and after a read that failed. Confined to ``queue``.
+    private var mustRead = true
     private var watcher: (any CommitWatch)?
     let signal: any CommitSignal
     /// How often other processes' commits are looked for while someone subscribes, without inotify.
@@ -104,6 +110,12 @@ package final class ChangeCenter: @unchecked Sendable {
                 watcher?.stop()
                 watcher = nil
                 isWatching = false
+                let queue = queue
+                queue.async { [weak self] in
+                    guard let self, !self.lock.withLock({ self.isListenedTo }) else { return }
+                    self.wakeProbe = nil
+                    self.mustRead = true
+                }
             }
         }
     }
@@ -127,6 +139,12 @@ package final class ChangeCenter: @unchecked Sendable {
 
     /// Starts the wake-ups; called with the lock held when the first subscriber arrives.
     private func startPolling() {
+        let signal = signal
+        queue.async { [weak self] in
+            guard let self, self.wakeProbe == nil else { return }
+            self.wakeProbe = signal.makeWakeProbe()
+            self.mustRead = true
+        }
         watcher = signal.watch(on: queue) { [weak self] in self?.wake() }
         isWatching = watcher != nil
         let interval = isWatching ? watchedPollInterval : pollInterval
@@ -168,15 +186,24 @@ package final class ChangeCenter: @unchecked Sendable {
         }
         // A local commit between its write and its snapshot: its didCommit pumps again.
         guard !subscribers.isEmpty || !listeners.isEmpty, !busy else { return }
+        // Nothing became visible since the last read saw everything (the probe looks before the read, so a commit
+        // after the look is seen by the read or by the next look): most wake-ups are the follow-ups of one commit,
+        // or this process's own commits, and cost a system call instead of a read.
+        let changed = wakeProbe?.changed() ?? true
+        guard changed || mustRead else { return }
+        mustRead = true
         guard !subscribers.isEmpty else {
             // Only listeners: the newest transaction is all they are told.
-            guard let newest = try? metadata.read({ try LibraryEngine.newestTransaction($0) }), newest > since else { return }
+            guard let newest = try? metadata.read({ try LibraryEngine.newestTransaction($0) }) else { return }
+            mustRead = false
+            guard newest > since else { return }
             lock.withLock { lastDelivered = max(lastDelivered, newest) }
             for listener in listeners { listener(newest) }
             return
         }
-        guard let entries = try? metadata.read({ db in try LibraryEngine.journalEntries(db, after: since) }), !entries.isEmpty
-        else { return }
+        guard let entries = try? metadata.read({ db in try LibraryEngine.journalEntries(db, after: since) }) else { return }
+        mustRead = false
+        guard !entries.isEmpty else { return }
         defer { if let newest = entries.last?.id { for listener in listeners { listener(newest) } } }
         // One shared later state for the transactions that have no pinned snapshot of their own.
         var shared: (state: any MetadataReader, version: Int64)?

@@ -13,6 +13,14 @@ package protocol CommitSignal: Sendable {
 
     /// A new probe, which answers whether anything was committed since its last answer.
     func makeProbe() -> any CommitProbe
+
+    /// A probe cheap enough to ask before every wake-up's read (a system call, no connection), or nil: the change
+    /// center then reads at every wake-up.
+    func makeWakeProbe() -> (any CommitProbe)?
+}
+
+extension CommitSignal {
+    package func makeWakeProbe() -> (any CommitProbe)? { nil }
 }
 
 /// A running watch of a ``CommitSignal``.

@@ -63,6 +63,7 @@ extension RemoteLibrary {
         let ids = batch ?? [assetID]
         let body: Data
         do { body = try JSONSerialization.data(withJSONObject: ["ids": ids]) } catch { throw .internalError("\(error)") }
+        resourceRequests.add(1, ordering: .relaxed)
         let answer = try send(.POST, "/v1/assets/resources", body: body)
         let records: [ResourceRecord]
         do { records = try ResourceWireRecord.decode(answer.body).map(\.record) } catch {
@@ -84,8 +85,15 @@ extension RemoteLibrary {
         resourcesAhead.withLock { $0 = ResourcesAhead(order: ids, batch: Set(ids)) }
     }
 
-    /// Forgets the files kept ahead (a change block of this client may have changed them).
-    func forgetResourcesAhead() { resourcesAhead.withLock { $0 = ResourcesAhead() } }
+    /// Forgets the files kept ahead (a change block of this client may have changed them), not which assets are
+    /// asked about together: the next question about one of them asks again for all those not asked about yet — a
+    /// loop that commits a change block every few assets still costs a request per batch.
+    func forgetResourcesAhead() {
+        resourcesAhead.withLock { ahead in
+            ahead.batch.formUnion(ahead.fetched.keys)
+            ahead.fetched = [:]
+        }
+    }
 
     /// A reader of a resource's bytes on the server, by ranges (`GET /v1/assets/{id}/resources/{type}`).
     package func openResource(_ record: ResourceRecord) -> any BlobReader {

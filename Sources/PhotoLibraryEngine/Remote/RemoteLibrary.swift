@@ -64,6 +64,9 @@ package final class RemoteLibrary: Sendable {
         var fetched: [Int64: [ResourceRecord]] = [:]
     }
     let resourcesAhead = Mutex(ResourcesAhead())
+    let resourceRequests = Atomic<Int>(0)
+    /// How many times the files of assets were asked for (`POST /v1/assets/resources`): what batching saves.
+    package var resourceRequestCount: Int { resourceRequests.load(ordering: .relaxed) }
 
     private init(baseURL: String, token: String, clientIdentifier: String, session: Session, cacheFolder: URL? = nil) {
         self.baseURL = baseURL

@@ -505,7 +505,7 @@ extension LibraryEngine {
 
     /// The row id of an asset the client may change (limited clients: only their selection).
     func visibleAssetID(_ identifier: String, access: AccessContext, db: any SQLConnection) throws -> Int64 {
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_id = ?", arguments: [identifier]) else {
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM asset WHERE local_id = ?", arguments: [identifier], cached: true) else {
             throw LibraryError.identifierNotFound("no asset \(identifier)")
         }
         if access.isLimited, let client = access.clientID {

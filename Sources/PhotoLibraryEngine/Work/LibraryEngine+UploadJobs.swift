@@ -116,7 +116,8 @@ extension LibraryEngine {
         switch change {
         case .create(let assetIdentifier, let resourceType, let destination, let jobType):
             guard
-                try String.fetchOne(db, sql: "SELECT value FROM library_info WHERE key = ?", arguments: [Self.uploadJobsKey(access.clientID)]) != nil
+                try String.fetchOne(
+                    db, sql: "SELECT value FROM library_info WHERE key = ?", arguments: [Self.uploadJobsKey(access.clientID)], cached: true) != nil
             else {
                 throw LibraryError.accessRestricted(
                     "background uploads are not enabled for this client: call enableUploadJobExtension(with:) first")
@@ -125,10 +126,11 @@ extension LibraryEngine {
             guard
                 let sha256 = try String.fetchOne(
                     db, sql: "SELECT sha256 FROM resource WHERE asset_id = ? AND type = ? ORDER BY id DESC LIMIT 1",
-                    arguments: [assetID, Int64(resourceType)])
+                    arguments: [assetID, Int64(resourceType)], cached: true)
             else { throw LibraryError.missingResource("\(assetIdentifier) has no resource of type \(resourceType)") }
             let open =
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM upload_job WHERE client_id = ? AND acknowledged = 0", arguments: [client]) ?? 0
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM upload_job WHERE client_id = ? AND acknowledged = 0", arguments: [client], cached: true) ?? 0
             guard open < Self.uploadJobLimit else {
                 throw LibraryError(
                     code: 3307,
@@ -143,12 +145,12 @@ extension LibraryEngine {
                 arguments: [
                     identifier, client, Int64(jobType), assetIdentifier, Int64(resourceType), sha256, json,
                     UploadJobState.registered.rawValue, now.timeIntervalSince1970, now.timeIntervalSince1970,
-                ])
+                ], cached: true)
         case .acknowledge, .retry, .cancel:
             guard
                 let row = try SQLRecord.fetchOne(
                     db, sql: "SELECT state, acknowledged, retried FROM upload_job WHERE local_id = ? AND client_id = ?",
-                    arguments: [identifier, client])
+                    arguments: [identifier, client], cached: true)
             else { throw LibraryError.identifierNotFound("no upload job \(identifier)") }
             let state = UploadJobState(rawValue: Int(row[0] as Int64))
             let acknowledged = (row[1] as Int64) != 0
@@ -158,7 +160,7 @@ extension LibraryEngine {
                 guard state == .succeeded || state == .failed, !acknowledged else {
                     throw LibraryError.changeNotSupported("only a succeeded or failed job that is not acknowledged can be acknowledged")
                 }
-                try db.execute(sql: "UPDATE upload_job SET acknowledged = 1 WHERE local_id = ?", arguments: [identifier])
+                try db.execute(sql: "UPDATE upload_job SET acknowledged = 1 WHERE local_id = ?", arguments: [identifier], cached: true)
             case .retry(let destination):
                 guard state == .failed, !acknowledged, !retried else {
                     throw LibraryError.changeNotSupported("only a failed job, not acknowledged and not retried before, can be retried")

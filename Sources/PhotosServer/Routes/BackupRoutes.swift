@@ -83,25 +83,35 @@ struct BackupRoutes {
         } catch let error as PHPhotosError where error.code == .changeNotSupported {
             throw APIError(status: .conflict, domain: PHPhotosErrorDomain, code: error.code.rawValue, message: error.localizedDescription)
         }
-        var json: [String: Any] = ["sha256": sha256, "size": size]
+        var answer = Answer(sha256: sha256, size: size)
         let status: HTTPResponse.Status
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         switch outcome {
         case .waiting(let missing):
             status = .accepted
-            json["missing"] = missing
+            answer.missing = missing
             headers[Self.missingResources] = missing.map(String.init).joined(separator: ",")
         case .committed(let local):
             status = .created
-            json["asset"] = ObjectID.urlForm(local)
+            answer.asset = ObjectID.urlForm(local)
             headers[Self.libraryAsset] = ObjectID.urlForm(local)
         case .alreadyBackedUp(let local):
             status = .ok
-            json["asset"] = ObjectID.urlForm(local)
+            answer.asset = ObjectID.urlForm(local)
             headers[Self.libraryAsset] = ObjectID.urlForm(local)
         }
-        let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = try encoder.encode(answer)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The answer's body: `{"asset"?, "missing"?, "sha256", "size"}`.
+    private struct Answer: Encodable {
+        var asset: String?
+        var missing: [Int]?
+        let sha256: String
+        let size: Int
     }
 
     /// What the headers say of the resource and its asset.

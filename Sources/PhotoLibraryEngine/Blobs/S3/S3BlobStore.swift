@@ -391,7 +391,3 @@ final class S3BlobReader: BlobReader {
     }
 }
 
-extension SHA256.Digest {
-    /// Lowercase hex, as the rows keep digests.
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
-}

@@ -14,4 +14,7 @@ struct SQLiteCommitSignal: CommitSignal {
     }
 
     func makeProbe() -> any CommitProbe { WALIndexProbe(databaseURL: databaseURL) }
+
+    /// The WAL index header: one `pread`, exact (see ``WALIndexProbe``).
+    func makeWakeProbe() -> (any CommitProbe)? { WALIndexProbe(databaseURL: databaseURL) }
 }
