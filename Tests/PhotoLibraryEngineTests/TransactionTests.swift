@@ -133,6 +133,73 @@ struct TransactionTests {
         #expect(try engine.verify().problems == [])
     }
 
+    /// A power loss while a journal is written over (a reused one) leaves it torn: its digest does not match its
+    /// paths, and its transaction had placed nothing yet (it places files only once the journal is durable), so
+    /// recovery removes none of the paths it seems to list — here a file no row references.
+    @Test func aJournalWhoseDigestDoesNotMatchRemovesNothing() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        _ = try library.addImages(1)
+        let fm = FileManager.default
+        let stray = "originals/Q/QQQ.jpeg"
+        let listed = "originals/R/RRR.jpeg"
+        var slot: URL?
+        do {
+            let writer = try LibraryEngine.open(at: library.url)
+            slot = try writer.slots.folder()
+            for path in [stray, listed] {
+                try fm.createDirectory(
+                    at: library.url.appendingPathComponent((path as NSString).deletingLastPathComponent), withIntermediateDirectories: true)
+                try Data([1]).write(to: library.url.appendingPathComponent(path))
+            }
+            // Torn: the new header, then part of the new paths over the end of an older journal's.
+            let torn = try writer.bundle.writeIntent([stray], in: slot!)
+            var bytes = try Data(contentsOf: torn)
+            bytes[bytes.count - 1] = UInt8(ascii: "X")
+            try bytes.write(to: torn)
+            // Whole: its paths are replayed.
+            _ = try writer.bundle.writeIntent([listed], in: slot!)
+            #expect(LibraryBundle.intentPaths(bytes) == [])
+            #expect(LibraryBundle.intentPaths(bytes.prefix(20)) == [])
+            #expect(LibraryBundle.intentPaths(Data()) == [])
+            #expect(LibraryBundle.intentPaths(Data("a\nb\n".utf8)) == ["a", "b"])  // a journal of an older version
+        }
+        let engine = try LibraryEngine.open(at: library.url)
+        #expect(fm.fileExists(atPath: library.url.appendingPathComponent(stray).path))
+        #expect(!fm.fileExists(atPath: library.url.appendingPathComponent(listed).path))
+        #expect(!fm.fileExists(atPath: slot!.path))
+        _ = engine
+    }
+
+    /// A writer's transactions write over the journals earlier ones emptied (no file made and removed per commit),
+    /// and a writer that closes leaves nothing behind.
+    @Test func journalsAreWrittenOverNotMadePerCommit() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let fm = FileManager.default
+        var slot: URL?
+        do {
+            let writer = try LibraryEngine.open(at: library.url)
+            var journals: Set<String> = []
+            for round in 0..<5 {
+                let image = try library.makeImage("round-\(round).jpg", width: 16, height: 12)
+                let resource = ResourceInput(type: 1, source: .file(image, move: false), originalFilename: nil, uniformTypeIdentifier: nil)
+                try writer.apply(
+                    [.createAsset(localIdentifier: "\(UUID().uuidString)/L0/001", resources: [resource], properties: AssetPropertyChanges())],
+                    access: writer.accessContext(clientID: nil))
+                slot = try writer.slots.folder()
+                for entry in try fm.contentsOfDirectory(atPath: slot!.path) where entry.hasPrefix("intent-") {
+                    #expect(TestLibrary.isEmptiedJournal(slot!.appendingPathComponent(entry)), "\(entry)")
+                    journals.insert(entry)
+                }
+            }
+            #expect(journals.count == 1, "\(journals.sorted())")
+            #expect(try writer.metadata.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM asset") } == 5)
+        }
+        #expect(slot != nil)
+        #expect(!fm.fileExists(atPath: slot!.path))
+    }
+
     @Test func aNewLibraryIsTheOwnersOnly() throws {
         let library = try TestLibrary()
         defer { library.remove() }

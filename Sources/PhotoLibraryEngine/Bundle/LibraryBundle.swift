@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 #if canImport(Glibc)
@@ -118,17 +119,40 @@ package struct LibraryBundle: Sendable {
 
     // MARK: - Intent journals
 
-    /// Records, in the writer's slot, the paths a transaction is about to place or remove, durably, before
-    /// touching them.
+    /// Records, in a new journal of the writer's slot, the paths a transaction is about to place or remove,
+    /// durably, before touching them. (Transactions take journals from ``WriterSlots/writeIntent(_:)``, which
+    /// reuses them.)
     package func writeIntent(_ paths: [String], in slot: URL) throws -> URL {
         let journal = slot.appendingPathComponent("intent-\(UUID().uuidString).txt")
-        let data = Data(paths.joined(separator: "\n").utf8)
-        try POSIXFiles.writeDurably(data, to: journal)
+        try Self.writeIntent(paths, to: journal)
         return journal
     }
 
-    package func removeIntent(_ journal: URL) {
-        try? FileManager.default.removeItem(at: journal)
+    /// An intent journal's first line: `opk-intent-1 ` and the SHA-256 (hex) of the rest, the paths one per line.
+    static let intentHeader = "opk-intent-1 "
+
+    /// Writes a journal over the file `journal` (new, or an emptied one reused), all of it durable when this returns.
+    /// A power loss while it is written leaves a journal whose digest does not match: nothing was placed yet (the
+    /// transaction places its files only once this returns), so recovery acts on none of its paths.
+    static func writeIntent(_ paths: [String], to journal: URL) throws {
+        let body = Data(paths.joined(separator: "\n").utf8)
+        try POSIXFiles.writeDurably(Data((intentHeader + SHA256.hash(data: body).hex + "\n").utf8) + body, to: journal)
+    }
+
+    /// The paths a journal lists: none for an empty journal (released by a transaction that finished) or one whose
+    /// digest does not match (torn while it was written); every line of a journal without the header (written by a
+    /// version before it).
+    package static func intentPaths(_ data: Data) -> [String] {
+        let header = Data(intentHeader.utf8)
+        guard data.starts(with: header) else {
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        }
+        let digestEnd = header.count + 64
+        guard data.count > digestEnd, data[data.startIndex + digestEnd] == UInt8(ascii: "\n") else { return [] }
+        let digest = String(decoding: data[(data.startIndex + header.count)..<(data.startIndex + digestEnd)], as: UTF8.self)
+        let body = data[(data.startIndex + digestEnd + 1)...]
+        guard SHA256.hash(data: body).hex == digest else { return [] }
+        return String(decoding: body, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
     /// Sweeps `private/staging`, where versions before writer slots staged files and kept journals, taking only

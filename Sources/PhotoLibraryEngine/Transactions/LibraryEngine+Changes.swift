@@ -74,8 +74,7 @@ extension LibraryEngine {
             summary = try commitTransaction("performing changes", clientID: access.clientID, now: now) { db -> CommitSummary in
                 var summary = CommitSummary()
                 purged = try self.blobsPurged(by: intents, db: db)
-                journals.append(
-                    try self.bundle.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purged.map(\.path), in: try self.slots.folder()))
+                journals.append(try self.slots.writeIntent(prepared.flatMap { $0.resources.map(\.path) } + purged.map(\.path)))
                 try self.blobs.put(
                     prepared.flatMap { $0.resources.map { (.staged($0.staged.url), BlobKey(path: $0.path, sha256: $0.staged.sha256)) } },
                     placed: &placed)
@@ -105,7 +104,7 @@ extension LibraryEngine {
                 throw error
             }
             removeUnreferenced(placed)
-            for journal in journals { bundle.removeIntent(journal) }
+            for journal in journals { slots.releaseIntent(journal) }
             throw error
         }
 
@@ -122,7 +121,7 @@ extension LibraryEngine {
         for file in staged {
             if let source = file.sourceToRemove { try? FileManager.default.removeItem(at: source) }
         }
-        for journal in journals { bundle.removeIntent(journal) }
+        for journal in journals { slots.releaseIntent(journal) }
         return summary
     }
 

@@ -380,7 +380,7 @@ extension LibraryEngine {
         for case .revertAssetContent(let identifier) in intents {
             replaced += try revert(identifier, access: access, now: now, db: db, summary: &summary)
         }
-        journals.append(try bundle.writeIntent(plans.flatMap { placements($0).map(\.key.path) } + replaced.map(\.path), in: try slots.folder()))
+        journals.append(try slots.writeIntent(plans.flatMap { placements($0).map(\.key.path) } + replaced.map(\.path)))
         try blobs.put(plans.flatMap(placements), placed: &placed)
         for plan in plans { try writeEdit(plan, access: access, now: now, db: db, summary: &summary) }
         superseded = replaced
