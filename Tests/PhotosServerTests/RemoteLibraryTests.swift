@@ -1020,35 +1020,38 @@ struct RemoteLibraryCommandLineTests {
     }
 
     /// A loop that commits a change block between its questions (an upload extension making jobs a page at a
-    /// time) still asks for the files of its batch together: the block forgets the files kept, not the batch, so
-    /// the next question asks again for the assets not asked about yet — one request, not one per asset.
+    /// time) still asks for the files of a batch of records together: the block forgets the files kept, not the
+    /// batch, so the next question asks again for the assets not asked about yet. And records loaded before the
+    /// loop (the extension reads a page of identifiers first) keep their batches: one request per batch.
     @Test func aChangeBlockInALoopKeepsItsBatchTogether() async throws {
         let fixture = try ServerFixture(name: "RemoteResourcesBlocks")
         defer { fixture.library.remove() }
-        _ = try fixture.library.addImages(6)
+        _ = try fixture.library.addImages(205)
         let token = try fixture.token("app", .authorized)
         let local = PHAsset.fetchAssets(with: fixture.library.options())
         let expected = (0..<local.count).map { PHAssetResource.assetResources(for: local.object(at: $0)).map(\.sha256) }
-        #expect(expected.count == 6 && expected.allSatisfy { $0.count == 1 })
+        #expect(expected.count == 205 && expected.allSatisfy { $0.count == 1 })
         try await fixture.test { client in
             let port = try #require(client.port)
             let remote = try await blocking { try PHPhotoLibrary(url: URL(string: "http://127.0.0.1:\(port)")!, accessToken: token) }
             try await blocking {
                 let served = PHAsset.fetchAssets(with: .remote(remote))
+                // Every record first (three batches: 100, 100 and 5).
+                #expect(served.objects(at: IndexSet(integersIn: 0..<served.count)).count == 205)
                 var answers: [[String]] = []
-                var asked: [Int] = []
+                var asked: [Int: Int] = [:]
                 for index in 0..<served.count {
                     let asset = served.object(at: index)
                     answers.append(PHAssetResource.assetResources(for: asset).map(\.sha256))
-                    asked.append(remote.servedResourceRequests)
-                    if index == 1 || index == 3 {
+                    asked[index] = remote.servedResourceRequests
+                    if index == 49 || index == 149 {
                         try remote.performChangesAndWait { PHAssetChangeRequest(for: asset).isFavorite = true }
                     }
                 }
                 #expect(answers == expected)
-                // The six asked for at the first question, the four not asked about yet after the first block,
-                // the two left after the second.
-                #expect(asked == [1, 1, 2, 2, 3, 3])
+                // The first batch at the first question; its 50 not asked about yet after the first block; the
+                // second batch; its rest after the second block; the third batch.
+                #expect([0, 49, 50, 99, 100, 149, 150, 199, 200, 204].map { asked[$0] } == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5])
             }
         }
     }

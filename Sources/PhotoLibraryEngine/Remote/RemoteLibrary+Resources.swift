@@ -48,16 +48,15 @@ extension LibraryEngine {
 }
 
 extension RemoteLibrary {
-    /// The files of an asset on the server (`POST /v1/assets/resources`). When the asset is one of the last batch of
-    /// records loaded, the files of the whole batch are asked for together and kept for the next questions — a loop
-    /// over a fetch result asking each asset's resources in turn costs a request per batch, not per asset. What is
-    /// kept answers once, and a change block of this client forgets it.
+    /// The files of an asset on the server (`POST /v1/assets/resources`). When the asset is one of the last batches
+    /// of records loaded, the files of the assets of its batch not asked about yet are asked for together and kept
+    /// for the next questions — a loop over a fetch result asking each asset's resources in turn costs a request per
+    /// batch, not per asset. What is kept answers once, and a change block of this client forgets it.
     package func resources(assetID: Int64) throws(LibraryError) -> [ResourceRecord] {
         let (kept, batch) = resourcesAhead.withLock { ahead -> ([ResourceRecord]?, [Int64]?) in
             if let kept = ahead.fetched.removeValue(forKey: assetID) { return (kept, nil) }
-            guard ahead.batch.contains(assetID) else { return (nil, nil) }
-            defer { ahead.batch = [] }
-            return (nil, ahead.order.filter { ahead.batch.contains($0) })
+            guard let index = ahead.batches.lastIndex(where: { $0.contains(assetID) }) else { return (nil, nil) }
+            return (nil, ahead.batches.remove(at: index))
         }
         if let kept { return kept }
         let ids = batch ?? [assetID]
@@ -73,7 +72,9 @@ extension RemoteLibrary {
         let mine = byAsset.removeValue(forKey: assetID) ?? []
         if batch != nil {
             resourcesAhead.withLock { ahead in
-                for id in ids where id != assetID { ahead.fetched[id] = byAsset[id] ?? [] }
+                let others = ids.filter { $0 != assetID }
+                for id in others { ahead.fetched[id] = byAsset[id] ?? [] }
+                ahead.fetchedOrder = ahead.fetchedOrder.filter { ahead.fetched[$0] != nil && !others.contains($0) } + others
             }
         }
         return mine
@@ -82,7 +83,7 @@ extension RemoteLibrary {
     /// Remembers a batch of records just loaded (their files are asked for together when one is asked for).
     func expectResourceQuestions(about ids: [Int64]) {
         guard ids.count > 1, ids.count <= Self.recordsPerRequest else { return }
-        resourcesAhead.withLock { $0 = ResourcesAhead(order: ids, batch: Set(ids)) }
+        resourcesAhead.withLock { $0.expect(ids) }
     }
 
     /// Forgets the files kept ahead (a change block of this client may have changed them), not which assets are
@@ -90,8 +91,10 @@ extension RemoteLibrary {
     /// loop that commits a change block every few assets still costs a request per batch.
     func forgetResourcesAhead() {
         resourcesAhead.withLock { ahead in
-            ahead.batch.formUnion(ahead.fetched.keys)
+            let unasked = ahead.fetchedOrder.filter { ahead.fetched[$0] != nil }
             ahead.fetched = [:]
+            ahead.fetchedOrder = []
+            if unasked.count > 1 { ahead.expect(unasked) }
         }
     }
 

@@ -57,11 +57,23 @@ package final class RemoteLibrary: Sendable {
     /// Renderings of this server's assets for this client, on this machine's disk.
     let imageCacheStorage: RemoteImageCache
 
-    /// The last batch of records loaded and the files of its assets asked for together (see ``resources(assetID:)``).
+    /// The last batches of records loaded, whose assets' files are asked for together, and the files asked for and
+    /// not asked about yet (see ``resources(assetID:)``).
     struct ResourcesAhead {
-        var order: [Int64] = []
-        var batch: Set<Int64> = []
+        /// Assets not asked about yet, a batch each (in the order loaded), the newest last; at most ``keptBatches``.
+        var batches: [[Int64]] = []
+        /// Files asked for ahead, in the order of the batch they came with.
         var fetched: [Int64: [ResourceRecord]] = [:]
+        var fetchedOrder: [Int64] = []
+
+        /// How many batches are remembered: a loop that loads a few pages of records at once (to read their
+        /// identifiers) before it asks about the first still asks a batch at a time.
+        static let keptBatches = 16
+
+        mutating func expect(_ ids: [Int64]) {
+            batches.append(ids)
+            if batches.count > Self.keptBatches { batches.removeFirst(batches.count - Self.keptBatches) }
+        }
     }
     let resourcesAhead = Mutex(ResourcesAhead())
     let resourceRequests = Atomic<Int>(0)
