@@ -200,6 +200,20 @@ struct TransactionTests {
         #expect(!fm.fileExists(atPath: slot!.path))
     }
 
+    /// A commit that returned survives a power loss: the write-ahead log is synced at every commit (SQLite's
+    /// `synchronous = FULL`; NORMAL would sync it only at checkpoints, and a power loss could roll back commits whose
+    /// answers were given).
+    @Test func commitsAreSyncedBeforeTheyReturn() throws {
+        let library = try TestLibrary()
+        defer { library.remove() }
+        let engine = try LibraryEngine.open(at: library.url)
+        let (synchronous, journal) = try engine.metadata.writeQueue { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+        }
+        #expect(synchronous == 2)
+        #expect(journal == "wal")
+    }
+
     @Test func aNewLibraryIsTheOwnersOnly() throws {
         let library = try TestLibrary()
         defer { library.remove() }

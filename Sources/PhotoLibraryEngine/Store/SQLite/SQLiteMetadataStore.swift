@@ -80,9 +80,6 @@ final class SQLiteMetadataStore: MetadataStore {
                 function: DatabaseFunction("ph_moment_id", argumentCount: 2, pure: true) { values in
                     Moments.localIdentifier(kind: String.fromDatabaseValue(values[0]) ?? "", key: String.fromDatabaseValue(values[1]) ?? "")
                 })
-            if !readOnly {
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
         }
         let database: any DatabaseWriter
         do {
@@ -98,7 +95,16 @@ final class SQLiteMetadataStore: MetadataStore {
         if !readOnly {
             // The writer's page cache: inserts land at random places of the identifier index, so a larger cache
             // saves most of the page reads and writes of a big import. Readers keep SQLite's default.
-            do { try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA cache_size = -32768") } } catch {
+            // Each commit synced (the log, in WAL mode) before it returns: a commit's caller hands its answer on — a
+            // server its 201 to a device that then forgets the photo, an import of moved files the only copy — so a
+            // power loss must not roll back a commit that returned. NORMAL (what GRDB sets for WAL, and what this
+            // store set before) syncs the log only at checkpoints.
+            do {
+                try database.writeWithoutTransaction {
+                    try $0.execute(sql: "PRAGMA cache_size = -32768")
+                    try $0.execute(sql: "PRAGMA synchronous = FULL")
+                }
+            } catch {
                 throw .internalError("cannot configure \(bundle.databaseURL.path): \(error)")
             }
         }
