@@ -390,4 +390,3 @@ final class S3BlobReader: BlobReader {
         return try store.get(key, name: name, offset...min(size - 1, offset + Int64(count) - 1))
     }
 }
-
