@@ -1,4 +1,5 @@
 import Foundation
+import PhotoLibraryEngine
 import PhotosTesting
 
 extension TestLibrary {
@@ -11,13 +12,8 @@ extension TestLibrary {
             let folder = writers.appendingPathComponent(slot)
             let entries = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             // A journal emptied by a finished transaction and kept for the next is not a leftover.
-            found += entries.filter { !Self.isEmptiedJournal(folder.appendingPathComponent($0)) }.map { "\(slot)/\($0)" }
+            found += entries.filter { !WriterSlot.isEmptiedJournal(folder.appendingPathComponent($0)) }.map { "\(slot)/\($0)" }
         }
         return found.sorted()
-    }
-
-    /// Whether `entry` is an intent journal of no length (what a writer keeps for its next transaction).
-    public static func isEmptiedJournal(_ entry: URL) -> Bool {
-        entry.lastPathComponent.hasPrefix("intent-") && ((try? FileManager.default.attributesOfItem(atPath: entry.path)[.size] as? Int) ?? -1) == 0
     }
 }

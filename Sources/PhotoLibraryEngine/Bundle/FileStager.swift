@@ -42,7 +42,7 @@ package struct FileStager: Sendable {
             throw .internalError("\(error)")
         }
         let digest = SHA256.hash(data: data)
-        return StagedFile(url: url, size: Int64(data.count), sha256: Self.hex(digest), sourceToRemove: nil)
+        return StagedFile(url: url, size: Int64(data.count), sha256: digest.hex, sourceToRemove: nil)
     }
 
     /// Stages a file: copied (or hard-linked, for `move`) into the staging folder and hashed in one read.
@@ -140,7 +140,7 @@ package struct FileStager: Sendable {
         }
         if durable { guard fsync(output) == 0 else { throw POSIXFiles.posixError("fsync \(destination.path)") } }
         ok = true
-        return (total, hashing ? hex(hasher.finalize()) : nil)
+        return (total, hashing ? hasher.finalize().hex : nil)
     }
 
     /// Hashes a file (used for moved files and by `verify`).
@@ -166,10 +166,9 @@ package struct FileStager: Sendable {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             total += Int64(n)
         }
-        return (total, hex(hasher.finalize()))
+        return (total, hasher.finalize().hex)
     }
 
-    static func hex(_ digest: SHA256.Digest) -> String { digest.hex }
 }
 
 extension SHA256.Digest {

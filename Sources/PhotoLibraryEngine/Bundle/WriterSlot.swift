@@ -62,9 +62,14 @@ package final class WriterSlot: Sendable {
 
     /// Whether `entry` is an intent journal that lists something (not one emptied for reuse).
     static func isUnsettledJournal(_ entry: URL) -> Bool {
-        guard entry.lastPathComponent.hasPrefix("intent-") else { return false }
+        entry.lastPathComponent.hasPrefix("intent-") && !isEmptiedJournal(entry)
+    }
+
+    /// Whether `entry` is an intent journal emptied by a finished transaction and kept for the next one: nothing of
+    /// a transaction.
+    package static func isEmptiedJournal(_ entry: URL) -> Bool {
         var info = stat()
-        return lstat(entry.path, &info) != 0 || info.st_size > 0
+        return entry.lastPathComponent.hasPrefix("intent-") && lstat(entry.path, &info) == 0 && info.st_size == 0
     }
 }
 
@@ -153,7 +158,7 @@ package final class WriterSlots: Sendable {
                 throw error
             }
             // Nothing of a transaction in it: no entries but journals emptied for reuse.
-            let idle = entries.allSatisfy { $0.hasPrefix("intent-") && !WriterSlot.isUnsettledJournal(current.url.appendingPathComponent($0)) }
+            let idle = entries.allSatisfy { WriterSlot.isEmptiedJournal(current.url.appendingPathComponent($0)) }
             guard idle else { throw error }
             let replacement = try slot.withLock { slot throws(LibraryError) -> WriterSlot in
                 if let slot, slot !== current { return slot }

@@ -43,7 +43,8 @@ package final class ChangeCenter: @unchecked Sendable {
     private var localCommitsInFlight = 0
     private var timer: (any DispatchSourceTimer)?
     /// The store's cheap look at whether anything became visible since the last one (SQLite: the WAL index header),
-    /// asked before a wake-up reads; nil where the store has none. Made with the wake-ups, used on ``queue``.
+    /// asked before a wake-up reads; nil where the store has none. Made with the first wake-ups and kept (it
+    /// compares with its own last look, so commits while nobody listened show as changes), used on ``queue``.
     private var wakeProbe: (any CommitProbe)?
     /// Whether the next pump reads whatever the probe says: at the start (the probe's first look is its baseline,
     /// which a commit just before it would hide) and after a read that failed. Confined to ``queue``.
@@ -110,12 +111,6 @@ package final class ChangeCenter: @unchecked Sendable {
                 watcher?.stop()
                 watcher = nil
                 isWatching = false
-                let queue = queue
-                queue.async { [weak self] in
-                    guard let self, !self.lock.withLock({ self.isListenedTo }) else { return }
-                    self.wakeProbe = nil
-                    self.mustRead = true
-                }
             }
         }
     }
@@ -141,8 +136,8 @@ package final class ChangeCenter: @unchecked Sendable {
     private func startPolling() {
         let signal = signal
         queue.async { [weak self] in
-            guard let self, self.wakeProbe == nil else { return }
-            self.wakeProbe = signal.makeWakeProbe()
+            guard let self else { return }
+            if self.wakeProbe == nil { self.wakeProbe = signal.makeWakeProbe() }
             self.mustRead = true
         }
         watcher = signal.watch(on: queue) { [weak self] in self?.wake() }

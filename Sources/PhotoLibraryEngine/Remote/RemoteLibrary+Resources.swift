@@ -73,8 +73,9 @@ extension RemoteLibrary {
         if batch != nil {
             resourcesAhead.withLock { ahead in
                 let others = ids.filter { $0 != assetID }
+                let fetchedNow = Set(others)
                 for id in others { ahead.fetched[id] = byAsset[id] ?? [] }
-                ahead.fetchedOrder = ahead.fetchedOrder.filter { ahead.fetched[$0] != nil && !others.contains($0) } + others
+                ahead.fetchedOrder = ahead.fetchedOrder.filter { ahead.fetched[$0] != nil && !fetchedNow.contains($0) } + others
             }
         }
         return mine
