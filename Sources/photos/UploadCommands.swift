@@ -159,7 +159,8 @@ struct Uploads: ParsableCommand {
         @OptionGroup var settings: SettingsOption
         @OptionGroup var app: AppOption
         @Option(help: "The upload extension program (default: backup-extension beside photos).") var program: String?
-        @Option(help: "How many uploads are in flight at once (URLSession's default per host).") var concurrency = 6
+        @Option(help: "How many uploads are in flight at once (a server that commits what arrives together spends less on each).")
+        var concurrency = 16
         @Option(help: "Seconds a job being sent is this run's (renewed while it is sent): a run killed meanwhile leaves it to the next after this.")
         var lease = 60
 
