@@ -444,7 +444,7 @@ extension RemoteLibrary {
                 if case .file(let url, true) = resource.source { moved.append(url) }
                 return try upload(resource)
             }
-            body = try JSONSerialization.data(withJSONObject: ["requests": requests])
+            body = try JSONText.data(["requests": requests])
         } catch let error as LibraryError {
             throw error
         } catch {

@@ -258,7 +258,7 @@ extension RemoteLibrary {
         parameters["scope"] = FetchScopeWire.encode(fetch)
         parameters["entity"] = "\(entity)"
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
+        do { body = try JSONText.data(parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
         let answer = try send(.POST, "/v1/collections/records", body: body)
         do { return try CollectionWireRecord.decode(answer.body).map(\.record) } catch {
             throw .networkError("POST /v1/collections/records answered something that is not collection records: \(error)")

@@ -43,7 +43,7 @@ extension RemoteLibrary: AssetRecordSource {
     ) {
         // POST, the parameters in the body: a predicate of many identifiers does not fit a URL.
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
+        do { body = try JSONText.data(parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
         var request = makeRequest(.POST, path, body: body)
         request.headers.replaceOrAdd(name: "Accept", value: "application/octet-stream")
         let stream = AssetIDStream.receiving()
@@ -117,7 +117,7 @@ extension RemoteLibrary: AssetRecordSource {
             let chunk = Array(remaining.prefix(Self.recordsPerRequest))
             remaining = remaining.dropFirst(chunk.count)
             let body: Data
-            do { body = try JSONSerialization.data(withJSONObject: ["ids": chunk, "extendedMetadata": extendedMetadata]) } catch {
+            do { body = try JSONText.data(["ids": chunk, "extendedMetadata": extendedMetadata]) } catch {
                 throw .internalError("cannot encode the ids: \(error)")
             }
             // Binary records (an older server answers JSON).
@@ -186,7 +186,7 @@ extension RemoteLibrary {
         parameters["limit"] = String(limit)
         if let cursor { parameters["cursor"] = cursor }
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
+        do { body = try JSONText.data(parameters) } catch { throw .internalError("cannot encode the fetch: \(error)") }
         let answer = try send(.POST, "/v1/assets/ids", body: body, limit: limit * 8 + 64)
         guard answer.body.count % 8 == 0 else { throw .networkError("POST /v1/assets/ids did not answer a list of asset ids") }
         let ids = answer.body.withUnsafeBytes { bytes in
@@ -213,7 +213,7 @@ extension RemoteLibrary {
         for start in stride(from: 0, to: identifiers.count, by: 1000) {
             let batch = Array(identifiers[start..<min(start + 1000, identifiers.count)])
             let body: Data
-            do { body = try JSONSerialization.data(withJSONObject: [sent: batch]) } catch { throw .internalError("cannot encode \(path): \(error)") }
+            do { body = try JSONText.data([sent: batch]) } catch { throw .internalError("cannot encode \(path): \(error)") }
             guard let map = try json(.POST, path, body: body)[answered] as? [String: Value] else {
                 throw .networkError("POST \(path) answered no \(answered)")
             }

@@ -44,7 +44,7 @@ extension RemoteLibrary {
         guard !uploads.isEmpty else { return outcome }
         let fileOfUpload = Dictionary(uploads.map { ($0.id, $0.file) }, uniquingKeysWith: { first, _ in first })
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: ["uploads": uploads.map(\.id)]) } catch {
+        do { body = try JSONText.data(["uploads": uploads.map(\.id)]) } catch {
             throw .internalError("cannot encode the import: \(error)")
         }
         // The server reads every file (hash, probe, thumbnails): a while for a thousand, not the usual deadline.

@@ -32,7 +32,42 @@ package struct ResourceWireRecord: Codable, Sendable {
             fileSize: fileSize, sha256: sha256, pixelWidth: pixelWidth, pixelHeight: pixelHeight)
     }
 
-    package static func encode(_ records: [ResourceWireRecord]) throws -> Data { try JSONEncoder().encode(["resources": records]) }
+    /// `{"resources": […]}`, as `JSONEncoder` writes the records, written by hand (a few times faster).
+    package static func encode(_ records: [ResourceWireRecord]) throws -> Data {
+        var out = JSONText.Writer()
+        out.raw(#"{"resources":["#)
+        for (index, record) in records.enumerated() {
+            if index > 0 { out.raw(",") }
+            record.write(to: &out)
+        }
+        out.raw("]}")
+        return Data(out.bytes)
+    }
+
+    /// Writes the record as a JSON object, its fields as `JSONEncoder` names them.
+    func write(to out: inout JSONText.Writer) {
+        out.raw(#"{"id":"#)
+        out.write(number: id)
+        out.raw(#","assetID":"#)
+        out.write(number: assetID)
+        out.raw(#","assetLocalIdentifier":"#)
+        out.write(string: assetLocalIdentifier)
+        out.raw(#","type":"#)
+        out.write(number: type)
+        out.raw(#","originalFilename":"#)
+        out.write(string: originalFilename)
+        out.raw(#","uniformTypeIdentifier":"#)
+        out.write(string: uniformTypeIdentifier)
+        out.raw(#","fileSize":"#)
+        out.write(number: fileSize)
+        out.raw(#","sha256":"#)
+        out.write(string: sha256)
+        out.raw(#","pixelWidth":"#)
+        out.write(number: pixelWidth)
+        out.raw(#","pixelHeight":"#)
+        out.write(number: pixelHeight)
+        out.raw("}")
+    }
     package static func decode(_ data: Data) throws -> [ResourceWireRecord] {
         try JSONDecoder().decode([String: [ResourceWireRecord]].self, from: data)["resources"] ?? []
     }
@@ -61,7 +96,7 @@ extension RemoteLibrary {
         if let kept { return kept }
         let ids = batch ?? [assetID]
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: ["ids": ids]) } catch { throw .internalError("\(error)") }
+        do { body = try JSONText.data(["ids": ids]) } catch { throw .internalError("\(error)") }
         resourceRequests.add(1, ordering: .relaxed)
         let answer = try send(.POST, "/v1/assets/resources", body: body)
         let records: [ResourceRecord]

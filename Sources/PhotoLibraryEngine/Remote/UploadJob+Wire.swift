@@ -41,7 +41,69 @@ package struct UploadJobWireRecord: Codable, Sendable {
             createdDate: Date(timeIntervalSince1970: createdDate), servedResource: resource?.record)
     }
 
-    package static func encode(_ records: [UploadJobWireRecord]) throws -> Data { try JSONEncoder().encode(["jobs": records]) }
+    /// `{"jobs": […]}`, as `JSONEncoder` writes the records (a thousand jobs' worth took it a fifth of a second),
+    /// written by hand.
+    package static func encode(_ records: [UploadJobWireRecord]) throws -> Data {
+        var out = JSONText.Writer()
+        out.raw(#"{"jobs":["#)
+        for (index, job) in records.enumerated() {
+            if index > 0 { out.raw(",") }
+            out.raw(#"{"localIdentifier":"#)
+            out.write(string: job.localIdentifier)
+            if let client = job.client {
+                out.raw(#","client":"#)
+                out.write(string: client)
+            }
+            out.raw(#","jobType":"#)
+            out.write(number: job.jobType)
+            out.raw(#","assetLocalIdentifier":"#)
+            out.write(string: job.assetLocalIdentifier)
+            out.raw(#","resourceType":"#)
+            out.write(number: job.resourceType)
+            out.raw(#","resourceSHA256":"#)
+            out.write(string: job.resourceSHA256)
+            out.raw(#","destination":{"url":"#)
+            out.write(string: job.destination.url)
+            out.raw(#","method":"#)
+            out.write(string: job.destination.method)
+            out.raw(#","headers":"#)
+            _ = out.write(job.destination.headers)
+            out.raw(#","timeout":"#)
+            guard job.destination.timeout.isFinite, job.createdDate.isFinite else {
+                throw EncodingError.invalidValue(job.destination.timeout, .init(codingPath: [], debugDescription: "not a finite number"))
+            }
+            out.write(number: job.destination.timeout)
+            out.raw(#"},"state":"#)
+            out.write(number: job.state)
+            out.raw(#","acknowledged":"#)
+            out.write(bool: job.acknowledged)
+            out.raw(#","retried":"#)
+            out.write(bool: job.retried)
+            out.raw(#","attempts":"#)
+            out.write(number: job.attempts)
+            if let error = job.error {
+                out.raw(#","error":"#)
+                out.write(string: error)
+            }
+            if let status = job.responseStatus {
+                out.raw(#","responseStatus":"#)
+                out.write(number: status)
+            }
+            if let headers = job.responseHeaders {
+                out.raw(#","responseHeaders":"#)
+                _ = out.write(headers)
+            }
+            out.raw(#","createdDate":"#)
+            out.write(number: job.createdDate)
+            if let resource = job.resource {
+                out.raw(#","resource":"#)
+                resource.write(to: &out)
+            }
+            out.raw("}")
+        }
+        out.raw("]}")
+        return Data(out.bytes)
+    }
 }
 
 extension LibraryEngine {
@@ -81,7 +143,7 @@ extension RemoteLibrary {
     /// (`PUT /v1/upload-jobs/options`).
     package func setUploadJobConfiguration(_ options: String?) throws(LibraryError) {
         let body: Data
-        do { body = try JSONSerialization.data(withJSONObject: ["options": options.map { $0 as Any } ?? NSNull()]) } catch {
+        do { body = try JSONText.data(["options": options.map { $0 as Any } ?? NSNull()]) } catch {
             throw .internalError("\(error)")
         }
         _ = try send(.PUT, "/v1/upload-jobs/options", body: body)
