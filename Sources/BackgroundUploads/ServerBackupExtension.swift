@@ -144,11 +144,12 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         }
         var pending = false
         var index = 0
-        // Cloud identifiers asked for a page of assets at a time (one request to a served library, not one per asset),
-        // once one of the page needs a job.
-        var clouds: [String: Result<PHCloudIdentifier, any Error>]?
+        // Cloud identifiers asked for 500 assets at a time (one request to a served library, not one per asset),
+        // from the first that needs a job; before the first page is made, only for as many assets as it takes (the
+        // host starts sending when it is committed).
+        var clouds: [String: Result<PHCloudIdentifier, any Error>] = [:]
+        var cloudsAsked = 0..<0
         while index < assets.count {
-            if index % 500 == 0 { clouds = nil }
             let asset = assets.object(at: index)
             index += 1
             let resources = Self.current(PHAssetResource.assetResources(for: asset))
@@ -162,12 +163,12 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
                 pending = true
                 break
             }
-            if clouds == nil {
-                let start = index - 1 - (index - 1) % 500
-                let page = assets.objects(at: IndexSet(integersIn: start..<min(start + 500, assets.count)))
+            if !cloudsAsked.contains(index - 1) {
+                cloudsAsked = (index - 1)..<min(index - 1 + (made == 0 ? Self.firstPage : 500), assets.count)
+                let page = assets.objects(at: IndexSet(integersIn: cloudsAsked))
                 clouds = library.cloudIdentifierMappings(forLocalIdentifiers: page.map(\.localIdentifier))
             }
-            let cloud = try? clouds?[asset.localIdentifier]?.get()
+            let cloud = try? clouds[asset.localIdentifier]?.get()
             for resource in todo {
                 requests.append((Self.request(endpoint, asset: asset, resource: resource, of: resources, cloud: cloud, token: token), resource))
             }

@@ -105,8 +105,9 @@ public final class UploadJobHost: Sendable {
                 }
                 round = round + part
                 if ended || stopped.value { break }
-                // Nothing due yet: the extension has not committed its next page.
-                if part == UploadJobPerformer.Report() { try await Task.sleep(for: .milliseconds(50)) }
+                // Nothing due yet: the extension has not committed its next page (looked for again soon: the first
+                // page's wait is the start of every run).
+                if part == UploadJobPerformer.Report() { try await Task.sleep(for: .milliseconds(10)) }
             }
             let result = await activation
             report.lastResult = result
