@@ -83,6 +83,9 @@ let package = Package(
         // The kernel sandbox (bubblewrap) for programs OpenPhotoKit does not trust: editing extensions, the movie encoder.
         // Threads for blocking work (reads, waits for a server), instead of Dispatch's global queues (see the type).
         .target(name: "BlockingThreads", swiftSettings: strict),
+        // JSON text written from Swift's values, without JSONSerialization's bridging: a served library's requests
+        // (PhotoLibraryEngine) and a server's answers (PhotosServer).
+        .target(name: "JSONWriting", swiftSettings: strict),
         .target(name: "KernelSandbox", dependencies: ["CProcessControl"], swiftSettings: strict),
         // Encodes a movie's web rendering in a process of its own, in the kernel sandbox (libavcodec over untrusted bytes).
         .executableTarget(name: "openphotokit-transcode", dependencies: ["CAVFormatShims"]),
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "PhotoLibraryEngine",
             dependencies: [
-                "PhotoMedia", "ObjectStorage", "BlockingThreads",
+                "PhotoMedia", "ObjectStorage", "BlockingThreads", "JSONWriting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -189,7 +192,7 @@ let package = Package(
         .target(
             name: "PhotosServer",
             dependencies: [
-                "BuiltInEditor", "OpenPhotos", "UniformTypeIdentifiers", "BlockingThreads",
+                "BuiltInEditor", "OpenPhotos", "UniformTypeIdentifiers", "BlockingThreads", "JSONWriting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -209,7 +212,8 @@ let package = Package(
         .target(
             name: "BackgroundUploads",
             dependencies: [
-                "OpenPhotos", "BlockingThreads", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+                "OpenPhotos", "BlockingThreads", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], swiftSettings: strict),
         // An upload extension program's entry point: its one instance called by its host over standard input and
@@ -298,7 +302,7 @@ let package = Package(
             name: "PhotoLibraryEngineTests",
             dependencies: [
                 "PhotoLibraryEngine", "PhotoMedia", "PhotosTesting", "PhotosTestHarness", "OpenPhotos", "PhotosFuzzing", "openphotokit-heif-check",
-                "ObjectStorage", "BlockingThreads",
+                "ObjectStorage", "BlockingThreads", "JSONWriting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

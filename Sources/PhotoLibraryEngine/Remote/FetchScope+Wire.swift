@@ -1,4 +1,5 @@
 import Foundation
+import JSONWriting
 import NIOHTTP1
 
 /// Which objects a remote client's fetch draws from (``AssetScope``, ``CollectionScope``) as JSON — the `scope` of

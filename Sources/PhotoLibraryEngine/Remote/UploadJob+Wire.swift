@@ -1,4 +1,5 @@
 import Foundation
+import JSONWriting
 import NIOHTTP1
 
 /// An upload job as a served library describes it to its client (`GET /v1/upload-jobs`): every field of

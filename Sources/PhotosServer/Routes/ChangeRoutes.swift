@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSONWriting
 import Logging
 import NIOCore
 import OpenPhotos
@@ -96,7 +97,8 @@ struct ChangeRoutes {
     }
 
     static func json(_ object: [String: Any], status: HTTPResponse.Status) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        // Keys sorted: the same answer is the same bytes.
+        let data = try JSONText.data(object, sortedKeys: true)
         return Response(
             status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
