@@ -108,6 +108,65 @@ package enum JSONText {
 
         package mutating func write(bool: Bool) { raw(bool ? "true" : "false") }
 
+        /// Writes `"name":` — after a comma, unless it is the first member of its object.
+        package mutating func key(_ name: StaticString) {
+            if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            raw(name)
+            raw("\":")
+        }
+
+        /// Writes one member of an object (a record's field, as `JSONEncoder` names it).
+        package mutating func field(_ name: StaticString, _ value: String) {
+            key(name)
+            write(string: value)
+        }
+
+        package mutating func field(_ name: StaticString, _ value: some BinaryInteger) {
+            key(name)
+            write(number: value)
+        }
+
+        /// A finite number (the caller checks: JSON has no others).
+        package mutating func field(_ name: StaticString, _ value: Double) {
+            key(name)
+            write(number: value)
+        }
+
+        package mutating func field(_ name: StaticString, _ value: Bool) {
+            key(name)
+            write(bool: value)
+        }
+
+        /// A list of lists of strings (a request's header fields).
+        package mutating func field(_ name: StaticString, _ value: [[String]]) {
+            key(name)
+            bytes.append(UInt8(ascii: "["))
+            for (index, strings) in value.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(UInt8(ascii: "["))
+                for (position, string) in strings.enumerated() {
+                    if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                    write(string: string)
+                }
+                bytes.append(UInt8(ascii: "]"))
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+
+        /// An object of strings (an answer's header fields).
+        package mutating func field(_ name: StaticString, _ value: [String: String]) {
+            key(name)
+            bytes.append(UInt8(ascii: "{"))
+            for (key, string) in value {
+                if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+                write(string: key)
+                bytes.append(UInt8(ascii: ":"))
+                write(string: string)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+
         /// Writes a string, quoted, with `"`, `\` and control characters escaped.
         package mutating func write(string: String) {
             bytes.append(UInt8(ascii: "\""))

@@ -47,28 +47,20 @@ package struct ResourceWireRecord: Codable, Sendable {
 
     /// Writes the record as a JSON object, its fields as `JSONEncoder` names them.
     func write(to out: inout JSONText.Writer) {
-        out.raw(#"{"id":"#)
-        out.write(number: id)
-        out.raw(#","assetID":"#)
-        out.write(number: assetID)
-        out.raw(#","assetLocalIdentifier":"#)
-        out.write(string: assetLocalIdentifier)
-        out.raw(#","type":"#)
-        out.write(number: type)
-        out.raw(#","originalFilename":"#)
-        out.write(string: originalFilename)
-        out.raw(#","uniformTypeIdentifier":"#)
-        out.write(string: uniformTypeIdentifier)
-        out.raw(#","fileSize":"#)
-        out.write(number: fileSize)
-        out.raw(#","sha256":"#)
-        out.write(string: sha256)
-        out.raw(#","pixelWidth":"#)
-        out.write(number: pixelWidth)
-        out.raw(#","pixelHeight":"#)
-        out.write(number: pixelHeight)
+        out.raw("{")
+        out.field("id", id)
+        out.field("assetID", assetID)
+        out.field("assetLocalIdentifier", assetLocalIdentifier)
+        out.field("type", type)
+        out.field("originalFilename", originalFilename)
+        out.field("uniformTypeIdentifier", uniformTypeIdentifier)
+        out.field("fileSize", fileSize)
+        out.field("sha256", sha256)
+        out.field("pixelWidth", pixelWidth)
+        out.field("pixelHeight", pixelHeight)
         out.raw("}")
     }
+
     package static func decode(_ data: Data) throws -> [ResourceWireRecord] {
         try JSONDecoder().decode([String: [ResourceWireRecord]].self, from: data)["resources"] ?? []
     }

@@ -48,56 +48,34 @@ package struct UploadJobWireRecord: Codable, Sendable {
         var out = JSONText.Writer()
         out.raw(#"{"jobs":["#)
         for (index, job) in records.enumerated() {
-            if index > 0 { out.raw(",") }
-            out.raw(#"{"localIdentifier":"#)
-            out.write(string: job.localIdentifier)
-            if let client = job.client {
-                out.raw(#","client":"#)
-                out.write(string: client)
-            }
-            out.raw(#","jobType":"#)
-            out.write(number: job.jobType)
-            out.raw(#","assetLocalIdentifier":"#)
-            out.write(string: job.assetLocalIdentifier)
-            out.raw(#","resourceType":"#)
-            out.write(number: job.resourceType)
-            out.raw(#","resourceSHA256":"#)
-            out.write(string: job.resourceSHA256)
-            out.raw(#","destination":{"url":"#)
-            out.write(string: job.destination.url)
-            out.raw(#","method":"#)
-            out.write(string: job.destination.method)
-            out.raw(#","headers":"#)
-            _ = out.write(job.destination.headers)
-            out.raw(#","timeout":"#)
             guard job.destination.timeout.isFinite, job.createdDate.isFinite else {
-                throw EncodingError.invalidValue(job.destination.timeout, .init(codingPath: [], debugDescription: "not a finite number"))
+                throw EncodingError.invalidValue(job, .init(codingPath: [], debugDescription: "a job's timeout or date is not a finite number"))
             }
-            out.write(number: job.destination.timeout)
-            out.raw(#"},"state":"#)
-            out.write(number: job.state)
-            out.raw(#","acknowledged":"#)
-            out.write(bool: job.acknowledged)
-            out.raw(#","retried":"#)
-            out.write(bool: job.retried)
-            out.raw(#","attempts":"#)
-            out.write(number: job.attempts)
-            if let error = job.error {
-                out.raw(#","error":"#)
-                out.write(string: error)
-            }
-            if let status = job.responseStatus {
-                out.raw(#","responseStatus":"#)
-                out.write(number: status)
-            }
-            if let headers = job.responseHeaders {
-                out.raw(#","responseHeaders":"#)
-                _ = out.write(headers)
-            }
-            out.raw(#","createdDate":"#)
-            out.write(number: job.createdDate)
+            if index > 0 { out.raw(",") }
+            out.raw("{")
+            out.field("localIdentifier", job.localIdentifier)
+            if let client = job.client { out.field("client", client) }
+            out.field("jobType", job.jobType)
+            out.field("assetLocalIdentifier", job.assetLocalIdentifier)
+            out.field("resourceType", job.resourceType)
+            out.field("resourceSHA256", job.resourceSHA256)
+            out.key("destination")
+            out.raw("{")
+            out.field("url", job.destination.url)
+            out.field("method", job.destination.method)
+            out.field("headers", job.destination.headers)
+            out.field("timeout", job.destination.timeout)
+            out.raw("}")
+            out.field("state", job.state)
+            out.field("acknowledged", job.acknowledged)
+            out.field("retried", job.retried)
+            out.field("attempts", job.attempts)
+            if let error = job.error { out.field("error", error) }
+            if let status = job.responseStatus { out.field("responseStatus", status) }
+            if let headers = job.responseHeaders { out.field("responseHeaders", headers) }
+            out.field("createdDate", job.createdDate)
             if let resource = job.resource {
-                out.raw(#","resource":"#)
+                out.key("resource")
                 resource.write(to: &out)
             }
             out.raw("}")
