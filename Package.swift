@@ -339,7 +339,7 @@ let package = Package(
             name: "PhotosServerTests",
             dependencies: [
                 "PhotosServer", "OpenPhotos", "BuiltInEditor", "BackgroundUploads", "UploadExtensionHost", "PhotosTesting", "PhotosTestHarness",
-                "openphotokit-transcode", "backup-extension", "hostile-upload-extension",
+                "openphotokit-transcode", "backup-extension", "hostile-upload-extension", "photos",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -11,8 +11,7 @@ import Synchronization
 /// (``owner(ofLibraryAt:)``) is the server's library opened in this process, as the person who runs the server has
 /// it: grants and tokens are made there.
 ///
-/// The `photos` command is found at `$OPENPHOTOKIT_PHOTOS_COMMAND`, else among the build's products beside the
-/// running tests, else on the `PATH`.
+/// The `photos` command is found as ``PhotosServeProcess`` finds it.
 public struct ServedLibraryProvider: LibraryProvider {
     /// The client a handle opened without a client identifier acts for.
     public static let testClient = "conformance"
@@ -22,12 +21,12 @@ public struct ServedLibraryProvider: LibraryProvider {
 
     /// A running server and what the tests need of it.
     final class Served: @unchecked Sendable {
-        let process: Process
+        let server: PhotosServeProcess
         let folder: URL
         let cache: URL
         let owner: PHPhotoLibrary
-        init(process: Process, folder: URL, cache: URL, owner: PHPhotoLibrary) {
-            (self.process, self.folder, self.cache, self.owner) = (process, folder, cache, owner)
+        init(server: PhotosServeProcess, folder: URL, cache: URL, owner: PHPhotoLibrary) {
+            (self.server, self.folder, self.cache, self.owner) = (server, folder, cache, owner)
         }
     }
 
@@ -39,32 +38,9 @@ public struct ServedLibraryProvider: LibraryProvider {
         let folder = base.appendingPathComponent("\(name).photoslibrary")
         let owner = try PHPhotoLibrary(url: folder, clientIdentifier: nil)
         try owner.setAuthorization(.authorized, for: Self.testClient)
-        let process = Process()
-        process.executableURL = try Self.photosCommand()
-        process.arguments = ["serve", "--library", folder.path, "--port", "0", "--json", "--no-gallery", "--shutdown-timeout", "2"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        // The first line says where it listens: {"host":…,"port":…,"url":"http://127.0.0.1:…/"}.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let more = output.fileHandleForReading.availableData
-            if more.isEmpty { break }
-            line.append(more)
-        }
-        struct Listening: Decodable { let url: String }
-        guard let listening = try? JSONDecoder().decode(Listening.self, from: line.prefix { $0 != UInt8(ascii: "\n") }),
-            let url = URL(string: listening.url)
-        else {
-            process.terminate()
-            process.waitUntilExit()
-            throw CocoaError(
-                .executableLoad,
-                userInfo: [NSLocalizedDescriptionKey: "photos serve did not start: \(String(decoding: line, as: UTF8.self))"])
-        }
-        let served = Served(process: process, folder: folder, cache: base.appendingPathComponent("\(name).cache"), owner: owner)
+        let server = try PhotosServeProcess(library: folder, arguments: ["--no-gallery", "--shutdown-timeout", "2"])
+        let url = server.url
+        let served = Served(server: server, folder: folder, cache: base.appendingPathComponent("\(name).cache"), owner: owner)
         Self.servers.withLock { $0[url] = served }
         return url
     }
@@ -82,23 +58,9 @@ public struct ServedLibraryProvider: LibraryProvider {
 
     public func removeLibrary(at url: URL) {
         guard let served = Self.servers.withLock({ $0.removeValue(forKey: url) }) else { return }
-        served.process.terminate()
-        served.process.waitUntilExit()
+        served.server.stop()
         try? FileManager.default.removeItem(at: served.folder)
         try? FileManager.default.removeItem(at: served.cache)
-    }
-
-    /// The `photos` command this provider runs.
-    static func photosCommand() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["OPENPHOTOKIT_PHOTOS_COMMAND"], !path.isEmpty {
-            return URL(fileURLWithPath: path)
-        }
-        if let built = BuiltProducts.find("photos") { return built }
-        for entry in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(entry)).appendingPathComponent("photos")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the photos command was not found (set OPENPHOTOKIT_PHOTOS_COMMAND)"])
     }
 }
 

@@ -8,6 +8,10 @@ import Testing
 
 /// The live feed over a real socket: server-sent events, resumed after a disconnect with `Last-Event-ID`, deliver
 /// every commit exactly once and in order — including commits made while the client was away.
+///
+/// The server is a `photos serve` process and the commits are this process's, another client's of the library: each
+/// step waits for an event with a socket timeout, which a server inside the test process would run into on a busy
+/// machine (its tasks wait for cooperative threads that the other tests hold).
 @Suite("Change feed")
 struct ChangeFeedTests {
     /// A minimal SSE client on a POSIX socket: sends the request and collects the `id:` of each event.
@@ -43,7 +47,7 @@ struct ChangeFeedTests {
             try await blocking { try self.read { $0.hasPrefix("0\n\n") || $0.contains("\n0\n\n") } }
         }
 
-        /// Socket reads block: off the cooperative threads, which the server in this process needs.
+        /// Socket reads block: off the cooperative threads, which the other tests need.
         private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
             try await withCheckedThrowingContinuation { continuation in
                 Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
@@ -65,19 +69,21 @@ struct ChangeFeedTests {
     }
 
     @Test(arguments: LibraryProviders.all) func aClientThatWasAwayCatchesUpExactlyOnceInOrder(_ provider: any LibraryProvider) async throws {
-        let fixture = try ServerFixture(name: "Feed", provider: provider)
-        defer { fixture.library.remove() }
-        let ids = try fixture.library.addImages(4)
-        let token = try fixture.token("phone", .authorized)
-        let library = fixture.library
-        let port = Mutex(0)
-        let server = Task { try await fixture.server.run { listening in port.withLock { $0 = listening } } }
-        defer { server.cancel() }
-        while port.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(20)) }
-        let listening = port.withLock { $0 }
+        let library = try TestLibrary(name: "Feed", provider: provider)
+        defer { library.remove() }
+        let ids = try library.addImages(4)
+        try library.library.setAuthorization(.authorized, for: "phone")
+        let token = try library.library.createAccessToken(for: "phone").secret
+        let (served, serverCache) = Self.ownCache(library.url)
+        defer { serverCache.map { try? FileManager.default.removeItem(at: $0) } }
+        let server = try PhotosServeProcess(
+            library: served, arguments: ["--log-level", "warning", "--no-gallery", "--shutdown-timeout", "1"],
+            standardError: library.scratch.appendingPathComponent("serve.log"))
+        defer { server.stop() }
+        let listening = server.port
 
         /// Favourites one asset from another handle (another client of the library); returns the token after it.
-        /// (On a thread of its own: a change block waits, and the server in this process needs the cooperative ones.)
+        /// (On a thread of its own: a change block waits, and the other tests need the cooperative threads.)
         func commit(_ index: Int, favorite: Bool = true) async throws -> String {
             try await withCheckedThrowingContinuation { continuation in
                 Thread.detachNewThread { continuation.resume(with: Result { try commitNow(index, favorite: favorite) }) }
@@ -113,5 +119,17 @@ struct ChangeFeedTests {
         let rest = try await second.untilTheEnd()
         #expect(!rest.contains("\nid: "), "no event after the revocation: \(rest)")
         second.close()
+    }
+
+    /// The library's address for a process of its own: a library in object storage keeps each process's files in a
+    /// cache folder of its own (as each node of a cluster has one); the folder to remove afterwards, if any.
+    static func ownCache(_ url: URL) -> (URL, URL?) {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let index = components.queryItems?.firstIndex(where: { $0.name == "cache" }),
+            let cache = components.queryItems?[index].value
+        else { return (url, nil) }
+        let own = cache + "-serve"
+        components.queryItems?[index].value = own
+        return (components.url ?? url, URL(fileURLWithPath: own))
     }
 }
