@@ -117,11 +117,14 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
         }
 
         // 2. What the server lacks and no job sends yet, as new jobs, within the limit.
+        // The host sends jobs while this runs: fetched in this order, a job that finished after the first fetch (it
+        // was not among those acknowledged above) is among the later ones, never made again.
         let inFlight = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).allObjects
-        let unacknowledged = PHAssetResourceUploadJob.fetchJobs(action: .acknowledge, options: options).count
+        let unacknowledged = PHAssetResourceUploadJob.fetchJobs(action: .acknowledge, options: options).allObjects
         var busy = Set(inFlight.compactMap(Self.key))
+        busy.formUnion(unacknowledged.compactMap(Self.key))
         busy.formUnion(PHAssetResourceUploadJob.fetchJobs(action: .retry, options: options).allObjects.compactMap(Self.key))
-        var room = PHAssetResourceUploadJob.jobLimit - inFlight.count - unacknowledged
+        var room = PHAssetResourceUploadJob.jobLimit - inFlight.count - unacknowledged.count
         guard room > 0 else { return .processing }
         let token = try settings.tokenFile.map { try String(contentsOfFile: $0, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) }
         guard let endpoint = URL(string: settings.server)?.appendingPathComponent("v1/backup") else {
@@ -176,7 +179,7 @@ public final class ServerBackupExtension: PHBackgroundResourceUploadJobExtension
             if requests.count >= (made == 0 ? Self.firstPage : Self.jobsPerPage) { try commit() }
         }
         try commit()
-        return made == 0 && inFlight.isEmpty && !pending && unacknowledged == 0 ? .completed : .processing
+        return made == 0 && inFlight.isEmpty && !pending && unacknowledged.isEmpty ? .completed : .processing
     }
 
     /// The request for one resource: `POST /v1/backup` with the asset's identity and what it is (see the server's

@@ -81,18 +81,25 @@ public final class UploadJobHost: Sendable {
         while !stopped.value {
             report.activations += 1
             // The jobs the extension makes are sent while it makes more (it commits them a page at a time), as iOS
-            // sends an app's jobs while its extension runs.
-            let activationEnded = Flag()
+            // sends an app's jobs while its extension runs. Once three quarters of them are sent it is called again,
+            // while the rest are: it acknowledges those (and makes the next jobs, in the room they leave under the
+            // limit) during the last uploads, not after them.
             let called = CalledExtension(uploader: uploader)
-            async let activation = PHPhotoLibrary.$hosted.withValue(library) {
-                defer { activationEnded.set() }
-                return await called.uploader.processJobs()
+            let call = { @Sendable in await PHPhotoLibrary.$hosted.withValue(library) { await called.uploader.processJobs() } }
+            let sending = SendingRound(callAgain: call) {
+                let options = PHFetchOptions()
+                options.photoLibrary = library
+                return PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
             }
+            async let activation = {
+                defer { sending.activationEnded() }
+                return await call()
+            }()
             let (before, start) = (report.jobs, report)
             var round = UploadJobPerformer.Report()
             while true {
                 // Read before the round: a round that starts after the extension returned sends all it made.
-                let ended = activationEnded.value
+                let ended = sending.hasActivationEnded
                 let options = PHFetchOptions()
                 options.photoLibrary = library
                 let waiting = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
@@ -102,12 +109,17 @@ public final class UploadJobHost: Sendable {
                     current.waiting = max(0, waiting - jobs.succeeded - jobs.failed)
                     current.jobs = before + sofar + jobs
                     progress?(current)
+                    sending.progress(finished: sofar.succeeded + sofar.failed + jobs.succeeded + jobs.failed)
                 }
                 round = round + part
                 if ended || stopped.value { break }
                 // Nothing due yet: the extension has not committed its next page (looked for again soon: the first
                 // page's wait is the start of every run).
                 if part == UploadJobPerformer.Report() { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            if let result = await sending.earlyResult {
+                report.activations += 1
+                if result == .failure { failures += 1 }
             }
             let result = await activation
             report.lastResult = result
@@ -175,13 +187,50 @@ package protocol HostedUploadExtension: PHBackgroundResourceUploadJobExtension {
     func endHosting() async
 }
 
-/// A flag set once.
-private final class Flag: Sendable {
-    private let flag = Mutex(false)
+/// One activation's jobs as they are sent, and the extension's next call, made once while the last of them are: when
+/// the activation has returned and three quarters of the jobs to send then (with those sent before) are sent.
+private final class SendingRound: Sendable {
+    private struct State {
+        /// The jobs sent and to send when the activation returned; nil before.
+        var total: Int?
+        var finished = 0
+        var early: Task<PHBackgroundResourceUploadProcessingResult, Never>?
+    }
 
-    var value: Bool { flag.withLock { $0 } }
+    private let state = Mutex(State())
+    private let callAgain: @Sendable () async -> PHBackgroundResourceUploadProcessingResult
+    private let countToSend: @Sendable () -> Int
 
-    func set() { flag.withLock { $0 = true } }
+    init(
+        callAgain: @escaping @Sendable () async -> PHBackgroundResourceUploadProcessingResult, countToSend: @escaping @Sendable () -> Int
+    ) {
+        (self.callAgain, self.countToSend) = (callAgain, countToSend)
+    }
+
+    var hasActivationEnded: Bool { state.withLock { $0.total != nil } }
+
+    /// The activation returned: every job it made is in the library.
+    func activationEnded() {
+        let toSend = countToSend()
+        update { $0.total = $0.finished + toSend }
+    }
+
+    /// Jobs finished in this round so far.
+    func progress(finished: Int) { update { $0.finished = finished } }
+
+    /// The early call's answer, once it returned; nil when it was not made.
+    var earlyResult: PHBackgroundResourceUploadProcessingResult? {
+        get async { await state.withLock { $0.early }?.value }
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+        state.withLock { state in
+            change(&state)
+            if state.early == nil, let total = state.total, state.finished < total, state.finished * 4 >= total * 3 {
+                state.early = Task { [callAgain] in await callAgain() }
+            }
+        }
+    }
 }
 
 /// A flag a waiting run wakes up for.

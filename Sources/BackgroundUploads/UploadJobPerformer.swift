@@ -80,7 +80,7 @@ public struct UploadJobPerformer: Sendable {
             // The last claim found nothing: claimed again only once every request has come back.
             var exhausted = false
             // Outcomes are recorded a few at a time, in one transaction each (a job whose outcome a kill lost is sent
-            // again after its lease: the destination takes it twice as once).
+            // again after its lease: the destination takes it twice as once); `progress` hears of them after.
             var unrecorded: [(localIdentifier: String, outcome: LibraryUploadJobOutcome)] = []
             func record() async throws {
                 guard !unrecorded.isEmpty else { return }
@@ -115,7 +115,9 @@ public struct UploadJobPerformer: Sendable {
                 case .failed: report.failed += 1
                 case .retryLater: report.deferred += 1
                 }
-                if unrecorded.count >= 16 { try await record() }
+                // Once nothing is left to start, each outcome is recorded as it comes: there is no request left to
+                // overlap the next few with, and the extension, called while the last ones are sent, sees it.
+                if unrecorded.count >= 16 || (exhausted && next >= claimed.count) { try await record() }
                 progress?(report)
             }
             try await record()
