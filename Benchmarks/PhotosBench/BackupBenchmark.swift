@@ -23,7 +23,7 @@ struct BenchBackup: ParsableCommand {
     @Option(help: "Generated 12-MP JPEGs.") var files = 1000
     @Option(help: "Folder for the generated JPEGs (reused when it holds them) and the libraries.") var directory = "/tmp/openphotokit-bench-import"
     @Option(help: "Runs of each side (medians are reported).") var repetitions = 3
-    @Option(help: "Uploads in flight at once (photos uploads run's default).") var concurrency = 16
+    @Option(help: "Uploads in flight at once (photos uploads run's default).") var concurrency = 64
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {

@@ -160,12 +160,12 @@ struct Uploads: ParsableCommand {
         @OptionGroup var app: AppOption
         @Option(help: "The upload extension program (default: backup-extension beside photos).") var program: String?
         @Option(help: "How many uploads are in flight at once (a server that commits what arrives together spends less on each).")
-        var concurrency = 16
+        var concurrency = 64
         @Option(help: "Seconds a job being sent is this run's (renewed while it is sent): a run killed meanwhile leaves it to the next after this.")
         var lease = 60
 
         func validate() throws {
-            guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency is from 1 to 64") }
+            guard (1...128).contains(concurrency) else { throw ValidationError("--concurrency is from 1 to 128") }
             guard (2...3600).contains(lease) else { throw ValidationError("--lease is from 2 to 3600 seconds") }
         }
 
