@@ -78,6 +78,12 @@ public final class UploadJobHost: Sendable {
         var failures = 0
         var idle = 0
         let library = self.library
+        /// The jobs still to send (`.process`: made and not finished, those being sent included).
+        @Sendable func jobsToSend() -> Int {
+            let options = PHFetchOptions()
+            options.photoLibrary = library
+            return PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
+        }
         while !stopped.value {
             report.activations += 1
             // The jobs the extension makes are sent while it makes more (it commits them a page at a time), as iOS
@@ -86,11 +92,7 @@ public final class UploadJobHost: Sendable {
             // limit) during the last uploads, not after them.
             let called = CalledExtension(uploader: uploader)
             let call = { @Sendable in await PHPhotoLibrary.$hosted.withValue(library) { await called.uploader.processJobs() } }
-            let sending = SendingRound(callAgain: call) {
-                let options = PHFetchOptions()
-                options.photoLibrary = library
-                return PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
-            }
+            let sending = SendingRound(callAgain: call, countToSend: jobsToSend)
             async let activation = {
                 defer { sending.activationEnded() }
                 return await call()
@@ -100,9 +102,7 @@ public final class UploadJobHost: Sendable {
             while true {
                 // Read before the round: a round that starts after the extension returned sends all it made.
                 let ended = sending.hasActivationEnded
-                let options = PHFetchOptions()
-                options.photoLibrary = library
-                let waiting = PHAssetResourceUploadJob.fetchJobs(action: .process, options: options).count
+                let waiting = jobsToSend()
                 let sofar = round
                 let part = try await performer.performDueJobs { jobs in
                     var current = start
