@@ -307,10 +307,27 @@ extension LibraryEngine {
         // The plan, the statements in turn, in one read transaction, until one row more than the page (one more row
         // than asked says whether a page follows).
         let (rows, keyCount) = try read { [options] db -> ([SQLRecord], Int) in
+            func run(_ statements: [SQLFragment]) throws -> [SQLRecord] {
+                var rows: [SQLRecord] = []
+                for statement in statements where rows.count <= limit {
+                    rows += try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
+                }
+                return rows
+            }
             var options = options
             if let search = options.search, !search.words.isEmpty {
                 let plan = try Self.searchPagePlan(search.words, limit: limit + 1, dialect: dialect, db: db)
                 options.search?.plan = plan.many ? .orderFirst : .matchesFirst
+                if dialect.kind == .sqlite, plan.many {
+                    // The search index's timeline order, when the page is sorted by creation date first (and does not
+                    // follow an undated row).
+                    options.search?.window = SearchQuery.DateWindow(documents: 0)
+                    let window = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
+                    options.search?.window = window
+                    if window != nil { options.search?.plan = .timeline }
+                    let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
+                    return (try run(statements), keyCount)
+                }
                 options.search?.window = plan.windowSize.map { SearchQuery.DateWindow(documents: $0) }
                 // The window's bound first (no bound: it would hold everything).
                 let oriented = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
@@ -324,13 +341,6 @@ extension LibraryEngine {
                 options.search?.drivingWord = plan.drivingWord(windowed: windowed)
             }
             let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
-            func run(_ statements: [SQLFragment]) throws -> [SQLRecord] {
-                var rows: [SQLRecord] = []
-                for statement in statements where rows.count <= limit {
-                    rows += try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments)
-                }
-                return rows
-            }
             let rows = try run(statements)
             guard rows.count <= limit, options.search?.window != nil else { return (rows, keyCount) }
             // A window of dates that held less than a page (fewer matches than estimated, or the last page): the page

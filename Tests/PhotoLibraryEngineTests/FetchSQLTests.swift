@@ -130,7 +130,7 @@ struct FetchSQLTests {
         let sqlite = try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options)
         #expect(
             sqlite.sql.hasSuffix(
-                "AND a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?) AND a.local_day LIKE ? AND substr(a.local_day, 6, 2) = ? ORDER BY a.creation_date ASC, a.id ASC"
+                "AND a.id IN (SELECT (rowid & 4294967295) FROM asset_search WHERE asset_search MATCH ?) AND a.local_day LIKE ? AND substr(a.local_day, 6, 2) = ? ORDER BY a.creation_date ASC, a.id ASC"
             ))
         #expect(sqlite.arguments.suffix(3) == [.text("\"beach\" AND \"img 45\"*"), .text("2019-07%"), .text("07")])
         let postgres = try FetchPlanner(access: owner, dialect: .postgreSQL).assetIDs(scope: .library, options: options)
@@ -138,7 +138,8 @@ struct FetchSQLTests {
         #expect(postgres.arguments.suffix(3).first == .text("('beach') & ('img' <-> '45':*)"))
         options.search?.plan = .orderFirst
         #expect(
-            try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options).sql.contains("AND +a.id IN (SELECT rowid"))
+            try FetchPlanner(access: owner, dialect: .sqlite).assetIDs(scope: .library, options: options).sql.contains(
+                "AND +a.id IN (SELECT (rowid & 4294967295)"))
         options.search?.plan = .matchesFirst
         #expect(
             try FetchPlanner(access: owner, dialect: .postgreSQL).assetIDs(scope: .library, options: options).sql.contains(

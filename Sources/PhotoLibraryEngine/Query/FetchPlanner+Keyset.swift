@@ -17,12 +17,34 @@ extension FetchPlanner {
     {
         var unlimited = options
         unlimited.fetchLimit = 0
-        let query = try assetQuery(scope: scope, options: unlimited)
+        // A search in the search index's timeline order (SQLite): its words become a condition of each statement,
+        // which the page's other conditions (and the cursor's) are part of; the rest of the search stays.
+        var timeline: (words: [[String]], window: SearchQuery.DateWindow)?
+        if let search = options.search, search.plan == .timeline, let window = search.window, !search.words.isEmpty {
+            timeline = (search.words, window)
+            var rest = search
+            rest.words = []
+            unlimited.search = rest.matchesNothing ? nil : rest
+        }
+        var query = try assetQuery(scope: scope, options: unlimited)
         let terms = query.order
+        if timeline != nil, terms.first?.expression != "a.creation_date" || terms.first?.ascending != timeline?.window.ascending {
+            // Not the timeline's order: the search walks the fetch's order (as `.orderFirst`).
+            timeline = nil
+            unlimited.search = options.search
+            query = try assetQuery(scope: scope, options: unlimited)
+        }
         let selected = (["a.id"] + terms.map(\.expression)).joined(separator: ", ")
         let order = terms.map { dialect.orderTerm($0.expression, ascending: $0.ascending) }.joined(separator: ", ")
         func statement(_ condition: SQLFragment?) -> SQLFragment {
-            let whereClause = SQLFragment.joined([query.whereClause] + (condition.map { [$0] } ?? []), separator: " AND ")
+            var parts = [query.whereClause] + (condition.map { [$0] } ?? [])
+            if let timeline {
+                parts.append(
+                    dialect.timelineSearchCondition(
+                        timeline.words, ascending: timeline.window.ascending, after: timeline.window.after, limit: limit,
+                        from: SQLFragment(query.from, query.fromArguments), conditions: SQLFragment.joined(parts, separator: " AND ")))
+            }
+            let whereClause = SQLFragment.joined(parts, separator: " AND ")
             let sql = "SELECT \(selected) FROM \(query.from) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
             return SQLFragment(sql, query.fromArguments + whereClause.arguments + [.integer(Int64(limit))])
         }

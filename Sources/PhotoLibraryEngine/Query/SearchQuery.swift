@@ -27,6 +27,9 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         /// The fetch's order first (an index walk), each asset checked against the matches until the page is full: a
         /// page of a search that matches many.
         case orderFirst
+        /// SQLite, a page sorted by creation date first: the search index's own order, the timeline's to the minute
+        /// (see `SQLDialect.timelineSearchCondition`), from the page's start (`window`'s `after`, in its order).
+        case timeline
     }
 
     /// Set by the engine for pages (see `LibraryEngine.fetchAssetPage`).

@@ -73,21 +73,27 @@ package struct SQLDialect: Sendable, Hashable {
 
     /// Statements that set assets' search documents: each `tokens`, folded tokens separated by spaces (see
     /// ``SearchQuery``). SQLite's FTS5 table splits them with its `ascii` tokenizer (ASCII punctuation and spaces
-    /// separate, every other character is part of a token): exactly these tokens. PostgreSQL gets them as `tsvector`
-    /// literals with positions, which no text parser or dictionary touches (its parser's idea of a letter depends on
-    /// the database's locale), all in one statement, with each asset's creation date (see ``dateWindowCondition(_:)``).
+    /// separate, every other character is part of a token): exactly these tokens, each document under the asset's
+    /// timeline key (see ``timelineKey(date:id:)``). PostgreSQL gets them as `tsvector` literals with positions, which
+    /// no text parser or dictionary touches (its parser's idea of a letter depends on the database's locale), all in
+    /// one statement, with each asset's creation date (see ``dateWindowCondition(_:)``).
     package func setSearchDocuments(_ documents: [(assetID: Int64, tokens: String)]) -> [SQLFragment] {
         if documents.isEmpty { return [] }
         switch kind {
         case .sqlite:
             // One document (an asset created or changed alone) in statements of fixed text, which stay prepared.
+            let key = Self.timelineKey(date: "a.creation_date", id: "a.id")
             let removal =
                 documents.count == 1
-                ? SQLFragment("DELETE FROM asset_search WHERE rowid = ?", [.integer(documents[0].assetID)])
-                : SQLFragment("DELETE FROM asset_search WHERE rowid IN (\(documents.map { String($0.assetID) }.joined(separator: ",")))")
+                ? SQLFragment("DELETE FROM asset_search WHERE rowid = (SELECT \(key) FROM asset a WHERE a.id = ?)", [.integer(documents[0].assetID)])
+                : SQLFragment(
+                    "DELETE FROM asset_search WHERE rowid IN (SELECT \(key) FROM asset a WHERE a.id IN (\(documents.map { String($0.assetID) }.joined(separator: ","))))"
+                )
             return [removal]
                 + documents.map {
-                    SQLFragment("INSERT INTO asset_search (rowid, document) VALUES (?, ?)", [.integer($0.assetID), .text($0.tokens)])
+                    SQLFragment(
+                        "INSERT INTO asset_search (rowid, document) SELECT \(key), ? FROM asset a WHERE a.id = ?",
+                        [.text($0.tokens), .integer($0.assetID)])
                 }
         case .postgreSQL:
             let rows = documents.map { [$0.assetID as Any, Self.tsvectorLiteral($0.tokens)] }
@@ -110,7 +116,9 @@ package struct SQLDialect: Sendable, Hashable {
     package func searchDocumentIs(assetID: Int64, tokens: String) -> SQLFragment {
         switch kind {
         case .sqlite:
-            SQLFragment("SELECT EXISTS (SELECT 1 FROM asset_search WHERE rowid = ? AND document = ?)", [.integer(assetID), .text(tokens)])
+            SQLFragment(
+                "SELECT EXISTS (SELECT 1 FROM asset_search WHERE rowid = (SELECT \(Self.timelineKey(date: "a.creation_date", id: "a.id")) FROM asset a WHERE a.id = ?) AND document = ?)",
+                [.integer(assetID), .text(tokens)])
         case .postgreSQL:
             SQLFragment(
                 """
@@ -144,10 +152,12 @@ package struct SQLDialect: Sendable, Hashable {
         _ words: [[String]], plan: SearchQuery.Plan = .database, window: SearchQuery.DateWindow? = nil, drivingWord: Int? = nil
     ) -> SQLFragment {
         switch (kind, plan) {
-        case (.sqlite, .orderFirst):
-            return SQLFragment("+a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
+        case (.sqlite, .orderFirst), (.sqlite, .timeline):
+            return SQLFragment(
+                "+a.id IN (SELECT \(Self.assetOfTimelineKey("rowid")) FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.sqlite, _):
-            return SQLFragment("a.id IN (SELECT rowid FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
+            return SQLFragment(
+                "a.id IN (SELECT \(Self.assetOfTimelineKey("rowid")) FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.postgreSQL, .matchesFirst):
             // `ts_match_vq` is `@@` as a function: the planner checks it on the rows, never in the index.
             var conditions = [SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery(words))])]
@@ -163,6 +173,60 @@ package struct SQLDialect: Sendable, Hashable {
         case (.postgreSQL, _):
             return SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
         }
+    }
+
+    /// SQLite's key of an asset's search document (the FTS5 table's row id): the minute of its creation date
+    /// (counted from the year 1, clamped to the years 1–4083; no date is minute 0) in the high 32 bits, its row id in
+    /// the low ones — so FTS5, which yields a search's matches in row id order, yields them in timeline order to the
+    /// minute, and a page of the timeline is a few hundred postings, not every match (see
+    /// ``timelineSearchCondition(_:ascending:after:limit:from:conditions:)``). The asset's row id is the key's low
+    /// bits (``assetOfTimelineKey(_:)``), which holds for row ids below 2³², and triggers move the document when the
+    /// date's minute changes (see `Schema`).
+    package static func timelineKey(date: String, id: String) -> String {
+        "(CASE WHEN \(date) IS NULL THEN 0 ELSE CAST(min(max((\(date) + 62135596800.0) / 60.0, 1.0), 2147483646.0) AS INTEGER) END * 4294967296 + \(id))"
+    }
+
+    /// The asset row id of a timeline key (see ``timelineKey(date:id:)``).
+    package static func assetOfTimelineKey(_ key: String) -> String { "(\(key) & 4294967295)" }
+
+    /// SQLite: `a.id` is one of the matches of `words` among which the next `limit` rows of a page sorted by creation
+    /// date first lie (after a cursor of date `after`, with the page's other `conditions` on `from`'s rows): the matches
+    /// from the one where the page starts to the end of the minute of the `limit`-th that passes the conditions, read
+    /// in FTS5's own order of timeline keys (see ``timelineKey(date:id:)``).
+    ///
+    /// Exact: a row of a later minute (ascending) than the `limit`-th row in key order follows all `limit` of those
+    /// rows in the page's order too, so it is not on the page; the page is among the candidates, which the statement
+    /// sorts in its own order — `limit` matches and the rest of that minute's, not the hundreds of thousands a common
+    /// word has. Fewer than `limit` matches after the start: all of them.
+    package func timelineSearchCondition(
+        _ words: [[String]], ascending: Bool, after: Double?, limit: Int, from: SQLFragment, conditions: SQLFragment
+    ) -> SQLFragment {
+        let query = SQLValue.text(Self.ftsQuery(words))
+        // The cursor's minute's first key (ascending), or the next minute's (descending); the key names the date twice.
+        let start: SQLFragment? = after.map { date in
+            ascending
+                ? SQLFragment("rowid >= \(Self.timelineKey(date: "?", id: "0"))", [.real(date), .real(date)])
+                : SQLFragment("rowid < \(Self.timelineKey(date: "?", id: "4294967296"))", [.real(date), .real(date)])
+        }
+        func started(_ table: String) -> SQLFragment {
+            guard let start else { return SQLFragment("") }
+            return SQLFragment(" AND \(table)\(start.sql)", start.arguments)
+        }
+        let inner = started("s.")
+        let outer = started("")
+        // The edge of the limit-th candidate's minute, and how far the candidates go without one.
+        let (edge, compare, fallback) =
+            ascending
+            ? ("((s.rowid >> 32) + 1) << 32", "<", "9223372036854775807")
+            : ("(s.rowid >> 32) << 32", ">=", "0")
+        let sql = """
+            a.id IN (SELECT \(Self.assetOfTimelineKey("rowid")) FROM asset_search WHERE asset_search MATCH ?\(outer.sql) \
+            AND rowid \(compare) coalesce((SELECT \(edge) FROM asset_search s, \(from.sql) \
+            WHERE a.id = \(Self.assetOfTimelineKey("s.rowid")) AND s.asset_search MATCH ?\(inner.sql) AND \(conditions.sql) \
+            ORDER BY s.rowid\(ascending ? "" : " DESC") LIMIT 1 OFFSET ?), \(fallback)))
+            """
+        return SQLFragment(
+            sql, [query] + outer.arguments + from.arguments + [query] + inner.arguments + conditions.arguments + [.integer(Int64(max(0, limit - 1)))])
     }
 
     /// `asset_search.creation_date` within the window: from its start (the cursor's date, or the first date; NULL

@@ -340,6 +340,31 @@ package enum Schema {
             // PostgreSQL's creation dates beside the search documents (see PostgreSQLSchema). Nothing here: FTS5
             // finds a page's matches in the list of a search's row ids.
         }
+        migrator.registerMigration("v15-search-timeline") { db in
+            // The search documents keyed by the timeline (SQLDialect.timelineKey: the creation date's minute, then
+            // the asset's row id), so that FTS5 yields a search's matches in the timeline's order and a page reads a
+            // page of them (see SQLDialect.timelineSearchCondition). The documents are copied (the old keys' low bits
+            // are the row id too); the asset's deletion removes its document, a new date's minute moves it.
+            let old = SQLDialect.timelineKey(date: "old.creation_date", id: "old.id")
+            let new = SQLDialect.timelineKey(date: "new.creation_date", id: "new.id")
+            try db.execute(
+                sql: """
+                    DROP TRIGGER asset_search_forget;
+                    CREATE VIRTUAL TABLE asset_search_timeline USING fts5(document, tokenize = 'ascii', prefix = '2 3 4');
+                    INSERT INTO asset_search_timeline (rowid, document)
+                        SELECT \(SQLDialect.timelineKey(date: "a.creation_date", id: "a.id")), s.document
+                        FROM asset_search s JOIN asset a ON a.id = \(SQLDialect.assetOfTimelineKey("s.rowid"));
+                    DROP TABLE asset_search;
+                    ALTER TABLE asset_search_timeline RENAME TO asset_search;
+                    CREATE TRIGGER asset_search_forget AFTER DELETE ON asset BEGIN
+                        DELETE FROM asset_search WHERE rowid = \(old);
+                    END;
+                    CREATE TRIGGER asset_search_redate AFTER UPDATE OF creation_date ON asset WHEN \(old) != \(new) BEGIN
+                        INSERT INTO asset_search (rowid, document) SELECT \(new), document FROM asset_search WHERE rowid = \(old);
+                        DELETE FROM asset_search WHERE rowid = \(old);
+                    END;
+                    """)
+        }
         return migrator
     }
 }
