@@ -316,18 +316,20 @@ extension LibraryEngine {
             }
             var options = options
             if let search = options.search, !search.words.isEmpty {
-                let plan = try Self.searchPagePlan(search.words, limit: limit + 1, dialect: dialect, db: db)
-                options.search?.plan = plan.many ? .orderFirst : .matchesFirst
-                if dialect.kind == .sqlite, plan.many {
-                    // The search index's timeline order, when the page is sorted by creation date first (and does not
-                    // follow an undated row).
+                if dialect.kind == .sqlite {
+                    // The search index's own order, when the page is sorted by creation date first (and does not
+                    // follow an undated row): it reads the matches to the page's end, however many or few there are.
                     options.search?.window = SearchQuery.DateWindow(documents: 0)
                     let window = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
                     options.search?.window = window
-                    if window != nil { options.search?.plan = .timeline }
-                    let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
-                    return (try run(statements), keyCount)
+                    if window != nil {
+                        options.search?.plan = .timeline
+                        let (statements, keyCount) = try planner.assetPage(scope: scope, options: options, after: cursor?.key, limit: limit + 1)
+                        return (try run(statements), keyCount)
+                    }
                 }
+                let plan = try Self.searchPagePlan(search.words, limit: limit + 1, dialect: dialect, db: db)
+                options.search?.plan = plan.many ? .orderFirst : .matchesFirst
                 options.search?.window = plan.windowSize.map { SearchQuery.DateWindow(documents: $0) }
                 // The window's bound first (no bound: it would hold everything).
                 let oriented = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
@@ -387,7 +389,8 @@ extension LibraryEngine {
     /// fetch's order (a page of 100 among 2,000 matches or more is near; fewer are found faster from the index and
     /// sorted), and, on PostgreSQL, how many documents in date order a window of the matches spans (see
     /// ``SearchQuery/DateWindow``) and which word has fewest matches. Measured with `photos-bench search`: on SQLite
-    /// a count up to 2,000. On PostgreSQL, from the planner's estimates: a page looks among three times the documents
+    /// (a page not sorted by creation date first: the others read the search index in timeline order, see
+    /// `fetchAssetPage`) a count up to 2,000. On PostgreSQL, from the planner's estimates: a page looks among three times the documents
     /// that would hold `limit` matches, were they spread evenly (the window's range of dates costs about what 1/25 as
     /// many matches read would: below 4,000 matches of a million, reading them all is cheaper), unless walking the
     /// order costs less by the measured costs below; without a window, 20,000 estimated matches or more walk. The
