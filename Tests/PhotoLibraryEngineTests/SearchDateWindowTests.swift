@@ -36,6 +36,15 @@ struct SearchDateWindowTests {
             let whole = try run(planner.assetPage(scope: .library, options: options, after: nil, limit: 100).statements, engine: engine, limit: 100)
                 .map { $0[0] as Int64 }
             #expect(whole.count == 15)
+            // The matches sorted by the documents' dates are the assets' order (the database's own plan).
+            var database = options
+            database.search?.plan = .database
+            let statements = try planner.assetPage(scope: .library, options: options, after: nil, limit: 100).statements
+            #expect(statements.allSatisfy { $0.sql.contains("FROM asset_search s WHERE") })
+            #expect(
+                try run(planner.assetPage(scope: .library, options: database, after: nil, limit: 100).statements, engine: engine, limit: 100).map {
+                    $0[0] as Int64
+                } == whole)
             // The engine's own choice of plan, window and word: the same page.
             #expect(try engine.fetchAssetPage(scope: .library, options: options, access: owner, after: nil, limit: 100).ids == whole)
             // The rarer word alone from the index, the search checked on its rows: the same matches.

@@ -17,51 +17,87 @@ extension FetchPlanner {
     {
         var unlimited = options
         unlimited.fetchLimit = 0
-        // A search in the search index's timeline order (SQLite): its words become a condition of each statement,
-        // which the page's other conditions (and the cursor's) are part of; the rest of the search stays.
-        var timeline: (words: [[String]], window: SearchQuery.DateWindow)?
-        if let search = options.search, search.plan == .timeline, let window = search.window, !search.words.isEmpty {
-            timeline = (search.words, window)
+        // A search whose words become a statement of their own around the page's other conditions (the rest of the
+        // search stays among those): SQLite's in the search index's timeline order, PostgreSQL's few matches (or a
+        // window's) sorted by the documents' copy of the date before any asset is read.
+        let words = options.search?.words ?? []
+        var ordered: SearchQuery?
+        if let search = options.search, !words.isEmpty,
+            search.plan == .timeline && search.window != nil || dialect.kind == .postgreSQL && search.plan == .matchesFirst
+        {
+            ordered = search
             var rest = search
             rest.words = []
             unlimited.search = rest.matchesNothing ? nil : rest
         }
         var query = try assetQuery(scope: scope, options: unlimited)
         let terms = query.order
-        if timeline != nil, terms.first?.expression != "a.creation_date" || terms.first?.ascending != timeline?.window.ascending {
-            // Not the timeline's order: the search walks the fetch's order (as `.orderFirst`).
-            timeline = nil
-            unlimited.search = options.search
-            query = try assetQuery(scope: scope, options: unlimited)
+        if let search = ordered {
+            let dated = terms.first?.expression == "a.creation_date"
+            let inTimeline = dated && terms.first?.ascending == search.window?.ascending
+            let byDateAndID =
+                dated && terms.count == 2 && terms[1].expression == "a.id" && terms[0].ascending == terms[1].ascending && query.from == "asset a"
+            if search.plan == .timeline ? !inTimeline : !byDateAndID {
+                // Not that order: the search is one of the page's conditions.
+                ordered = nil
+                unlimited.search = options.search
+                query = try assetQuery(scope: scope, options: unlimited)
+            }
         }
         let selected = (["a.id"] + terms.map(\.expression)).joined(separator: ", ")
         let order = terms.map { dialect.orderTerm($0.expression, ascending: $0.ascending) }.joined(separator: ", ")
-        func statement(_ condition: SQLFragment?) -> SQLFragment {
+        func statement(_ condition: SQLFragment?, documents documentCondition: SQLFragment?) -> SQLFragment {
             var parts = [query.whereClause] + (condition.map { [$0] } ?? [])
-            if let timeline {
+            var from = SQLFragment(query.from, query.fromArguments)
+            var order = order
+            if let search = ordered, let window = search.window, search.plan == .timeline {
                 parts.append(
                     dialect.timelineSearchCondition(
-                        timeline.words, ascending: timeline.window.ascending, after: timeline.window.after, limit: limit,
-                        from: SQLFragment(query.from, query.fromArguments), conditions: SQLFragment.joined(parts, separator: " AND ")))
+                        words, ascending: window.ascending, after: window.after, limit: limit, from: from,
+                        conditions: SQLFragment.joined(parts, separator: " AND ")))
+            } else if let search = ordered {
+                // The matching documents after the cursor, sorted; their assets read in that order until the page is full.
+                let documents = SQLFragment.joined(
+                    [SQLDialect.searchDocumentCondition(words, window: search.window, drivingWord: search.drivingWord)]
+                        + (documentCondition.map { [$0] } ?? []), separator: " AND ")
+                let documentOrder = [("s.creation_date", terms[0].ascending), ("s.asset_id", terms[1].ascending)]
+                    .map { dialect.orderTerm($0.0, ascending: $0.1) }.joined(separator: ", ")
+                from = SQLFragment(
+                    "(SELECT s.asset_id, s.creation_date FROM asset_search s WHERE \(documents.sql) ORDER BY \(documentOrder)) s "
+                        + "JOIN asset a ON a.id = s.asset_id", documents.arguments)
+                order = documentOrder
             }
             let whereClause = SQLFragment.joined(parts, separator: " AND ")
-            let sql = "SELECT \(selected) FROM \(query.from) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
-            return SQLFragment(sql, query.fromArguments + whereClause.arguments + [.integer(Int64(limit))])
+            let sql = "SELECT \(selected) FROM \(from.sql) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
+            return SQLFragment(sql, from.arguments + whereClause.arguments + [.integer(Int64(limit))])
         }
-        guard let key else { return ([statement(nil)], terms.count) }
+        // The documents' copies of the terms (PostgreSQL's sorted matches): the same conditions on them.
+        let documentTerms =
+            [AssetQuery.SortTerm(expression: "s.creation_date", ascending: terms[0].ascending)]
+            + (terms.count > 1 ? [AssetQuery.SortTerm(expression: "s.asset_id", ascending: terms[1].ascending)] : [])
+        let conditions = try keysetConditions(terms, after: key)
+        let documentConditions = ordered == nil ? conditions.map { _ in nil } : try keysetConditions(documentTerms, after: key)
+        return (zip(conditions, documentConditions).map { statement($0, documents: $1) }, terms.count)
+    }
+
+    /// The conditions of the statements of a page after `key` in the order of `terms`, run one after the other: one
+    /// nil condition for the first page.
+    ///
+    /// Two terms (one sort key, then the row id, never NULL): a NULL can only be in the first. With more, a row whose
+    /// middle term is NULL fails a row-value comparison it should pass, so those take the expanded form.
+    private func keysetConditions(_ terms: [AssetQuery.SortTerm], after key: [SQLValue]?) throws(FetchPredicateError) -> [SQLFragment?] {
+        guard let key else { return [nil] }
         guard key.count == terms.count else {
             throw .badArgument(format: "cursor", message: "the cursor was made for a fetch with another sort order")
         }
-        // Two terms (one sort key, then the row id, never NULL): a NULL can only be in the first. With more, a row
-        // whose middle term is NULL fails a row-value comparison it should pass, so those take the expanded form.
         if terms.count <= 2, Set(terms.map(\.ascending)).count == 1, !key.contains(.null) {
             let rowValue = SQLFragment(
                 "(\(terms.map(\.expression).joined(separator: ", "))) \(terms[0].ascending ? ">" : "<") (\(terms.map { _ in "?" }.joined(separator: ", ")))",
                 key)
-            if terms[0].ascending { return ([statement(rowValue)], terms.count) }
-            return ([statement(rowValue), statement(SQLFragment("\(terms[0].expression) IS NULL"))], terms.count)
+            if terms[0].ascending { return [rowValue] }
+            return [rowValue, SQLFragment("\(terms[0].expression) IS NULL")]
         }
-        return ([statement(Self.keysetCondition(terms, key, dialect: dialect))], terms.count)
+        return [Self.keysetCondition(terms, key, dialect: dialect)]
     }
 
     /// The window of dates a page of the search in `options` looks in (see ``SearchQuery/DateWindow``), oriented as

@@ -159,16 +159,7 @@ package struct SQLDialect: Sendable, Hashable {
             return SQLFragment(
                 "a.id IN (SELECT \(Self.assetOfTimelineKey("rowid")) FROM asset_search WHERE asset_search MATCH ?)", [.text(Self.ftsQuery(words))])
         case (.postgreSQL, .matchesFirst):
-            // `ts_match_vq` is `@@` as a function: the planner checks it on the rows, never in the index.
-            var conditions = [SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery(words))])]
-            if let index = drivingWord, words.indices.contains(index), words.count > 1 {
-                conditions = [
-                    SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery([words[index]], lastIsPrefix: index == words.count - 1))]),
-                    SQLFragment("ts_match_vq(document, ?::tsquery)", [.text(Self.tsquery(words))]),
-                ]
-            }
-            if let window, let range = Self.dateWindowCondition(window) { conditions.append(range) }
-            let inner = SQLFragment.joined(conditions, separator: " AND ")
+            let inner = Self.searchDocumentCondition(words, window: window, drivingWord: drivingWord)
             return SQLFragment("a.id = ANY(ARRAY(SELECT asset_id FROM asset_search WHERE \(inner.sql)))", inner.arguments)
         case (.postgreSQL, _):
             return SQLFragment("a.id IN (SELECT asset_id FROM asset_search WHERE document @@ ?::tsquery)", [.text(Self.tsquery(words))])
@@ -227,6 +218,21 @@ package struct SQLDialect: Sendable, Hashable {
             """
         return SQLFragment(
             sql, [query] + outer.arguments + from.arguments + [query] + inner.arguments + conditions.arguments + [.integer(Int64(max(0, limit - 1)))])
+    }
+
+    /// PostgreSQL: the documents (`asset_search`'s rows) that match every word, within the `window` of dates, asking
+    /// the GIN index for the `drivingWord` alone (see ``searchCondition(_:plan:window:drivingWord:)``).
+    static func searchDocumentCondition(_ words: [[String]], window: SearchQuery.DateWindow?, drivingWord: Int?) -> SQLFragment {
+        // `ts_match_vq` is `@@` as a function: the planner checks it on the rows, never in the index.
+        var conditions = [SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery(words))])]
+        if let index = drivingWord, words.indices.contains(index), words.count > 1 {
+            conditions = [
+                SQLFragment("document @@ ?::tsquery", [.text(Self.tsquery([words[index]], lastIsPrefix: index == words.count - 1))]),
+                SQLFragment("ts_match_vq(document, ?::tsquery)", [.text(Self.tsquery(words))]),
+            ]
+        }
+        if let window, let range = Self.dateWindowCondition(window) { conditions.append(range) }
+        return SQLFragment.joined(conditions, separator: " AND ")
     }
 
     /// `asset_search.creation_date` within the window: from its start (the cursor's date, or the first date; NULL
