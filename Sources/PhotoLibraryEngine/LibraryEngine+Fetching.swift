@@ -335,8 +335,14 @@ extension LibraryEngine {
                 let oriented = try planner.searchWindow(scope: scope, options: options, after: cursor?.key)
                 options.search?.window = nil
                 if var window = oriented {
-                    let bound = dialect.dateWindowBound(window)
-                    window.bound = try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
+                    // From the dates' histogram where there is one; counted in the dates' index before the first ANALYZE.
+                    let row = try SQLRecord.fetchOne(db, sql: dialect.searchDateHistogram)
+                    if let histogram = DateHistogram(bounds: row?[0], nullFraction: row?[1] ?? 0, documents: plan.documents) {
+                        window.bound = histogram.bound(of: window)
+                    } else {
+                        let bound = dialect.dateWindowBound(window)
+                        window.bound = try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
+                    }
                     if window.bound != nil { options.search?.window = window }
                 }
                 let windowed = options.search?.window != nil

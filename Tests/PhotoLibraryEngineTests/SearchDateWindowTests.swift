@@ -45,8 +45,27 @@ struct SearchDateWindowTests {
                 try run(planner.assetPage(scope: .library, options: database, after: nil, limit: 100).statements, engine: engine, limit: 100).map {
                     $0[0] as Int64
                 } == whole)
-            // The engine's own choice of plan, window and word: the same page.
+            // The engine's own choice of plan, window and word: the same page; pages of one and two (which look in
+            // windows) before and after the documents are analyzed (a window's bound counted in the dates' index, or
+            // estimated from their histogram).
             #expect(try engine.fetchAssetPage(scope: .library, options: options, access: owner, after: nil, limit: 100).ids == whole)
+            for analyzed in [false, true] {
+                if analyzed {
+                    try engine.metadata.write { db in try db.execute(sql: "ANALYZE asset_search") }
+                    let histogram = try engine.metadata.read { db in try SQLRecord.fetchOne(db, sql: db.dialect.searchDateHistogram) }
+                    #expect(histogram.flatMap { DateHistogram(bounds: $0[0], nullFraction: $0[1], documents: 30) } != nil)
+                }
+                for size in [1, 2] {
+                    var paged: [Int64] = []
+                    var cursor: PageCursor?
+                    repeat {
+                        let page = try engine.fetchAssetPage(scope: .library, options: options, access: owner, after: cursor, limit: size)
+                        paged += page.ids
+                        cursor = page.next
+                    } while cursor != nil && paged.count <= whole.count
+                    #expect(paged == whole, "pages of \(size), analyzed \(analyzed), ascending \(ascending)")
+                }
+            }
             // The rarer word alone from the index, the search checked on its rows: the same matches.
             options.search?.drivingWord = driving
             #expect(

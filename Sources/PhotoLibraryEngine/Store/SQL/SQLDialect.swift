@@ -259,6 +259,15 @@ package struct SQLDialect: Sendable, Hashable {
             (window.after.map { [SQLValue.real($0)] } ?? []) + [.integer(Int64(max(0, window.documents)))])
     }
 
+    /// PostgreSQL: one row (none before the documents were analyzed): the histogram of the documents' creation dates
+    /// as text and the share of undated documents (see ``DateHistogram``).
+    package var searchDateHistogram: String {
+        """
+        SELECT histogram_bounds::text, null_frac::float8 FROM pg_stats
+        WHERE schemaname = current_schema() AND tablename = 'asset_search' AND attname = 'creation_date'
+        """
+    }
+
     /// A statement of one row and column: whether the search matches at least `many` assets (SQLite counts up to
     /// that many; PostgreSQL's planner estimates from its statistics of the documents' words, without running it).
     package func searchMatchesMany(_ words: [[String]], many: Int) -> SQLFragment {
