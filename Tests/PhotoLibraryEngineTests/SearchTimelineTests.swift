@@ -25,6 +25,7 @@ struct SearchTimelineTests {
             request.creationDate = index % 11 == 5 ? nil : Date(timeIntervalSince1970: 1_700_000_000 + second - (index % 9 == 2 ? 1 : 0))
             if index % 4 != 1 { request.addKeyword("Harbour") }
             if index % 3 != 2 { request.caption = "Evening light" }
+            request.rating = PHAsset.Rating(rawValue: index % 4) ?? .unset
         }
         try library.library.performChangesAndWait {
             let album = PHAssetCollectionChangeRequest.creationRequestForAssetCollection(withTitle: "Harbour walks")
@@ -47,9 +48,11 @@ struct SearchTimelineTests {
     func expectTimelinePages(_ engine: LibraryEngine, album: Int64, matches: (library: Int, album: Int)) throws {
         let planner = FetchPlanner(access: owner, dialect: engine.metadata.dialect)
         for (scope, expected) in [(AssetScope.library, matches.library), (.album(album), matches.album)] {
-            for ascending in [true, false] {
+            // By date alone, and by date then rating the other way (three terms: the row id last).
+            for (ascending, thenRating) in [(true, false), (false, false), (true, true), (false, true)] {
                 var options = FetchOptionsSpec()
-                options.sortKeys = [SortKey(key: "creationDate", ascending: ascending)]
+                options.sortKeys =
+                    [SortKey(key: "creationDate", ascending: ascending)] + (thenRating ? [SortKey(key: "rating", ascending: !ascending)] : [])
                 options.search = SearchQuery("harbour eve")
                 options.search?.plan = .matchesFirst
                 let whole = try run(planner.assetPage(scope: scope, options: options, after: nil, limit: 100).statements, engine, limit: 100)
@@ -72,9 +75,9 @@ struct SearchTimelineTests {
                         let shown = rows.prefix(size)
                         paged += shown.map { $0[0] as Int64 }
                         guard rows.count > size, let last = shown.last else { break }
-                        key = [last.value(at: 1), last.value(at: 2)]
+                        key = (1...(thenRating ? 3 : 2)).map { last.value(at: $0) }
                     }
-                    #expect(paged == whole, "\(scope), pages of \(size), ascending \(ascending)")
+                    #expect(paged == whole, "\(scope), pages of \(size), ascending \(ascending), then rating \(thenRating)")
                 }
             }
         }

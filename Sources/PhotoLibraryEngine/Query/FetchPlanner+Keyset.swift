@@ -71,12 +71,14 @@ extension FetchPlanner {
             let sql = "SELECT \(selected) FROM \(from.sql) WHERE \(whereClause.sql) ORDER BY \(order) LIMIT ?"
             return SQLFragment(sql, from.arguments + whereClause.arguments + [.integer(Int64(limit))])
         }
-        // The documents' copies of the terms (PostgreSQL's sorted matches): the same conditions on them.
-        let documentTerms =
-            [AssetQuery.SortTerm(expression: "s.creation_date", ascending: terms[0].ascending)]
-            + (terms.count > 1 ? [AssetQuery.SortTerm(expression: "s.asset_id", ascending: terms[1].ascending)] : [])
         let conditions = try keysetConditions(terms, after: key)
-        let documentConditions = ordered == nil ? conditions.map { _ in nil } : try keysetConditions(documentTerms, after: key)
+        var documentConditions = conditions.map { _ in SQLFragment?.none }
+        if let search = ordered, search.plan != .timeline {
+            // The documents' copies of the two terms (PostgreSQL's sorted matches): the same conditions on them.
+            let documentTerms = [("s.creation_date", terms[0].ascending), ("s.asset_id", terms[1].ascending)]
+                .map { AssetQuery.SortTerm(expression: $0.0, ascending: $0.1) }
+            documentConditions = try keysetConditions(documentTerms, after: key)
+        }
         return (zip(conditions, documentConditions).map { statement($0, documents: $1) }, terms.count)
     }
 
