@@ -343,7 +343,13 @@ extension LibraryEngine {
                         let bound = dialect.dateWindowBound(window)
                         window.bound = try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
                     }
-                    if window.bound != nil { options.search?.window = window }
+                    if window.bound != nil {
+                        // Where a window without a cursor starts, to name the buckets of dates it spans.
+                        if window.after == nil {
+                            window.start = try Double.fetchOne(db, sql: dialect.dateWindowStart(ascending: window.ascending))
+                        }
+                        options.search?.window = window
+                    }
                 }
                 let windowed = options.search?.window != nil
                 options.search?.drivingWord = plan.drivingWord(windowed: windowed)

@@ -20,9 +20,10 @@ struct SearchDateWindowTests {
     func windowedPagesAreTheStartOfTheWholeOrder(_ provider: any LibraryProvider) throws {
         let library = try TestLibrary(name: "SearchWindow", provider: provider)
         defer { library.remove() }
-        // 30 assets: 15 with "harbour" and an evening caption (dates in pairs, some undated), 15 with one or neither.
+        // 30 assets: 15 with "harbour" and an evening caption (dates in pairs 35 days apart, so that windows span one
+        // bucket of dates or several; some undated), 15 with one or neither.
         try library.addImages(30) { index, request in
-            request.creationDate = index % 9 == 4 ? nil : Date(timeIntervalSince1970: 1_700_000_000 + Double(index / 2) * 60)
+            request.creationDate = index % 9 == 4 ? nil : Date(timeIntervalSince1970: 1_700_000_000 + Double(index / 2) * 3_000_000)
             if index % 4 != 1 { request.addKeyword("Harbour") }
             if index % 3 != 2 { request.caption = "Evening light" }
         }
@@ -73,6 +74,7 @@ struct SearchDateWindowTests {
                     let statement = try planner.assetPage(scope: .library, options: options, after: nil, limit: 100).statements[0]
                     return try SQLRecord.fetchAll(db, sql: statement.sql, arguments: statement.statementArguments).map { $0[0] as Int64 }
                 } == whole)
+            var bucketed = 0
             for documents in [0, 1, 3, 8, 30] {
                 var narrowed = 0
                 for size in [1, 4, 7] {
@@ -89,9 +91,21 @@ struct SearchDateWindowTests {
                             window.bound = try engine.metadata.read { db in
                                 try Double.fetchOne(db, sql: bound.sql, arguments: bound.statementArguments)
                             }
-                            if window.bound != nil { page.search?.window = window }
+                            if window.bound != nil {
+                                if window.after == nil {
+                                    window.start = try engine.metadata.read { db in
+                                        try Double.fetchOne(db, sql: db.dialect.dateWindowStart(ascending: window.ascending))
+                                    }
+                                }
+                                page.search?.window = window
+                            }
                         }
                         let statements = try planner.assetPage(scope: .library, options: page, after: key, limit: size + 1).statements
+                        if page.search?.window != nil {
+                            // The window's words asked of the index within the buckets of dates it spans.
+                            #expect(statements.allSatisfy { $0.sql.contains("\(SQLDialect.bucketedDocument) @@ ?::tsquery") })
+                            bucketed += 1
+                        }
                         var rows = try run(statements, engine: engine, limit: size)
                         if rows.count <= size, page.search?.window != nil {
                             // The engine's fallback: the same page without the window.
@@ -116,7 +130,45 @@ struct SearchDateWindowTests {
                 // A window of no document holds one date (and, ascending, the undated assets): pages fall short of it.
                 if documents == 0 { #expect(narrowed > 0) }
             }
+            #expect(bucketed > 20)
         }
+    }
+
+    /// The buckets of dates: the database's function and the engine's names agree at their edges, before 1970, far out
+    /// and without a date; a window names the buckets from its start to its bound (and the undated documents' on an
+    /// ascending first page), and none past 16 of them (the window is then looked for by its dates alone).
+    @Test(arguments: stores)
+    func bucketsOfDates(_ provider: any LibraryProvider) throws {
+        let library = try TestLibrary(name: "SearchBuckets", provider: provider)
+        defer { library.remove() }
+        let engine = try LibraryEngine.open(at: library.url)
+        let span = SQLDialect.searchBucketSeconds
+        let dates: [Double?] = [nil, 0, -1, -span, -span - 0.5, span - 0.001, span, 1_700_000_000.25, -1e20, 1e20, 62_000_000_000]
+        for date in dates {
+            let bucketed = try engine.metadata.read { db in
+                try String.fetchOne(
+                    db, sql: "SELECT asset_search_bucketed('''harbour'':2 ''img'':5,7'::tsvector, ?)::text", arguments: [date])
+            }
+            let bucket = SQLDialect.searchBucket(of: date)
+            #expect(bucketed == "'\(bucket)#harbour':2 '\(bucket)#img':5,7", "\(String(describing: date))")
+        }
+        #expect(
+            dates.dropFirst().map { SQLDialect.searchBucket(of: $0) } == ["0", "-1", "-1", "-2", "0", "1", "405", "-238418580", "238418579", "14781"])
+        #expect(SQLDialect.searchBucket(of: nil) == "u")
+        var window = SearchQuery.DateWindow(documents: 10, ascending: true, after: nil, bound: 3 * span + 1, start: span)
+        #expect(SQLDialect.searchBuckets(of: window) == ["1", "2", "3", "u"])
+        window.ascending = false
+        (window.start, window.bound) = (3 * span + 1, span)
+        #expect(SQLDialect.searchBuckets(of: window) == ["1", "2", "3"])
+        window.after = 2 * span
+        #expect(SQLDialect.searchBuckets(of: window) == ["1", "2"])
+        window.bound = 2 * span - 16 * span
+        #expect(SQLDialect.searchBuckets(of: window) == nil)
+        window.bound = 2 * span - 15 * span
+        #expect(SQLDialect.searchBuckets(of: window)?.count == 16)
+        window.start = nil
+        window.after = nil
+        #expect(SQLDialect.searchBuckets(of: window) == nil)
     }
 
     func run(_ statements: [SQLFragment], engine: LibraryEngine, limit: Int) throws -> [SQLRecord] {
@@ -161,6 +213,23 @@ struct SearchDateWindowTests {
             try Int.fetchOne(db, sql: "SELECT count(*) FROM asset_search WHERE creation_date IS NOT NULL") ?? -1
         }
         #expect(dated == 2)
+        // The bucketed words follow the dates: each asset is found in its new date's bucket (no date: `u`), no other.
+        let buckets = try engine.metadata.read { db in
+            try SQLRecord.fetchAll(db, sql: "SELECT local_id, creation_date FROM asset").map {
+                (id: $0[0] as String, bucket: SQLDialect.searchBucket(of: $0[1] as Double?))
+            }
+        }
+        #expect(Set(buckets.map(\.bucket)).count == 2)
+        for bucket in Set(buckets.map(\.bucket)) {
+            let found = try engine.metadata.read { db in
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT local_id FROM asset WHERE id IN (SELECT asset_id FROM asset_search WHERE \(SQLDialect.bucketedDocument) @@ ?::tsquery) ORDER BY local_id",
+                    arguments: ["'\(bucket)#harbour'"])
+            }
+            #expect(found == buckets.filter { $0.bucket == bucket }.map(\.id).sorted(), "\(bucket)")
+        }
         // verify says where a document's date is not its asset's.
         #expect(try engine.verify().problems.filter { $0.kind == .searchIndex }.isEmpty)
         try engine.metadata.write { db in

@@ -118,6 +118,7 @@ extension FetchPlanner {
         default: return nil
         }
         window.bound = nil
+        window.start = nil
         return window
     }
 

@@ -50,9 +50,13 @@ package struct SearchQuery: Sendable, Hashable, CustomStringConvertible {
         /// (`SQLDialect.dateWindowBound`) so that the database's planner sizes the range from its statistics; no
         /// window applies without it.
         package var bound: Double?
+        /// Where a window with no cursor starts: the earliest dated document's date (ascending) or the latest's, read
+        /// with the bound (`SQLDialect.dateWindowStart`), so that the buckets of dates the window spans can be named
+        /// (`SQLDialect.searchBuckets`); without it the window is looked for by its range of dates alone.
+        package var start: Double?
 
-        package init(documents: Int, ascending: Bool = true, after: Double? = nil, bound: Double? = nil) {
-            (self.documents, self.ascending, self.after, self.bound) = (documents, ascending, after, bound)
+        package init(documents: Int, ascending: Bool = true, after: Double? = nil, bound: Double? = nil, start: Double? = nil) {
+            (self.documents, self.ascending, self.after, self.bound, self.start) = (documents, ascending, after, bound, start)
         }
     }
 
