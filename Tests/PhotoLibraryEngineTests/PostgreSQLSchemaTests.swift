@@ -81,7 +81,7 @@ struct PostgreSQLSchemaTests {
             migrations == [
                 "v1", "v2-change-journal", "v3-media-metadata", "v4-content-editing", "v5-access-tokens", "v6-background-work",
                 "v7-extended-metadata", "v8-search", "v9-incoming-resources", "v10-upload-jobs", "v11-original-choice",
-                "v12-asset-tallies", "v13-asset-lookup", "v14-search-date",
+                "v12-asset-tallies", "v13-asset-lookup", "v14-search-date", "v15-search-buckets",
             ])
         #expect(smartAlbums == SmartAlbums.all.count)
         #expect(uuids == 1)
