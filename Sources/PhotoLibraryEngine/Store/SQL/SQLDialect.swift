@@ -275,7 +275,12 @@ package struct SQLDialect: Sendable, Hashable {
     /// the same IEEE quotient.
     package static func searchBucket(of date: Double?) -> String {
         guard let date, !date.isNaN else { return "u" }
-        return String(Int64((min(max(date, -1e15), 1e15) / searchBucketSeconds).rounded(.down)))
+        return String(bucketNumber(date))
+    }
+
+    /// A date's bucket as a number: the floor of the clamped date over the span, as `asset_search_bucketed` computes it.
+    private static func bucketNumber(_ date: Double) -> Int64 {
+        Int64((min(max(date, -1e15), 1e15) / searchBucketSeconds).rounded(.down))
     }
 
     /// The buckets a window's documents lie in, from its start (the cursor's date, or the first date) to its bound, and
@@ -283,8 +288,8 @@ package struct SQLDialect: Sendable, Hashable {
     /// are more than ``maximumSearchBuckets``.
     package static func searchBuckets(of window: SearchQuery.DateWindow) -> [String]? {
         guard let bound = window.bound, let start = window.after ?? window.start, start.isFinite, bound.isFinite else { return nil }
-        let ends = [start, bound].map { (min(max($0, -1e15), 1e15) / searchBucketSeconds).rounded(.down) }
-        let (first, last) = (Int64(ends.min()!), Int64(ends.max()!))
+        let ends = [start, bound].map(bucketNumber)
+        let (first, last) = (ends.min()!, ends.max()!)
         guard last - first < Int64(maximumSearchBuckets) else { return nil }
         return (first...last).map(String.init) + (window.ascending && window.after == nil ? ["u"] : [])
     }
